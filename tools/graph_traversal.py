@@ -1,0 +1,145 @@
+"""Confidence-propagating traversal: s(child) = s(parent) * confidence(edge), pruned below tau.
+
+Both edge directions are followed; a backward step is named with the inverse relation.
+Each reached node keeps its best (highest-product) path, which makes results explainable:
+"metformin -treats(0.90)-> type 2 diabetes -has_symptom(0.80)-> polyuria = 0.72".
+
+Guards against the two failure modes the AMG-RAG paper reports:
+- vanishing scores: depth is capped (default 2) and scores are compared with tau directly
+  (not tau per hop), so a long chain of good edges is not kept at a score nobody trusts;
+- over-pruning: if nothing around a seed survives tau, its strongest direct edges down to
+  ``floor`` are still returned, flagged ``weak``, so the reasoner sees local context and
+  knows it is weak rather than seeing nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from tools.kg_schema import RELATION_INVERSES
+
+
+@dataclass
+class Step:
+    source: str  # names, for display
+    relation: str  # as read in the direction travelled
+    target: str
+    confidence: float
+    evidence_ids: list[str]
+    forward: bool
+
+
+@dataclass
+class Reached:
+    key: str
+    name: str
+    type: str
+    score: float
+    path: list[Step] = field(default_factory=list)
+    weak: bool = False
+
+    @property
+    def depth(self) -> int:
+        return len(self.path)
+
+    def explain(self) -> str:
+        if not self.path:
+            return f"{self.name} (question entity)"
+        text = self.path[0].source
+        for step in self.path:
+            text += f" -{step.relation}({step.confidence:.2f})-> {step.target}"
+        return f"{text} = {self.score:.2f}" + (" [weak]" if self.weak else "")
+
+
+Neighbors = Callable[[list[str], float, int], list[dict]]
+
+
+def traverse(
+    neighbors: Neighbors,
+    seeds: dict[str, tuple[str, str]],
+    tau: float = 0.5,
+    max_depth: int = 2,
+    max_nodes: int = 40,
+    strategy: str = "bfs",
+    per_node: int = 50,
+    floor: float = 0.3,
+) -> dict[str, Reached]:
+    """Reach nodes from ``seeds`` ({key: (name, type)}) and return them by key, seeds included."""
+    if strategy not in ("bfs", "dfs"):
+        raise ValueError(f"unknown traversal strategy {strategy!r}")
+    reached = {k: Reached(k, name, typ, 1.0) for k, (name, typ) in seeds.items()}
+    if strategy == "bfs":
+        _bfs(neighbors, reached, list(seeds), tau, max_depth, per_node)
+    else:
+        for key in seeds:
+            _dfs(neighbors, reached, key, tau, max_depth, per_node, max_nodes)
+    _rescue_isolated_seeds(neighbors, reached, seeds, tau, floor)
+    return _cap(reached, seeds, max_nodes)
+
+
+def _relax(reached: dict[str, Reached], parent: Reached, edge: dict, tau: float) -> Reached | None:
+    """Offer the path through ``edge``; return the node if its best score improved."""
+    score = parent.score * float(edge["confidence"])
+    if score < tau or edge["other"] == parent.key:
+        return None
+    current = reached.get(edge["other"])
+    if current is not None and (current.score >= score or current.depth == 0):
+        return None
+    relation = edge["rel"] if edge["forward"] else RELATION_INVERSES.get(edge["rel"], edge["rel"])
+    step = Step(parent.name, relation, edge["name"], float(edge["confidence"]), list(edge["evidence_ids"] or []),
+                edge["forward"])  # fmt: skip
+    node = Reached(edge["other"], edge["name"], edge["type"], score, parent.path + [step])
+    reached[node.key] = node
+    return node
+
+
+def _bfs(neighbors: Neighbors, reached, frontier: list[str], tau, max_depth, per_node) -> None:
+    for _ in range(max_depth):
+        if not frontier:
+            return
+        # only edges that can keep some frontier node above tau are worth fetching
+        min_edge = tau / max(reached[k].score for k in frontier)
+        improved: dict[str, Reached] = {}
+        for edge in neighbors(frontier, min_edge, per_node):
+            parent = reached[edge["key"]]
+            node = _relax(reached, parent, edge, tau)
+            if node is not None:
+                improved[node.key] = node
+        frontier = list(improved)
+
+
+def _dfs(neighbors: Neighbors, reached, key: str, tau, depth_left, per_node, max_nodes) -> None:
+    if depth_left == 0 or len(reached) >= max_nodes * 4:
+        return
+    parent = reached[key]
+    edges = sorted(neighbors([key], tau / parent.score, per_node), key=lambda e: -float(e["confidence"]))
+    for edge in edges:
+        if reached.get(key) is not parent:
+            return  # a better path to this node was found meanwhile; that visit explores it
+        node = _relax(reached, parent, edge, tau)
+        if node is not None:
+            _dfs(neighbors, reached, node.key, tau, depth_left - 1, per_node, max_nodes)
+
+
+def _rescue_isolated_seeds(neighbors: Neighbors, reached, seeds, tau: float, floor: float) -> None:
+    lonely = [k for k in seeds if not any(r.path and r.path[0].source == reached[k].name for r in reached.values())]
+    if not lonely:
+        return
+    for edge in neighbors(lonely, floor, 3):
+        if edge["other"] in reached or float(edge["confidence"]) >= tau:
+            continue
+        node = _relax(reached, reached[edge["key"]], edge, floor)
+        if node is not None:
+            node.weak = True
+
+
+def _cap(reached: dict[str, Reached], seeds, max_nodes: int) -> dict[str, Reached]:
+    """Seeds first, then the highest scores; keep paths intact (a kept node's ancestors are kept)."""
+    ordered = sorted(reached.values(), key=lambda r: (r.key not in seeds, -r.score, r.depth, r.key))
+    kept: dict[str, Reached] = {}
+    for node in ordered:
+        if len(kept) >= max(max_nodes, len(seeds)):
+            break
+        kept[node.key] = node
+    return kept
