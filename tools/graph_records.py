@@ -46,6 +46,7 @@ class EvidenceRecord:
     pmid: str | None = None
     doi: str | None = None
     url: str | None = None
+    release: str | None = None  # vocabulary release, for kind "vocabulary"
     retrieved_at: str = field(default_factory=utc_now)
 
     def __post_init__(self) -> None:

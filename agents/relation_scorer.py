@@ -1,0 +1,101 @@
+"""Agent 4, relation scorer: from an entity's evidence, a description and scored relations.
+
+One structured LLM call per entity (the paper's rubric: 10 direct and unambiguous, 7-9
+relevant, 4-6 weak, 1-3 none). Relation types are mapped onto the fixed vocabulary;
+relations under the keep threshold are dropped; the rest are written to the graph with
+their evidence in one transaction.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from agents.structured import Usage, ask
+from prompts import load
+from tools.graph_records import EntityRecord, EvidenceRecord, RelationRecord
+from tools.graph_store import Neo4jGraphStore
+from tools.kg_schema import normalize_key, relation_type, score_to_confidence
+
+
+class ScoredRelation(BaseModel):
+    source: str
+    type: str
+    target: str
+    description: str = ""
+    score: int = Field(ge=1, le=10)
+    evidence: list[str] = Field(default_factory=list, description="ids of supporting evidence items, e.g. E1")
+
+
+class EntityAssessment(BaseModel):
+    """What the evidence says about the entity."""
+
+    description: str = ""
+    description_score: int = Field(default=5, ge=1, le=10)
+    relations: list[ScoredRelation] = Field(default_factory=list)
+
+
+def format_evidence(records: list[dict], texts: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """Evidence as numbered quoted blocks (E1, E2, ...) and the label -> evidence id map."""
+    labels, blocks = {}, []
+    for number, record in enumerate(records, 1):
+        label = f"E{number}"
+        labels[label] = record["id"]
+        body = texts.get(record["id"], record.get("snippet", "")).replace("</evidence>", "")
+        blocks.append(f'<evidence id="{label}" source="{record["kind"]}" year="{record.get("year") or ""}">\n'
+                      f"{body}\n</evidence>")  # fmt: skip
+    return "\n\n".join(blocks), labels
+
+
+def score_relations(entity: dict, others: list[dict], evidence: dict, llm, model_name: str,
+                    store: Neo4jGraphStore, keep_score: int) -> dict:  # fmt: skip
+    """Assess ``entity`` from ``evidence`` ({records, texts}); write what passes; return a state update."""
+    records = evidence.get("records", [])
+    if not records:
+        return {"new_relations": []}
+    usage = Usage()
+    block, labels = format_evidence(records, evidence.get("texts", {}))
+    prompt = load("relation_scoring").format(
+        entity=entity["name"], entity_type=entity["type"], evidence=block,
+        related_entities=", ".join(o["name"] for o in others if o["key"] != entity["key"]) or "(none)",
+    )  # fmt: skip
+    reply = ask(llm, EntityAssessment, prompt, usage)
+    if reply is None:
+        return {"new_relations": [], "degradations": [f"relation scorer: no usable assessment for {entity['name']}"],
+                **usage.as_update()}  # fmt: skip
+    relations = _relations(entity, reply, labels, keep_score, model_name, records)
+    evidence_records = [EvidenceRecord(**r) for r in records]
+    description = reply.description.strip()[:2000] or None
+    store.upsert(
+        entities=[EntityRecord(name=entity["name"], type=entity["type"], description=description,
+                               description_confidence=score_to_confidence(reply.description_score) if description
+                               else None, sources=sorted({r["kind"] for r in records}))],
+        evidence=evidence_records,
+        relations=relations,
+        supports=[(entity["name"], r.id) for r in evidence_records],
+    )  # fmt: skip
+    store.touch([entity["key"]], "refreshed_at")
+    new = [{"source": r.source, "type": r.type, "target": r.target, "confidence": r.confidence,
+            "evidence_ids": r.evidence_ids} for r in relations]  # fmt: skip
+    return {"new_relations": new, **usage.as_update()}
+
+
+def _relations(entity, reply: EntityAssessment, labels, keep_score, model_name, records) -> list[RelationRecord]:
+    kept: dict[tuple, RelationRecord] = {}
+    origin = records[0]["kind"] if len({r["kind"] for r in records}) == 1 else "mixed"
+    for rel in reply.relations:
+        if rel.score < keep_score:
+            continue
+        rel_type, flipped = relation_type(rel.type)
+        source, target = (rel.target, rel.source) if flipped else (rel.source, rel.target)
+        if entity["key"] not in (normalize_key(source), normalize_key(target)):
+            continue  # relations must involve the entity whose evidence this is
+        cited = [labels[e.strip().strip("[]")] for e in rel.evidence if e.strip().strip("[]") in labels]
+        try:
+            record = RelationRecord(
+                source, target, rel_type, score_to_confidence(rel.score), cited or list(labels.values()),
+                rel.score, rel.description[:500], origin, model_name,
+            )  # fmt: skip
+        except ValueError:
+            continue  # empty names, self-loops, oversized text: not a relation
+        kept[(record.source_key, record.target_key, record.type)] = record
+    return list(kept.values())

@@ -1,0 +1,111 @@
+"""The ``amg`` command line: parsing and dispatch; each area's work lives in its own module."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import openai
+
+from graphs.context import Context
+from tools.embeddings import EmbeddingModelMissing
+from tools.graph_connection import GraphUnavailable
+from tools.local_server import LocalServerError
+from tools.remote_calls import SourceUnavailable
+
+USER_ERRORS = (ValueError, FileNotFoundError, GraphUnavailable, LocalServerError, EmbeddingModelMissing,
+               SourceUnavailable, openai.APIConnectionError, openai.AuthenticationError, openai.NotFoundError)  # fmt: skip
+
+
+def _context_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--mode", choices=["offline", "dynamic", "hybrid"], help="evidence mode (AMG_MODE)")
+    parser.add_argument("--tau", type=float, help="traversal confidence threshold (AMG_TAU)")
+    parser.add_argument("--depth", dest="max_depth", type=int, help="traversal depth (AMG_MAX_DEPTH)")
+    parser.add_argument("--max-entities", type=int, help="entities per question (AMG_MAX_ENTITIES)")
+    parser.add_argument("--traversal", choices=["bfs", "dfs"], help="traversal strategy (AMG_TRAVERSAL)")
+    parser.add_argument("--sources", help="evidence sources, comma-separated (AMG_SOURCES)")
+    parser.add_argument("--local-model", choices=["0.5b", "1.5b", "smollm2"], help="embedded model (AMG_LOCAL_MODEL)")
+    parser.add_argument("--per-entity", dest="per_entity_reasoning", action="store_true", default=None,
+                        help="one reasoning call per entity (paper-faithful)")  # fmt: skip
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="amg", description="Agentic medical QA over a confidence-scored KG.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("doctor", help="check every component and print how to fix what is broken")
+
+    kg = sub.add_parser("kg", help="the knowledge graph").add_subparsers(dest="kg_command", required=True)
+    seed = kg.add_parser("seed", help="foundation KG from HPO, ICD-10-CM and drug vocabularies")
+    seed.add_argument("--source", default="all", choices=["hpo", "icd10", "drugs", "all"])
+    seed.add_argument("--force", action="store_true", help="rewrite chunks already written (changes nothing)")
+    seed.add_argument("--no-name-index", action="store_true", help="skip embedding entity names for linking")
+    kg.add_parser("stats", help="counts of entities, relations and evidence")
+    show = kg.add_parser("show", help="an entity and its confidence-scored neighbourhood")
+    show.add_argument("entity")
+    show.add_argument("--depth", type=int, default=2)
+    show.add_argument("--tau", type=float, default=0.5)
+    show.add_argument("--limit", type=int, default=25)
+    history = kg.add_parser("history", help="how an entity's relations and confidences changed")
+    history.add_argument("entity")
+    export = kg.add_parser("export", help="write the graph to JSON lines (.jsonl) or GraphML (.graphml)")
+    export.add_argument("path")
+    imp = kg.add_parser("import", help="read a graph written by export")
+    imp.add_argument("path")
+
+    ingest = sub.add_parser("ingest", help="add .txt/.md/.jsonl files to the textbook passage store")
+    ingest.add_argument("paths", nargs="+")
+    search = sub.add_parser("search", help="search the textbook passage store")
+    search.add_argument("query")
+    search.add_argument("-k", type=int, default=3)
+
+    ask = sub.add_parser("ask", help="answer one question")
+    ask.add_argument("question")
+    ask.add_argument("--option", action="append", default=[], metavar="A=TEXT", help="a multiple-choice option")
+    ask.add_argument("--json", action="store_true", help="print one JSON object")
+    ask.add_argument("--graph", metavar="FILE.html", help="write the evidence subgraph as an HTML picture")
+    _context_flags(ask)
+    chat = sub.add_parser("chat", help="multi-turn chat; history kept under the data dir")
+    chat.add_argument("--thread", default="default", help="conversation id")
+    _context_flags(chat)
+    return parser
+
+
+def context_from(args: argparse.Namespace) -> Context:
+    names = ("mode", "tau", "max_depth", "max_entities", "traversal", "sources", "local_model", "per_entity_reasoning")
+    context = Context().with_overrides(**{n: getattr(args, n, None) for n in names})
+    context.validate()
+    return context
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.command == "doctor":
+        from graphs.doctor import doctor
+
+        return doctor(Context())
+    if args.command == "kg":
+        from graphs import cli_kg
+
+        return cli_kg.run(args, Context())
+    if args.command in ("ingest", "search"):
+        from graphs import cli_corpus
+
+        return cli_corpus.run(args, Context())
+    from graphs import cli_qa
+
+    return cli_qa.run(args, context_from(args))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return run(args)
+    except USER_ERRORS as exc:
+        print(f"amg: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("amg: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

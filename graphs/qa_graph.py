@@ -1,0 +1,158 @@
+"""The QA graph: question -> entities -> gaps -> evidence + scored relations -> traversal -> answer.
+
+Nodes are thin: they take tools from the run's Resources and call one agent each.
+Routing: empty input ends at once; offline mode, or no gaps in hybrid mode, skips the
+evidence step; evidence is fetched and scored per entity in parallel branches (Send).
+"""
+
+from __future__ import annotations
+
+import time
+from functools import wraps
+
+from langchain_core.messages import AIMessage
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+
+from agents.answer_synthesizer import synthesize
+from agents.evidence_searcher import search_evidence
+from agents.gap_detector import detect_gaps
+from agents.query_parser import parse_query
+from agents.reasoner import number_evidence, reason
+from agents.relation_scorer import score_relations
+from agents.traverser import traverse_subgraph
+from graphs.answer_format import chat_reply
+from graphs.context import Context
+from graphs.question import prepare_question
+from graphs.resources import resources_for
+from graphs.state import PER_TURN_RESET, QAInput, QAState
+
+
+def _context(runtime: Runtime[Context]) -> Context:
+    return runtime.context if isinstance(runtime.context, Context) else Context()
+
+
+def timed(name: str):
+    """Record the node's wall time in ``timings_ms``."""
+
+    def wrap(fn):
+        @wraps(fn)
+        def node(state, runtime: Runtime[Context]):
+            start = time.perf_counter()
+            update = fn(state, runtime) or {}
+            update["timings_ms"] = {name: (time.perf_counter() - start) * 1000}
+            return update
+
+        return node
+
+    return wrap
+
+
+def prepare(state: QAState, runtime: Runtime[Context]) -> dict:
+    question, options, notices, problem = prepare_question(state)
+    update = {**PER_TURN_RESET, "question": question, "options": options, "notices": notices}
+    if problem:
+        update.update(answer=problem, confidence=0.0, messages=[AIMessage(problem)])
+    return update
+
+
+@timed("parse_query")
+def parse(state: QAState, runtime: Runtime[Context]) -> dict:
+    ctx = _context(runtime)
+    res = resources_for(ctx)
+    return parse_query(state["question"], state.get("options", {}), res.llm, res.linker, ctx.max_entities)
+
+
+@timed("check_gaps")
+def check_gaps(state: QAState, runtime: Runtime[Context]) -> dict:
+    ctx = _context(runtime)
+    return detect_gaps(state["entities"], resources_for(ctx).store, ctx.tau, ctx.stale_days, ctx.min_relations)
+
+
+@timed("expand_entity")
+def expand_entity(task: dict, runtime: Runtime[Context]) -> dict:
+    """One branch per entity: evidence search, then relation scoring and the graph write."""
+    ctx = _context(runtime)
+    res = resources_for(ctx)
+    entity = task["entity"]
+    found = search_evidence(entity, task["question"], res.evidence, ctx.source_list, ctx.max_evidence)
+    scored = score_relations(entity, task["entities"], found, res.llm, res.model_name, res.store, ctx.keep_score)
+    return {
+        "evidence": {entity["key"]: {"records": found["records"]}},
+        "new_relations": scored.get("new_relations", []),
+        "degradations": found["degradations"] + scored.get("degradations", []),
+        "llm_calls": scored.get("llm_calls", 0),
+        "tokens": scored.get("tokens", 0),
+    }
+
+
+@timed("traverse")
+def traverse(state: QAState, runtime: Runtime[Context]) -> dict:
+    ctx = _context(runtime)
+    return traverse_subgraph(state["entities"], resources_for(ctx).store, ctx.tau, ctx.max_depth, ctx.max_nodes,
+                             ctx.traversal)  # fmt: skip
+
+
+def _fetched_ids(state: QAState) -> list[str]:
+    return [r["id"] for found in state.get("evidence", {}).values() for r in found.get("records", [])]
+
+
+@timed("reason")
+def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
+    ctx = _context(runtime)
+    res = resources_for(ctx)
+    nodes = state["subgraph"].get("nodes", [])
+    index = number_evidence(nodes, _fetched_ids(state), res.store)
+    update = reason(state["question"], state.get("options", {}), state["entities"], nodes, index, res.llm,
+                    ctx.per_entity_reasoning)  # fmt: skip
+    return {**update, "evidence_index": index}
+
+
+@timed("answer")
+def answer(state: QAState, runtime: Runtime[Context]) -> dict:
+    res = resources_for(_context(runtime))
+    update = synthesize(
+        state["question"], state.get("options", {}), state.get("reasoning", {}), state.get("evidence_index", []),
+        state.get("subgraph", {}).get("nodes", []), _fetched_ids(state), state.get("entities", []), res.llm,
+    )  # fmt: skip
+    update["messages"] = [AIMessage(chat_reply({**state, **update}))]
+    return update
+
+
+def after_prepare(state: QAState) -> str:
+    return END if state.get("answer") else "parse_query"
+
+
+def after_parse(state: QAState) -> str:
+    return "check_gaps" if state.get("entities") else "answer"
+
+
+def after_gaps(state: QAState, runtime: Runtime[Context]):
+    ctx = _context(runtime)
+    if ctx.mode == "offline" or not ctx.source_list:
+        return "traverse"
+    targets = state["entities"] if ctx.mode == "dynamic" else state.get("gaps", [])
+    if not targets:
+        return "traverse"
+    return [Send("expand_entity", {"entity": e, "question": state["question"], "entities": state["entities"]})
+            for e in targets]  # fmt: skip
+
+
+builder = StateGraph(QAState, context_schema=Context, input_schema=QAInput)
+builder.add_node("prepare", prepare)
+builder.add_node("parse_query", parse)
+builder.add_node("check_gaps", check_gaps)
+builder.add_node("expand_entity", expand_entity)
+builder.add_node("traverse", traverse)
+builder.add_node("reason", reason_node)
+builder.add_node("answer", answer)
+builder.add_edge(START, "prepare")
+builder.add_conditional_edges("prepare", after_prepare, ["parse_query", END])
+builder.add_conditional_edges("parse_query", after_parse, ["check_gaps", "answer"])
+builder.add_conditional_edges("check_gaps", after_gaps, ["expand_entity", "traverse"])
+builder.add_edge("expand_entity", "traverse")
+builder.add_edge("traverse", "reason")
+builder.add_edge("reason", "answer")
+builder.add_edge("answer", END)
+graph = builder.compile(name="AMG QA")

@@ -1,0 +1,113 @@
+"""Composition root: the tools a run needs, built lazily from a Context and shared per process.
+
+Nothing here is imported by agents; graph nodes and the CLI hand agents what they need.
+Tests pass ready-made fakes as overrides (``Resources(ctx, evidence=FakeFinder())``).
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import cached_property
+
+from graphs.context import Context
+from tools.embeddings import model_path
+from tools.entity_linker import EntityLinker
+from tools.evidence import EvidenceFinder
+from tools.graph_connection import connect_graph
+from tools.graph_store import Neo4jGraphStore
+from tools.llm import chat_model
+from tools.pubmed import PubMedClient
+from tools.request_cache import RequestCache
+from tools.vector_store import PassageStore
+from tools.wikipedia_client import WikipediaClient
+
+
+class Resources:
+    def __init__(self, context: Context, **overrides: object):
+        self.context = context
+        self._lock = threading.RLock()
+        for name, value in overrides.items():
+            self.__dict__[name] = value  # pre-fills the cached properties below
+        self.local_servers: list = []
+
+    @cached_property
+    def store(self) -> Neo4jGraphStore:
+        c = self.context
+        with self._lock:
+            driver, database, server = connect_graph(
+                c.neo4j_uri, c.neo4j_user, c.neo4j_password, c.neo4j_database, c.data_path
+            )
+            if server is not None:
+                self.local_servers.append(server)
+            store = Neo4jGraphStore(driver, database)
+            store.ensure_schema()
+            return store
+
+    @cached_property
+    def llm(self):
+        c = self.context
+        with self._lock:
+            llm, server = chat_model(
+                base_url=c.openai_base_url, api_key=c.openai_api_key, model=c.llm_model,
+                local_model=c.local_model, data_dir=c.data_path,
+            )  # fmt: skip
+            if server is not None:
+                self.local_servers.append(server)
+            return llm
+
+    @property
+    def model_name(self) -> str:
+        return getattr(self.llm, "model_name", None) or str(self.context.llm_model)
+
+    @cached_property
+    def embedding_path(self):
+        return model_path(self.context.embedding_model, self.context.data_path)
+
+    @cached_property
+    def passages(self) -> PassageStore:
+        return PassageStore(self.context.data_path / "vectors", self.embedding_path)
+
+    @cached_property
+    def linker(self) -> EntityLinker:
+        return EntityLinker(self.store, self.context.data_path / "vectors", self.embedding_path)
+
+    @cached_property
+    def evidence(self) -> EvidenceFinder:
+        c = self.context
+        cache = RequestCache(c.data_path / "cache" / "remote.sqlite")
+        return EvidenceFinder(
+            pubmed=PubMedClient(c.ncbi_email, c.ncbi_api_key, cache),
+            wikipedia=WikipediaClient(cache),
+            passages=self.passages,
+        )
+
+    def close(self) -> None:
+        """Close the driver and release local servers this process started or joined."""
+        if "store" in self.__dict__:
+            self.store.driver.close()
+        for server in self.local_servers:
+            server.release()
+        self.local_servers.clear()
+
+
+_SHARED: dict[tuple, Resources] = {}
+_SHARED_LOCK = threading.Lock()
+_CONNECTION_FIELDS = ("openai_base_url", "openai_api_key", "llm_model", "local_model", "neo4j_uri", "neo4j_user",
+                      "neo4j_password", "neo4j_database", "data_dir", "ncbi_email", "ncbi_api_key",
+                      "embedding_model")  # fmt: skip
+
+
+def resources_for(context: Context) -> Resources:
+    """The process-wide Resources for this context's connections (built once)."""
+    key = tuple(getattr(context, name) for name in _CONNECTION_FIELDS)
+    with _SHARED_LOCK:
+        if key not in _SHARED:
+            _SHARED[key] = Resources(context)
+        return _SHARED[key]
+
+
+def install(resources: Resources) -> None:
+    """Make ``resources`` the shared instance for its context (tests, embedding apps)."""
+    key = tuple(getattr(resources.context, name) for name in _CONNECTION_FIELDS)
+    with _SHARED_LOCK:
+        _SHARED[key] = resources

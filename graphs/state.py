@@ -1,0 +1,82 @@
+"""State of the QA graph.
+
+``messages`` makes Studio's chat work (the last human message is the question; the answer
+comes back as an AI message). Per-question fields are reset at the start of each turn:
+the accumulating ones take ``RESET`` through their reducers.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
+from typing_extensions import TypedDict
+
+RESET: Any = None  # an update of None empties an accumulating field
+
+
+def summed(current: int | None, update: int | None) -> int:
+    return 0 if update is RESET else (current or 0) + update
+
+
+def merged(current: dict | None, update: dict | None) -> dict:
+    return {} if update is RESET else {**(current or {}), **update}
+
+
+def timings(current: dict | None, update: dict | None) -> dict:
+    if update is RESET:
+        return {}
+    out = dict(current or {})
+    for node, ms in update.items():
+        out[node] = round(out.get(node, 0.0) + ms, 2)
+    return out
+
+
+def appended(current: list | None, update: list | None) -> list:
+    return [] if update is RESET else (current or []) + list(update)
+
+
+def distinct(current: list | None, update: list | None) -> list:
+    if update is RESET:
+        return []
+    return list(dict.fromkeys((current or []) + list(update)))
+
+
+class QAState(TypedDict, total=False):
+    messages: Annotated[list[AnyMessage], add_messages]
+    question: str
+    options: dict[str, str]
+    entities: list[dict]
+    gaps: list[dict]
+    evidence: Annotated[dict[str, dict], merged]  # entity key -> {records, texts}
+    new_relations: Annotated[list[dict], appended]
+    subgraph: dict
+    evidence_index: list[dict]
+    reasoning: dict[str, str]
+    answer: str
+    option: str | None
+    confidence: float
+    citations: list[dict]
+    rationale: str
+    notices: list[str]
+    # run trace
+    timings_ms: Annotated[dict[str, float], timings]
+    llm_calls: Annotated[int, summed]
+    tokens: Annotated[int, summed]
+    degradations: Annotated[list[str], distinct]
+
+
+class QAInput(TypedDict, total=False):
+    """What a caller may pass: chat messages, or a question with optional options."""
+
+    messages: Annotated[list[AnyMessage], add_messages]
+    question: str
+    options: dict[str, str]
+
+
+PER_TURN_RESET = {
+    "evidence": RESET, "new_relations": RESET, "timings_ms": RESET, "llm_calls": RESET, "tokens": RESET,
+    "degradations": RESET, "entities": [], "gaps": [], "subgraph": {}, "evidence_index": [], "reasoning": {},
+    "citations": [], "answer": "", "option": None, "confidence": 0.0, "rationale": "", "notices": [],
+}  # fmt: skip

@@ -1,0 +1,77 @@
+"""Test harness: no network, the real local graph server once per session, scripted LLMs."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+import tempfile
+from pathlib import Path
+
+import pytest
+
+_SESSION_DIR = Path(tempfile.mkdtemp(prefix="amg-tests-"))
+os.environ.update({
+    "AMG_DATA_DIR": str(_SESSION_DIR / "data"), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+    "ANONYMIZED_TELEMETRY": "False", "NCBI_EMAIL": "tests@example.invalid",
+})  # fmt: skip
+for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "NEO4J_URI", "NEO4J_PASSWORD", "NCBI_API_KEY", "AMG_MODE",
+             "AMG_SOURCES", "AMG_LOCAL_MODEL"):  # fmt: skip
+    os.environ.pop(name, None)
+
+_real_connect = socket.socket.connect
+
+
+def _loopback_only(sock, address):
+    host = address[0] if isinstance(address, tuple) else address
+    try:
+        allowed = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        allowed = host == "localhost"
+    if not allowed and sock.family in (socket.AF_INET, socket.AF_INET6):
+        raise OSError(f"network access blocked in tests: {address}")
+    return _real_connect(sock, address)
+
+
+socket.socket.connect = _loopback_only  # Entrez and wikipedia fail fast instead of reaching out
+
+
+@pytest.fixture(scope="session")
+def graph_session():
+    from tools.graph_connection import connect_graph
+    from tools.graph_store import Neo4jGraphStore
+
+    driver, database, server = connect_graph("", "", "", "", _SESSION_DIR / "data")
+    store = Neo4jGraphStore(driver, database)
+    store.ensure_schema()
+    yield store
+    driver.close()
+    server.release()
+
+
+@pytest.fixture
+def store(graph_session):
+    """The real local graph server, emptied for this test."""
+    graph_session.write(lambda tx: tx.run("MATCH (n) DETACH DELETE n").consume())
+    return graph_session
+
+
+@pytest.fixture
+def data_dir(tmp_path) -> Path:
+    return tmp_path
+
+
+@pytest.fixture
+def scripted_server():
+    from tests.scripted_llm import ScriptedServer
+
+    servers = []
+
+    def start(responder, model="scripted"):
+        server = ScriptedServer(responder, model)
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.close()

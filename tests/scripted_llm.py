@@ -1,0 +1,80 @@
+"""A scripted OpenAI-compatible HTTP server: real HTTP, deterministic replies chosen by the request.
+
+A responder gets the request body (dict) and returns either
+``{"tool": NAME, "args": {...}}`` (a forced tool call, as llama.cpp returns for
+``with_structured_output(method="function_calling")``) or ``{"content": "text"}``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable
+
+Responder = Callable[[dict], dict]
+
+
+def requested_tool(body: dict) -> str | None:
+    choice = body.get("tool_choice")
+    if isinstance(choice, dict):
+        return choice.get("function", {}).get("name")
+    tools = body.get("tools") or []
+    return tools[0]["function"]["name"] if tools else None
+
+
+def prompt_text(body: dict) -> str:
+    return "\n".join(str(m.get("content") or "") for m in body.get("messages", []))
+
+
+def completion(reply: dict, model: str) -> dict:
+    message: dict = {"role": "assistant", "content": reply.get("content", "")}
+    if "tool" in reply:
+        message = {"role": "assistant", "content": "", "tool_calls": [{
+            "id": "call_1", "type": "function",
+            "function": {"name": reply["tool"], "arguments": json.dumps(reply["args"])},
+        }]}  # fmt: skip
+    return {
+        "id": "chatcmpl-scripted", "object": "chat.completion", "created": int(time.time()), "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if "tool" in reply else "stop"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }  # fmt: skip
+
+
+class ScriptedServer:
+    def __init__(self, responder: Responder, model: str = "scripted"):
+        self.responder, self.model, self.requests = responder, model, []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _send(self, code: int, payload: dict) -> None:
+                body = json.dumps(payload).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self):
+                self._send(200, {"object": "list", "data": [{"id": server.model, "object": "model"}]})
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.requests.append(body)
+                self._send(200, completion(server.responder(body), server.model))
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

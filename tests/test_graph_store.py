@@ -1,0 +1,148 @@
+"""The graph store against the real local Bolt server."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+
+import pytest
+
+from tools.graph_records import EntityRecord, EvidenceRecord, RelationRecord
+from tools.kg_schema import normalize_key, relation_type
+
+EV = EvidenceRecord(id="pmid:1", kind="pubmed", title="Metformin in T2D", pmid="1", year=2020)
+
+
+def rel(source, target, type_="treats", conf=0.9, evidence=("pmid:1",), origin="pubmed"):
+    return RelationRecord(source, target, type_, conf, list(evidence), conf * 10, "d", origin, "m")
+
+
+def test_schema_is_idempotent(store):
+    store.ensure_schema()
+    store.ensure_schema()
+    names = {row["name"] for row in store.read("SHOW INDEXES YIELD name RETURN name")}
+    assert names, "constraints and indexes exist"
+
+
+def test_key_normalisation():
+    assert normalize_key("  Type-2 Diabetes  Mellitus ") == normalize_key("type 2 diabetes mellitus")
+    assert normalize_key("Kidneys") == "kidney"
+    assert normalize_key("Diabetes") == "diabetes"
+    assert normalize_key("Crohn's disease") == "crohn disease"
+    assert relation_type("treated by") == ("treats", True)
+    assert relation_type("makes people happy") == ("associated_with", False)
+
+
+def test_upsert_creates_links_and_aliases(store):
+    store.upsert(entities=[EntityRecord("Metformin", "drug", aliases=["Glucophage"])], evidence=[EV],
+                 relations=[rel("Metformin", "Type 2 diabetes mellitus")], supports=[("Metformin", "pmid:1")])
+    assert store.get_entity("GLUCOPHAGE")["name"] == "Metformin"
+    assert store.get_entity("type 2 diabetes mellitus")["type"] == "other"
+    edges = store.neighbors(["metformin"], 0.0, 10)
+    assert [(e["other"], e["rel"], e["confidence"], e["forward"]) for e in edges] == [
+        ("type 2 diabetes mellitus", "treats", 0.9, True)]
+    assert store.read("MATCH (:Entity {key:'metformin'})-[:SUPPORTED_BY]->(v:Evidence) RETURN v.id AS id") == [{"id": "pmid:1"}]
+
+
+def test_reupsert_keeps_better_supported_confidence_and_appends_history(store):
+    store.upsert(evidence=[EV, EvidenceRecord(id="pmid:2", kind="pubmed")], relations=[rel("A drug", "A disease", conf=0.9)])
+    same = store.upsert(relations=[rel("A drug", "A disease", conf=0.9)])
+    assert same.relations_unchanged == 1 and same.relations_written == 0
+    # weaker claim on the same single evidence: newer wins a tie in support
+    store.upsert(relations=[rel("A drug", "A disease", conf=0.6)])
+    # two pieces of evidence beat one
+    store.upsert(relations=[rel("A drug", "A disease", conf=0.8, evidence=("pmid:1", "pmid:2"))])
+    # one piece again cannot overturn the better-supported value
+    store.upsert(relations=[rel("A drug", "A disease", conf=0.2)])
+    row = store.relation_history("a drug")[0]
+    assert row["confidence"] == 0.8
+    events = [json.loads(h) for h in row["history"]]
+    assert [e["event"] for e in events] == ["created", "reassessed", "reassessed", "reassessed"]
+    assert events[-1]["kept"] == "previous" and events[-1]["confidence"] == 0.2
+
+
+def test_relation_without_evidence_is_rejected():
+    with pytest.raises(ValueError, match="no evidence"):
+        RelationRecord("a", "b", "treats", 0.5, [])
+    with pytest.raises(ValueError, match="not in the vocabulary"):
+        RelationRecord("a", "b", "DROP DATABASE", 0.5, ["x"])
+
+
+@pytest.mark.parametrize("name", [
+    "O'Brien \"syndrome\"", "back\\slash\\", "x'}) DETACH DELETE n //", "MATCH (n) RETURN n", "Ünïcödé 糖尿病",
+])
+def test_hostile_names_are_stored_verbatim_never_executed(store, name):
+    store.upsert(entities=[EntityRecord("Anchor", "other")], evidence=[EV], relations=[rel(name, "Anchor", "associated_with")])
+    assert store.get_entity(name)["name"] == name
+    assert store.stats()["entities"] == 2
+
+
+@pytest.mark.parametrize("name, message", [("", "empty"), ("   ", "empty"), ("x" * 10_000, "at most"), ("!!!", "no letters")])
+def test_bad_names_get_clear_errors(name, message):
+    with pytest.raises(ValueError, match=message):
+        EntityRecord(name)
+
+
+def test_gap_check_classifies(store):
+    store.upsert(evidence=[EV], relations=[rel("Strong", "Other one", conf=0.9), rel("Weak", "Other two", conf=0.3)])
+    reports = {r.key: r.status for r in store.gap_check(["strong", "weak", "absent"], 0.5, "2000-01-01", 1)}
+    assert reports == {"strong": "ok", "weak": "thin", "absent": "missing"}
+    stale = {r.key: r.status for r in store.gap_check(["strong"], 0.5, "2999-01-01", 1)}
+    assert stale == {"strong": "stale"}
+
+
+def test_delete_by_origin(store):
+    store.upsert(evidence=[EV], relations=[rel("A", "B", origin="pubmed"), rel("A", "C", origin="vocabulary:hpo")])
+    assert store.delete_by_origin("pubmed") == 1
+    assert [e["other"] for e in store.neighbors(["a"], 0, 10)] == ["c"]
+
+
+def test_export_import_roundtrip(store, tmp_path):
+    from tools.graph_io import export_graph, import_graph, records
+
+    store.upsert(entities=[EntityRecord("Metformin", "drug", description="A biguanide.", description_confidence=0.9,
+                                        aliases=["Glucophage"])],
+                 evidence=[EV], relations=[rel("Metformin", "T2DM"), rel("T2DM", "Polyuria", "symptom_of", 0.7)],
+                 supports=[("Metformin", "pmid:1")])
+    store.upsert(relations=[rel("Metformin", "T2DM", conf=0.5)])  # some history
+    before = sorted(json.dumps(r, sort_keys=True) for r in records(store))
+    for suffix in (".jsonl", ".graphml"):
+        path = tmp_path / f"kg{suffix}"
+        export_graph(store, path)
+        store.write(lambda tx: tx.run("MATCH (n) DETACH DELETE n").consume())
+        import_graph(store, path)
+        assert sorted(json.dumps(r, sort_keys=True) for r in records(store)) == before, suffix
+
+
+def _writer(args):
+    uri, password, worker = args
+    from neo4j import GraphDatabase
+
+    from tools.graph_store import Neo4jGraphStore
+
+    with GraphDatabase.driver(uri, auth=("root", password)) as driver:
+        store = Neo4jGraphStore(driver)
+        for i in range(15):
+            store.upsert(evidence=[EvidenceRecord(id=f"pmid:{worker}{i}", kind="pubmed")],
+                         relations=[RelationRecord("Shared drug", f"Target {i}", "treats", 0.5 + worker / 10,
+                                                   [f"pmid:{worker}{i}"], 5, "", f"w{worker}", "m")])
+    return worker
+
+
+def test_concurrent_writers_lose_nothing(store):
+    state = json.loads((store_home(store) / "server.json").read_text())
+    password = (store_home(store) / "password").read_text().strip()
+    uri = f"bolt://127.0.0.1:{state['ports']['bolt']}"
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        assert sorted(pool.map(_writer, [(uri, password, 1), (uri, password, 2)])) == [1, 2]
+    rows = store.read("MATCH (:Entity {key:'shared drug'})-[r:RELATES]->(t) RETURN t.key AS t, r.evidence_ids AS ev")
+    assert len(rows) == 15, "one relation per target, no duplicates"
+    assert all(len(r["ev"]) == 2 for r in rows), "both writers' evidence kept on every relation"
+    assert store.read("MATCH (e:Entity {key:'shared drug'}) RETURN count(e) AS n")[0]["n"] == 1
+
+
+def store_home(store):
+    from pathlib import Path
+
+    return Path(os.environ["AMG_DATA_DIR"]) / "graph"

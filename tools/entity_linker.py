@@ -1,0 +1,123 @@
+"""Entity linking: exact key, then alias, then embedding similarity over entity names.
+
+The name index is a Chroma collection kept in step with the graph by ``sync``: entities
+created since the last sync are embedded (sources listed in ``skip_sources`` are left to
+exact/alias matching, which keeps seeding the 98k ICD-10 codes fast).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from tools.embeddings import embed
+from tools.graph_store import Neo4jGraphStore
+from tools.kg_schema import normalize_key
+from tools.vector_store import open_collection
+
+SYNC_BATCH = 2000
+MAX_NGRAM = 6
+GENERIC_KEYS = frozenset(
+    "all patient patients man woman child year old history treatment therapy disease finding "
+    "most common following which what best likely cause effect type normal day week month".split()
+)
+
+
+@dataclass
+class Candidate:
+    key: str
+    name: str
+    type: str
+    score: float
+    how: str  # "exact" | "alias" | "embedding"
+
+
+class EntityLinker:
+    def __init__(self, store: Neo4jGraphStore, index_dir: Path, model_path: Path, threshold: float = 0.8,
+                 skip_sources: tuple[str, ...] = ("vocabulary:icd10",)):  # fmt: skip
+        self.store, self.model_path, self.threshold = store, str(model_path), threshold
+        self.skip_sources = list(skip_sources)
+        self.collection = open_collection(index_dir, "entity_names")
+        self._mark = index_dir / "entity_names.sync.json"
+
+    def sync(self, progress=lambda n: None) -> int:
+        """Embed names of entities created since the last sync; returns how many were added."""
+        state = json.loads(self._mark.read_text()) if self._mark.exists() else {"after": "", "key": ""}
+        added = 0
+        while True:
+            rows = self.store.read(
+                """MATCH (e:Entity) WHERE e.created_at > $after OR (e.created_at = $after AND e.key > $key)
+                   WITH e ORDER BY e.created_at, e.key LIMIT $n
+                   RETURN e.key AS key, e.name AS name, e.type AS type, e.created_at AS at,
+                          [s IN coalesce(e.sources, []) WHERE NOT s IN $skip] AS kept""",
+                after=state["after"], key=state["key"], n=SYNC_BATCH, skip=self.skip_sources,
+            )  # fmt: skip
+            if not rows:
+                return added
+            wanted = [r for r in rows if r["kept"] or not self.skip_sources]
+            if wanted:
+                self.collection.upsert(
+                    ids=[r["key"] for r in wanted], documents=[r["name"] for r in wanted],
+                    metadatas=[{"name": r["name"], "type": r["type"]} for r in wanted],
+                    embeddings=embed(self.model_path, [r["name"] for r in wanted], batch_size=256),
+                )  # fmt: skip
+            added += len(wanted)
+            progress(len(rows))
+            state = {"after": rows[-1]["at"], "key": rows[-1]["key"]}
+            self._mark.write_text(json.dumps(state))
+
+    def link(self, mention: str, k: int = 3) -> list[Candidate]:
+        """Best graph entities for ``mention``; empty when nothing is close enough."""
+        key = normalize_key(mention)
+        if not key:
+            return []
+        found = self.store.read(
+            """OPTIONAL MATCH (e:Entity {key: $key})
+               OPTIONAL MATCH (:Alias {key: $key})-[:ALIAS_OF]->(a:Entity)
+               RETURN e.key AS ekey, e.name AS ename, e.type AS etype,
+                      collect({key: a.key, name: a.name, type: a.type}) AS aliased""",
+            key=key,
+        )[0]  # fmt: skip
+        if found["ekey"]:
+            return [Candidate(found["ekey"], found["ename"], found["etype"], 1.0, "exact")]
+        aliased = [a for a in found["aliased"] if a.get("key")]
+        if aliased:
+            return [Candidate(a["key"], a["name"], a["type"], 0.95, "alias") for a in aliased[:k]]
+        if self.collection.count() == 0:
+            return []
+        hits = self.collection.query(query_embeddings=embed(self.model_path, [mention]), n_results=k)
+        return [
+            Candidate(ident, meta["name"], meta["type"], round(1 - dist, 3), "embedding")
+            for ident, meta, dist in zip(hits["ids"][0], hits["metadatas"][0], hits["distances"][0])
+            if 1 - dist >= self.threshold
+        ]
+
+    def spot(self, text: str) -> list[Candidate]:
+        """Vocabulary entities named in ``text``: longest non-overlapping word n-grams found in the graph."""
+        words = re.findall(r"[\w'’+-]+", text)
+        spans = {}
+        for size in range(min(MAX_NGRAM, len(words)), 0, -1):
+            for start in range(len(words) - size + 1):
+                key = normalize_key(" ".join(words[start : start + size]))
+                if key and key not in GENERIC_KEYS and len(key) > 2:
+                    spans.setdefault(key, (start, start + size))
+        if not spans:
+            return []
+        rows = self.store.read(
+            """UNWIND $keys AS k
+               OPTIONAL MATCH (e:Entity {key: k})
+               OPTIONAL MATCH (:Alias {key: k})-[:ALIAS_OF]->(a:Entity)
+               WITH k, coalesce(e, a) AS hit WHERE hit IS NOT NULL
+               RETURN DISTINCT k, hit.key AS key, hit.name AS name, hit.type AS type""",
+            keys=list(spans),
+        )  # fmt: skip
+        taken: set[int] = set()
+        chosen: list[tuple[int, Candidate]] = []
+        for row in sorted(rows, key=lambda r: spans[r["k"]][0] - spans[r["k"]][1]):  # longest first
+            first, last = spans[row["k"]]
+            if taken.isdisjoint(range(first, last)) and all(c.key != row["key"] for _, c in chosen):
+                taken.update(range(first, last))
+                chosen.append((first, Candidate(row["key"], row["name"], row["type"], 1.0, "vocabulary")))
+        return [candidate for _, candidate in sorted(chosen, key=lambda pair: pair[0])]
