@@ -40,6 +40,12 @@ WITH e, row WHERE row.description IS NOT NULL
   AND row.description_confidence >= coalesce(e.description_confidence, 0.0)
 SET e.description = row.description, e.description_confidence = row.description_confidence
 """
+_ENSURE_ENTITIES = """
+UNWIND $rows AS row
+MERGE (e:Entity {key: row.key})
+ON CREATE SET e.name = row.name, e.type = 'other', e.created_at = $now, e.updated_at = $now,
+              e.refreshed_at = $now, e.aliases = [], e.sources = [], e.description_confidence = 0.0
+"""
 _UPSERT_ALIASES = """
 UNWIND $rows AS row
 MATCH (e:Entity {key: row.entity})
@@ -56,15 +62,24 @@ UNWIND $rows AS row
 MATCH (e:Entity {key: row.entity}), (v:Evidence {id: row.evidence})
 MERGE (e)-[:SUPPORTED_BY]->(v)
 """
+# Both endpoints are bound before the edge is matched, so the server can expand from the
+# smaller side: anchoring on one end costs O(degree) on hubs (a phenotype with 2,000 diseases).
 _EXISTING_RELATIONS = """
 UNWIND $rows AS row
-MATCH (a:Entity {key: row.s})-[r:RELATES {type: row.type}]->(b:Entity {key: row.t})
+MATCH (a:Entity {key: row.s}) MATCH (b:Entity {key: row.t})
+MATCH (a)-[r:RELATES {type: row.type}]->(b)
 RETURN row.s AS s, row.t AS t, row.type AS type, properties(r) AS props
 """
-_WRITE_RELATIONS = """
+_CREATE_RELATIONS = """
 UNWIND $rows AS row
-MATCH (a:Entity {key: row.s}), (b:Entity {key: row.t})
-MERGE (a)-[r:RELATES {type: row.type}]->(b)
+MATCH (a:Entity {key: row.s}) MATCH (b:Entity {key: row.t})
+CREATE (a)-[r:RELATES]->(b)
+SET r = row.props
+"""
+_UPDATE_RELATIONS = """
+UNWIND $rows AS row
+MATCH (a:Entity {key: row.s}) MATCH (b:Entity {key: row.t})
+MATCH (a)-[r:RELATES {type: row.type}]->(b)
 SET r += row.props
 """
 
@@ -129,11 +144,13 @@ class Neo4jGraphStore:
         """Write one logical unit in one transaction; relation endpoints are created if missing."""
         entities, evidence, relations = list(entities), list(evidence), list(relations)
         by_key = {e.key: e for e in entities}
+        endpoints = {}
         for rel in relations:
-            for name in (rel.source, rel.target):
-                by_key.setdefault(normalize_key(name), EntityRecord(name=name))
+            for key, name in ((rel.source_key, rel.source), (rel.target_key, rel.target)):
+                if key not in by_key:
+                    endpoints.setdefault(key, name)
         supports = [(normalize_key(k), v) for k, v in supports]
-        return self.write(_write_unit, list(by_key.values()), evidence, relations, supports)
+        return self.write(_write_unit, list(by_key.values()), endpoints, evidence, relations, supports)
 
     def delete_by_origin(self, origin: str) -> int:
         query = "MATCH ()-[r:RELATES {origin: $origin}]->() DELETE r RETURN count(*) AS n"
@@ -227,9 +244,10 @@ class Neo4jGraphStore:
         return counts
 
 
-def _write_unit(tx: ManagedTransaction, entities, evidence, relations, supports) -> WriteSummary:
+def _write_unit(tx: ManagedTransaction, entities, endpoints, evidence, relations, supports) -> WriteSummary:
+    """Explicit entities are upserted in full; relation endpoints are only created if missing."""
     now = utc_now()
-    summary = WriteSummary(keys=[e.key for e in entities])
+    summary = WriteSummary(keys=[e.key for e in entities] + list(endpoints))
     rows = [
         {"key": e.key, "name": e.name, "type": e.type, "description": e.description,
          "description_confidence": e.description_confidence or 0.0, "aliases": e.aliases, "sources": e.sources}
@@ -238,6 +256,9 @@ def _write_unit(tx: ManagedTransaction, entities, evidence, relations, supports)
     alias_rows = [{"entity": e.key, "key": normalize_key(a), "name": a} for e in entities for a in e.aliases]
     for start in range(0, len(rows), BATCH):
         tx.run(_UPSERT_ENTITIES, rows=rows[start : start + BATCH], now=now).consume()
+    ends = [{"key": k, "name": n} for k, n in endpoints.items()]
+    for start in range(0, len(ends), BATCH):
+        tx.run(_ENSURE_ENTITIES, rows=ends[start : start + BATCH], now=now).consume()
     for start in range(0, len(alias_rows), BATCH):
         tx.run(_UPSERT_ALIASES, rows=alias_rows[start : start + BATCH]).consume()
     ev_rows = [v.as_props() for v in evidence]
@@ -257,16 +278,21 @@ def _write_unit(tx: ManagedTransaction, entities, evidence, relations, supports)
 def _write_relations(tx: ManagedTransaction, relations: list[RelationRecord], now: str) -> tuple[int, int]:
     keys = [{"s": r.source_key, "t": r.target_key, "type": r.type} for r in relations]
     existing = {(x["s"], x["t"], x["type"]): x["props"] for x in tx.run(_EXISTING_RELATIONS, rows=keys).data()}
-    rows, merged = [], {}
+    merged: dict[tuple, dict] = {}
     for rel in relations:
         ident = (rel.source_key, rel.target_key, rel.type)
         props = merge_relation(merged.get(ident) or existing.get(ident), rel, now)
         if props is not None:
             merged[ident] = props
-    rows = [{"s": s, "t": t, "type": ty, "props": p} for (s, t, ty), p in merged.items()]
-    if rows:
-        tx.run(_WRITE_RELATIONS, rows=rows).consume()
-    return len(rows), len(relations) - len(rows)
+    # checked and written in the same transaction: a concurrent writer of the same edge
+    # conflicts on the endpoints and is retried, then finds the edge and updates it
+    new = [{"s": s, "t": t, "type": ty, "props": p} for (s, t, ty), p in merged.items() if (s, t, ty) not in existing]
+    old = [{"s": s, "t": t, "type": ty, "props": p} for (s, t, ty), p in merged.items() if (s, t, ty) in existing]
+    if new:
+        tx.run(_CREATE_RELATIONS, rows=new).consume()
+    if old:
+        tx.run(_UPDATE_RELATIONS, rows=old).consume()
+    return len(new) + len(old), len(relations) - len(new) - len(old)
 
 
 def merge_relation(existing: dict | None, new: RelationRecord, now: str) -> dict | None:

@@ -60,20 +60,28 @@ def chunk_text(text: str, tokenizer, size: int = 512, overlap: int = 100) -> lis
     return spans
 
 
-def read_documents(path: Path) -> Iterator[tuple[str, str]]:
-    """(source id, text) pairs from a .txt/.md file or a JSONL file with a ``text`` field."""
+def read_documents(path: Path) -> tuple[list[tuple[str, str]], list[str]]:
+    """(source id, text) pairs from a .txt/.md file or a JSONL file with a ``text`` field, and problems."""
     raw = path.read_bytes()
     if b"\x00" in raw[:4096]:
-        raise ValueError(f"{path} looks binary; only .txt, .md and .jsonl are ingested")
+        raise ValueError("looks binary; only .txt, .md and .jsonl are ingested")
     text = raw.decode("utf-8", errors="replace")
-    if path.suffix == ".jsonl":
-        for number, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                record = json.loads(line)
-                if isinstance(record, dict) and isinstance(record.get("text"), str):
-                    yield f"{path}#{record.get('id', number)}", record["text"]
-        return
-    yield str(path), text
+    if path.suffix != ".jsonl":
+        return [(str(path), text)], []
+    documents, bad = [], []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            record = None
+        if isinstance(record, dict) and isinstance(record.get("text"), str):
+            documents.append((f"{path}#{record.get('id', number)}", record["text"]))
+        else:
+            bad.append(number)
+    problems = [f"{path}: skipped {len(bad)} line(s) without a JSON 'text' field: {bad[:5]}"] if bad else []
+    return documents, problems
 
 
 class PassageStore:
@@ -91,7 +99,9 @@ class PassageStore:
                     report.files_skipped.append(str(path))
                     continue
                 self.collection.delete(where={"file": str(path)})
-                for source, text in read_documents(path):
+                documents, problems = read_documents(path)
+                report.problems.extend(problems)
+                for source, text in documents:
                     pending.extend(self._chunks(str(path), source, text, digest))
                 report.files_ingested.append(str(path))
             except (OSError, ValueError) as exc:

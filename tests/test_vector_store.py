@@ -1,0 +1,64 @@
+"""Textbook passages: chunking with the model's tokenizer, metadata, skip-unchanged, retrieval."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.fakes import DATA
+from tools.embeddings import load_embedder, model_path
+from tools.vector_store import PassageStore, chunk_text
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    return model_path("minilm", Path("/nonexistent"))
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    folder = tmp_path / "corpus"
+    shutil.copytree(DATA / "corpus", folder)
+    return folder
+
+
+def test_chunks_overlap_by_tokens(minilm):
+    tokenizer = load_embedder(str(minilm)).tokenizer
+    text = " ".join(f"word{i}" for i in range(700))
+    spans = chunk_text(text, tokenizer, size=100, overlap=20)
+    ids = [tokenizer(text[a:b], add_special_tokens=False)["input_ids"] for a, b in spans]
+    assert all(len(i) <= 100 for i in ids)
+    first_tail = tokenizer(text[spans[0][0] : spans[0][1]], add_special_tokens=False)["input_ids"][-20:]
+    assert ids[1][:20] == first_tail, "consecutive chunks share 20 tokens"
+    assert spans[-1][1] == len(text)
+    with pytest.raises(ValueError):
+        chunk_text(text, tokenizer, size=10, overlap=10)
+
+
+def test_ingest_search_and_skip_unchanged(tmp_path, corpus, minilm):
+    (corpus / "binary.txt").write_bytes(b"\x00\x01\x02" * 100)
+    store = PassageStore(tmp_path / "chroma", minilm, size=64, overlap=16)
+    report = store.ingest([corpus, tmp_path / "missing.txt"])
+    assert len(report.files_ingested) == 3 and report.chunks >= 4
+    assert any("binary" in p for p in report.problems) and any("no such file" in p for p in report.problems)
+    top = store.search("metformin mechanism", k=1)[0]
+    assert top.source.endswith("pharmacology.txt") and "hepatic glucose production" in top.text
+    meta = store.collection.get(limit=1, include=["metadatas"])["metadatas"][0]
+    assert {"file", "source", "chunk", "start", "end", "sha256"} <= set(meta)
+    again = store.ingest([corpus])
+    assert again.chunks == 0 and len(again.files_skipped) == 3
+    (corpus / "infectious.txt").write_text("Rifampicin colours urine orange.")
+    changed = store.ingest([corpus])
+    assert changed.files_ingested == [str(corpus / "infectious.txt")]
+    assert store.search("orange urine", k=1)[0].text == "Rifampicin colours urine orange."
+
+
+def test_jsonl_with_text_field(tmp_path, minilm):
+    path = tmp_path / "notes.jsonl"
+    path.write_text('{"id": "n1", "text": "Aspirin irreversibly inhibits cyclooxygenase."}\nnot json\n')
+    store = PassageStore(tmp_path / "chroma", minilm)
+    report = store.ingest([path])
+    assert report.chunks == 1 and "skipped 1 line" in report.problems[0]
+    assert store.search("cyclooxygenase", k=1)[0].source == f"{path}#n1"
