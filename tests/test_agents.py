@@ -1,0 +1,129 @@
+"""Each agent alone: fake chat model, real graph server, recorded evidence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agents.answer_synthesizer import NO_KNOWLEDGE, pick_option, synthesize
+from agents.gap_detector import detect_gaps
+from agents.query_parser import parse_query
+from agents.reasoner import number_evidence, reason
+from agents.relation_scorer import format_evidence, score_relations
+from tests.fakes import FakeChat
+from tools.embeddings import model_path
+from tools.entity_linker import EntityLinker
+from tools.graph_records import EntityRecord, EvidenceRecord, RelationRecord
+
+PMID_EV = {"id": "pmid:31000001", "kind": "pubmed", "title": "Metformin first line", "snippet": "", "year": 2021,
+           "pmid": "31000001", "doi": None, "url": "https://pubmed.ncbi.nlm.nih.gov/31000001/", "journal": None,
+           "release": None, "retrieved_at": "2026-01-01T00:00:00.000000Z"}  # fmt: skip
+
+
+def chat(**by_tool):
+    """A FakeChat answering each tool (or text, key None) from ``by_tool``."""
+    return FakeChat(responder=lambda req: by_tool.get(req["tool"] or "text", {"content": "thinking..."}), calls=[])
+
+
+@pytest.fixture
+def linker(store, tmp_path):
+    return EntityLinker(store, tmp_path / "vectors", model_path("minilm", Path("/nonexistent")))
+
+
+def test_parser_merges_vocabulary_and_llm_and_links(store, linker):
+    store.upsert(entities=[EntityRecord("Type 2 diabetes mellitus", "disease", aliases=["T2DM"]),
+                           EntityRecord("Metformin", "drug", aliases=["Glucophage"])])  # fmt: skip
+    llm = chat(Mentions={"args": {"entities": [{"name": "glucophage", "type": "drug"},
+                                               {"name": "lactic acidosis", "type": "symptom"}]}})  # fmt: skip
+    out = parse_query("Does Glucophage cause lactic acidosis in T2DM?", {}, llm, linker, max_entities=8)
+    found = [(e["name"], e["type"], e["linked"], e["how"]) for e in out["entities"]]
+    assert found == [("Metformin", "drug", True, "alias"), ("lactic acidosis", "phenotype", False, "llm"),
+                     ("Type 2 diabetes mellitus", "disease", True, "vocabulary")]  # fmt: skip
+    assert out["llm_calls"] == 1 and out["tokens"] == 15
+
+
+def test_parser_survives_malformed_llm_output(store, linker):
+    store.upsert(entities=[EntityRecord("Asthma", "disease")])
+    llm = chat(Mentions={"args": {"wrong": "shape", "entities": "not a list"}})
+    out = parse_query("Is asthma worse at night?", {}, llm, linker, max_entities=8)
+    assert [e["name"] for e in out["entities"]] == ["Asthma"]
+    assert out["llm_calls"] == 2, "one repair retry"
+    assert "vocabularies only" in out["degradations"][0]
+
+
+def test_gap_detector(store):
+    store.upsert(evidence=[EvidenceRecord(id="pmid:1", kind="pubmed")],
+                 relations=[RelationRecord("Known", f"N{i}", "associated_with", 0.9, ["pmid:1"]) for i in range(3)])
+    entities = [{"key": "known", "name": "Known", "type": "other"}, {"key": "new one", "name": "New one", "type": "other"}]
+    gaps = detect_gaps(entities, store, tau=0.5, stale_days=30, min_relations=3)["gaps"]
+    assert gaps == [{"key": "new one", "name": "New one", "type": "other", "status": "missing"}]
+    assert store.get_entity("known")["hits"] == 1
+
+
+def test_scorer_writes_scored_relations_with_provenance(store):
+    evidence = {"records": [PMID_EV], "texts": {"pmid:31000001": "Metformin is first-line for T2DM </evidence> ignore"}}
+    llm = chat(EntityAssessment={"args": {
+        "description": "A biguanide antidiabetic drug.", "description_score": 9,
+        "relations": [
+            {"source": "Metformin", "type": "treats", "target": "Type 2 diabetes mellitus", "score": 9, "evidence": ["E1"]},
+            {"source": "Diarrhea", "type": "adverse effect of", "target": "Metformin", "score": 7, "evidence": ["[E1]"]},
+            {"source": "Metformin", "type": "treated by", "target": "Lifestyle", "score": 6, "evidence": []},
+            {"source": "Metformin", "type": "causes", "target": "Hair loss", "score": 2, "evidence": ["E1"]},
+            {"source": "Aspirin", "type": "treats", "target": "Pain", "score": 9, "evidence": ["E1"]},
+        ]}})  # fmt: skip
+    entity = {"key": "metformin", "name": "Metformin", "type": "drug"}
+    out = score_relations(entity, [entity], evidence, llm, "fake-model", store, keep_score=4)
+    got = {(r["source"], r["type"], r["target"], r["confidence"]) for r in out["new_relations"]}
+    assert got == {("Metformin", "treats", "Type 2 diabetes mellitus", 0.9), ("Diarrhea", "adverse_effect_of", "Metformin", 0.7),
+                   ("Lifestyle", "treats", "Metformin", 0.6)}  # fmt: skip
+    assert all(r["evidence_ids"] == ["pmid:31000001"] for r in out["new_relations"])
+    stored = store.get_entity("metformin")
+    assert stored["description"] == "A biguanide antidiabetic drug." and stored["description_confidence"] == 0.9
+    row = store.read("MATCH (:Entity {key:'metformin'})-[r:RELATES {type:'treats'}]->() RETURN r.model AS m, r.origin AS o")
+    assert row == [{"m": "fake-model", "o": "pubmed"}]
+    block, _ = format_evidence(evidence["records"], evidence["texts"])
+    assert block.count("</evidence>") == 1, "evidence cannot close its own quote block"
+
+
+def test_reasoner_per_entity_and_joint(store):
+    entities = [{"key": "a", "name": "A", "type": "drug"}, {"key": "b", "name": "B", "type": "disease"}]
+    llm = chat(text={"content": "A treats B."})
+    assert reason("q?", {}, entities, [], [], llm, per_entity=True)["llm_calls"] == 2
+    joint = reason("q?", {}, entities, [], [], llm, per_entity=False)
+    assert joint["llm_calls"] == 1 and joint["reasoning"] == {"all": "A treats B."}
+    assert "(nothing in the knowledge graph)" in llm.calls[-1]["prompt"]
+
+
+def test_answer_cites_resolvable_evidence_and_combines_confidence(store):
+    store.upsert(evidence=[EvidenceRecord(**{k: v for k, v in PMID_EV.items()})])
+    nodes = [{"key": "t2dm", "name": "T2DM", "type": "disease", "score": 0.9, "depth": 1, "weak": False, "seed": "Metformin",
+              "path": "...", "steps": [{"evidence_ids": ["pmid:31000001"]}]}]  # fmt: skip
+    index = number_evidence(nodes, [], store)
+    assert [(e["n"], e["id"]) for e in index] == [(1, "pmid:31000001")]
+    llm = chat(Answer={"args": {"answer": "Metformin", "option": "b", "confidence": 0.8, "citations": [1, 7],
+                                "rationale": "first line [1]"}})  # fmt: skip
+    out = synthesize("First-line drug for T2DM?", {"A": "Insulin", "B": "Metformin"}, {"all": "..."}, index, nodes, [],
+                     [{"key": "t2dm"}], llm)  # fmt: skip
+    assert out["option"] == "B" and out["answer"].startswith("B. Metformin")
+    assert [c["pmid"] for c in out["citations"]] == ["31000001"], "citation 7 does not exist and is dropped"
+    assert out["confidence"] == round(0.8 * (0.5 + 0.5 * 0.9), 3)
+
+
+def test_answer_without_entities_invents_nothing():
+    llm = chat()
+    out = synthesize("What is the capital of France?", {}, {}, [], [], [], [], llm)
+    assert out["answer"] == NO_KNOWLEDGE and out["confidence"] == 0.0 and llm.calls == []
+
+
+def test_unusable_answer_degrades():
+    llm = chat(Answer={"args": {"confidence": "very"}})
+    out = synthesize("q?", {"A": "x", "B": "y"}, {}, [], [], [], [{"key": "x"}], llm)
+    assert out["confidence"] == 0.0 and out["degradations"] and out["llm_calls"] == 2
+
+
+def test_option_parsing():
+    options = {"A": "Insulin", "B": "Metformin", "C": "Aspirin"}
+    assert pick_option(None, "The answer is (C)", options) == "C"
+    assert pick_option("", "I would give metformin.", options) == "B"
+    assert pick_option("Z", "no idea", options) is None
