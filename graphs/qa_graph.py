@@ -16,14 +16,13 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from agents.answer_synthesizer import synthesize
-from agents.evidence_searcher import search_evidence
 from agents.gap_detector import detect_gaps
 from agents.query_parser import parse_query
 from agents.reasoner import number_evidence, reason
-from agents.relation_scorer import score_relations
 from agents.traverser import traverse_subgraph
 from graphs.answer_format import chat_reply
 from graphs.context import Context
+from graphs.expansion import expand
 from graphs.question import prepare_question
 from graphs.resources import resources_for
 from graphs.state import PER_TURN_RESET, QAInput, QAState
@@ -74,16 +73,13 @@ def check_gaps(state: QAState, runtime: Runtime[Context]) -> dict:
 def expand_entity(task: dict, runtime: Runtime[Context]) -> dict:
     """One branch per entity: evidence search, then relation scoring and the graph write."""
     ctx = _context(runtime)
-    res = resources_for(ctx)
-    entity = task["entity"]
-    found = search_evidence(entity, task["question"], res.evidence, ctx.source_list, ctx.max_evidence)
-    scored = score_relations(entity, task["entities"], found, res.llm, res.model_name, res.store, ctx.keep_score)
+    done = expand(task["entity"], task["question"], task["entities"], resources_for(ctx), ctx)
     return {
-        "evidence": {entity["key"]: {"records": found["records"]}},
-        "new_relations": scored.get("new_relations", []),
-        "degradations": found["degradations"] + scored.get("degradations", []),
-        "llm_calls": scored.get("llm_calls", 0),
-        "tokens": scored.get("tokens", 0),
+        "evidence": {task["entity"]["key"]: {"records": done["records"]}},
+        "new_relations": done["new_relations"],
+        "degradations": done["degradations"],
+        "llm_calls": done["llm_calls"],
+        "tokens": done["tokens"],
     }
 
 

@@ -20,7 +20,7 @@ from tools.request_cache import RequestCache
 
 
 def responder(body: dict) -> dict:
-    tool, prompt = requested_tool(body), prompt_text(body)
+    tool, _prompt = requested_tool(body), prompt_text(body)
     if tool == "Mentions":
         return {"tool": tool, "args": {"entities": [{"name": "metformin", "type": "drug"}]}}
     if tool == "EntityAssessment":

@@ -8,7 +8,6 @@ whole on transient and constraint conflicts (concurrent writers MERGE-ing one ke
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Iterable, Protocol
 
 from neo4j import Driver, ManagedTransaction
@@ -16,7 +15,8 @@ from neo4j.exceptions import ConstraintError, ServiceUnavailable, SessionExpired
 from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_random_exponential
 
 from tools.graph_records import EntityRecord, EvidenceRecord, GapReport, RelationRecord, utc_now
-from tools.kg_schema import normalize_key
+from tools.graph_writes import EXISTING_RELATIONS, UPDATE_RELATIONS, WriteSummary, write_unit
+from tools.kg_schema import normalize_key, score_to_confidence
 
 SCHEMA = (
     "CREATE CONSTRAINT entity_key IF NOT EXISTS FOR (e:Entity) REQUIRE e.key IS UNIQUE",
@@ -25,74 +25,6 @@ SCHEMA = (
     "CREATE INDEX entity_type IF NOT EXISTS FOR (e:Entity) ON (e.type)",
     "CREATE INDEX entity_refreshed IF NOT EXISTS FOR (e:Entity) ON (e.refreshed_at)",
 )
-BATCH = 1000
-
-_UPSERT_ENTITIES = """
-UNWIND $rows AS row
-MERGE (e:Entity {key: row.key})
-ON CREATE SET e.name = row.name, e.type = row.type, e.created_at = $now, e.refreshed_at = $now,
-              e.aliases = [], e.sources = [], e.description_confidence = 0.0
-SET e.updated_at = $now,
-    e.type = CASE WHEN e.type = 'other' THEN row.type ELSE e.type END,
-    e.aliases = [a IN coalesce(e.aliases, []) WHERE NOT a IN row.aliases] + row.aliases,
-    e.sources = [s IN coalesce(e.sources, []) WHERE NOT s IN row.sources] + row.sources
-WITH e, row WHERE row.description IS NOT NULL
-  AND row.description_confidence >= coalesce(e.description_confidence, 0.0)
-SET e.description = row.description, e.description_confidence = row.description_confidence
-"""
-_ENSURE_ENTITIES = """
-UNWIND $rows AS row
-MERGE (e:Entity {key: row.key})
-ON CREATE SET e.name = row.name, e.type = 'other', e.created_at = $now, e.updated_at = $now,
-              e.refreshed_at = $now, e.aliases = [], e.sources = [], e.description_confidence = 0.0
-"""
-_UPSERT_ALIASES = """
-UNWIND $rows AS row
-MATCH (e:Entity {key: row.entity})
-MERGE (a:Alias {key: row.key}) ON CREATE SET a.name = row.name
-MERGE (a)-[:ALIAS_OF]->(e)
-"""
-_UPSERT_EVIDENCE = """
-UNWIND $rows AS row
-MERGE (v:Evidence {id: row.id})
-ON CREATE SET v += row
-"""
-_SUPPORTS = """
-UNWIND $rows AS row
-MATCH (e:Entity {key: row.entity}), (v:Evidence {id: row.evidence})
-MERGE (e)-[:SUPPORTED_BY]->(v)
-"""
-# Both endpoints are bound before the edge is matched, so the server can expand from the
-# smaller side: anchoring on one end costs O(degree) on hubs (a phenotype with 2,000 diseases).
-_EXISTING_RELATIONS = """
-UNWIND $rows AS row
-MATCH (a:Entity {key: row.s}) MATCH (b:Entity {key: row.t})
-MATCH (a)-[r:RELATES {type: row.type}]->(b)
-RETURN row.s AS s, row.t AS t, row.type AS type, properties(r) AS props
-"""
-_CREATE_RELATIONS = """
-UNWIND $rows AS row
-MATCH (a:Entity {key: row.s}) MATCH (b:Entity {key: row.t})
-CREATE (a)-[r:RELATES]->(b)
-SET r = row.props
-"""
-_UPDATE_RELATIONS = """
-UNWIND $rows AS row
-MATCH (a:Entity {key: row.s}) MATCH (b:Entity {key: row.t})
-MATCH (a)-[r:RELATES {type: row.type}]->(b)
-SET r += row.props
-"""
-
-
-@dataclass
-class WriteSummary:
-    entities: int = 0
-    evidence: int = 0
-    relations_written: int = 0
-    relations_unchanged: int = 0
-    keys: list[str] = field(default_factory=list)
-
-
 class GraphStore(Protocol):
     """What agents need from the graph; see Neo4jGraphStore for the semantics."""
 
@@ -150,11 +82,38 @@ class Neo4jGraphStore:
                 if key not in by_key:
                     endpoints.setdefault(key, name)
         supports = [(normalize_key(k), v) for k, v in supports]
-        return self.write(_write_unit, list(by_key.values()), endpoints, evidence, relations, supports)
+        return self.write(write_unit, list(by_key.values()), endpoints, evidence, relations, supports)
 
     def delete_by_origin(self, origin: str) -> int:
         query = "MATCH ()-[r:RELATES {origin: $origin}]->() DELETE r RETURN count(*) AS n"
         return self.write(lambda tx: tx.run(query, origin=origin).single()["n"])
+
+    def mark_weakened(self, items: list[dict], model: str) -> int:
+        """Existing relations re-scored under the keep threshold: marked ``weakened``, never deleted.
+
+        Each item is {source, type, target, score, evidence_ids}; the new confidence and the
+        evidence that caused it are appended to the relation's history.
+        """
+
+        def work(tx: ManagedTransaction) -> int:
+            now, marked = utc_now(), 0
+            for item in items:
+                ident = {"s": normalize_key(item["source"]), "t": normalize_key(item["target"]), "type": item["type"]}
+                found = tx.run(EXISTING_RELATIONS, rows=[ident]).data()
+                if not found:
+                    continue
+                props = found[0]["props"]
+                confidence = score_to_confidence(item["score"])
+                event = {"at": now, "event": "weakened", "previous": props.get("confidence"), "confidence": confidence,
+                         "score_raw": item["score"], "evidence_ids": item["evidence_ids"], "origin": "refresh",
+                         "model": model}  # fmt: skip
+                update = {"confidence": confidence, "status": "weakened", "updated_at": now,
+                          "history": list(props.get("history") or []) + [json.dumps(event)]}  # fmt: skip
+                tx.run(UPDATE_RELATIONS, rows=[{**ident, "props": update}]).consume()
+                marked += 1
+            return marked
+
+        return self.write(work) if items else 0
 
     def touch(self, keys: list[str], field_name: str) -> None:
         """Set ``refreshed_at`` to now, or add one to ``hits`` (question traffic)."""
@@ -242,91 +201,3 @@ class Neo4jGraphStore:
         by_type = self.read("MATCH (e:Entity) RETURN e.type AS type, count(*) AS n ORDER BY n DESC")
         counts["entity_types"] = {row["type"]: row["n"] for row in by_type}
         return counts
-
-
-def _write_unit(tx: ManagedTransaction, entities, endpoints, evidence, relations, supports) -> WriteSummary:
-    """Explicit entities are upserted in full; relation endpoints are only created if missing."""
-    now = utc_now()
-    summary = WriteSummary(keys=[e.key for e in entities] + list(endpoints))
-    rows = [
-        {"key": e.key, "name": e.name, "type": e.type, "description": e.description,
-         "description_confidence": e.description_confidence or 0.0, "aliases": e.aliases, "sources": e.sources}
-        for e in entities
-    ]  # fmt: skip
-    alias_rows = [{"entity": e.key, "key": normalize_key(a), "name": a} for e in entities for a in e.aliases]
-    for start in range(0, len(rows), BATCH):
-        tx.run(_UPSERT_ENTITIES, rows=rows[start : start + BATCH], now=now).consume()
-    ends = [{"key": k, "name": n} for k, n in endpoints.items()]
-    for start in range(0, len(ends), BATCH):
-        tx.run(_ENSURE_ENTITIES, rows=ends[start : start + BATCH], now=now).consume()
-    for start in range(0, len(alias_rows), BATCH):
-        tx.run(_UPSERT_ALIASES, rows=alias_rows[start : start + BATCH]).consume()
-    ev_rows = [v.as_props() for v in evidence]
-    for start in range(0, len(ev_rows), BATCH):
-        tx.run(_UPSERT_EVIDENCE, rows=ev_rows[start : start + BATCH]).consume()
-    sup_rows = [{"entity": k, "evidence": v} for k, v in supports]
-    for start in range(0, len(sup_rows), BATCH):
-        tx.run(_SUPPORTS, rows=sup_rows[start : start + BATCH]).consume()
-    for start in range(0, len(relations), BATCH):
-        written, unchanged = _write_relations(tx, relations[start : start + BATCH], now)
-        summary.relations_written += written
-        summary.relations_unchanged += unchanged
-    summary.entities, summary.evidence = len(rows), len(ev_rows)
-    return summary
-
-
-def _write_relations(tx: ManagedTransaction, relations: list[RelationRecord], now: str) -> tuple[int, int]:
-    keys = [{"s": r.source_key, "t": r.target_key, "type": r.type} for r in relations]
-    existing = {(x["s"], x["t"], x["type"]): x["props"] for x in tx.run(_EXISTING_RELATIONS, rows=keys).data()}
-    merged: dict[tuple, dict] = {}
-    for rel in relations:
-        ident = (rel.source_key, rel.target_key, rel.type)
-        props = merge_relation(merged.get(ident) or existing.get(ident), rel, now)
-        if props is not None:
-            merged[ident] = props
-    # checked and written in the same transaction: a concurrent writer of the same edge
-    # conflicts on the endpoints and is retried, then finds the edge and updates it
-    new = [{"s": s, "t": t, "type": ty, "props": p} for (s, t, ty), p in merged.items() if (s, t, ty) not in existing]
-    old = [{"s": s, "t": t, "type": ty, "props": p} for (s, t, ty), p in merged.items() if (s, t, ty) in existing]
-    if new:
-        tx.run(_CREATE_RELATIONS, rows=new).consume()
-    if old:
-        tx.run(_UPDATE_RELATIONS, rows=old).consume()
-    return len(new) + len(old), len(relations) - len(new) - len(old)
-
-
-def merge_relation(existing: dict | None, new: RelationRecord, now: str) -> dict | None:
-    """New properties for a relation, or None when the assessment changes nothing.
-
-    Evidence accumulates. The confidence of the assessment backed by more distinct
-    evidence wins (ties: the newer one). Every change is appended to ``history``.
-    """
-    event = {
-        "at": now, "confidence": new.confidence, "score_raw": new.score_raw,
-        "evidence_ids": sorted(set(new.evidence_ids)), "origin": new.origin, "model": new.model,
-    }  # fmt: skip
-    if existing is None:
-        return {
-            "type": new.type, "confidence": new.confidence, "score_raw": new.score_raw,
-            "description": new.description, "evidence_ids": event["evidence_ids"], "origin": new.origin,
-            "model": new.model, "status": "active", "created_at": now, "updated_at": now,
-            "history": [json.dumps({**event, "event": "created"})],
-        }  # fmt: skip
-    old_ids = set(existing.get("evidence_ids") or [])
-    new_ids = set(new.evidence_ids)
-    if new_ids <= old_ids and abs(existing.get("confidence", 0) - new.confidence) < 1e-9:
-        return None
-    take_new = len(new_ids) >= len(old_ids)
-    confidence = new.confidence if take_new else existing["confidence"]
-    history = list(existing.get("history") or [])
-    history.append(json.dumps({**event, "event": "reassessed", "previous": existing.get("confidence"),
-                               "kept": "new" if take_new else "previous"}))  # fmt: skip
-    props = dict(existing)
-    props.update(
-        confidence=confidence, evidence_ids=sorted(old_ids | new_ids), updated_at=now, history=history,
-        status="active",
-    )  # fmt: skip
-    if take_new:
-        props.update(score_raw=new.score_raw, description=new.description or existing.get("description", ""),
-                     model=new.model or existing.get("model", ""))  # fmt: skip
-    return props

@@ -1,0 +1,1 @@
+"""Speed and accuracy measurements; each module runs with `python -m benchmarks.NAME`."""

@@ -1,0 +1,131 @@
+"""The KG build graph: topics -> entities -> (evidence, scored relations) per entity -> summary.
+
+Items are entities. Each finished item is recorded in the graph (``BuildItem``), so a
+re-run skips what is done and an interrupted run resumes. An item whose evidence sources
+failed is not marked done and is reported with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+from typing_extensions import TypedDict
+
+from graphs.context import Context
+from graphs.expansion import expand
+from graphs.resources import resources_for
+from graphs.state import appended
+from tools.graph_records import utc_now
+from tools.kg_schema import entity_type, normalize_key, validate_name
+
+MAX_TOPICS = 10_000
+
+
+def read_topics(path: Path) -> list[str]:
+    """Topic names from a text file (one a line) or a question set (JSONL with "question")."""
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such file")
+    raw = path.read_bytes()
+    if b"\x00" in raw[:4096]:
+        raise ValueError(f"{path} looks binary; give a text file with one topic a line, or a JSONL question set")
+    lines = raw.decode("utf-8", errors="replace").splitlines()
+    if path.suffix == ".jsonl":
+        texts = []
+        for line in lines:
+            try:
+                texts.append(str(json.loads(line).get("question", "")))
+            except (ValueError, AttributeError):
+                continue
+        return [t for t in texts if t.strip()]
+    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+
+
+class BuildState(TypedDict, total=False):
+    topics: list[str]
+    questions: list[str]  # parsed into entities first
+    force: bool
+    planned: list[dict]
+    skipped: int
+    results: Annotated[list[dict], appended]
+    summary: dict
+
+
+def plan(state: BuildState, runtime: Runtime[Context]) -> dict:
+    ctx = runtime.context or Context()
+    res = resources_for(ctx)
+    entities, problems = {}, []
+    for topic in state.get("topics", [])[:MAX_TOPICS]:
+        try:
+            name = validate_name(topic)
+        except ValueError as exc:
+            problems.append({"entity": topic[:60], "status": "rejected", "reason": str(exc)})
+            continue
+        linked = res.linker.link(name)
+        entity = {"key": linked[0].key, "name": linked[0].name, "type": linked[0].type} if linked else \
+            {"key": normalize_key(name), "name": name, "type": entity_type(None)}  # fmt: skip
+        entities.setdefault(entity["key"], entity)
+    if state.get("questions"):
+        from agents.query_parser import parse_query
+
+        for question in state["questions"][:MAX_TOPICS]:
+            for entity in parse_query(question, {}, res.llm, res.linker, ctx.max_entities)["entities"]:
+                entities.setdefault(entity["key"], {k: entity[k] for k in ("key", "name", "type")})
+    done = set() if state.get("force") else {
+        r["key"] for r in res.store.read("UNWIND $keys AS k MATCH (b:BuildItem {key: k}) RETURN b.key AS key",
+                                         keys=list(entities))}  # fmt: skip
+    todo = [e for k, e in entities.items() if k not in done]
+    return {"planned": todo, "skipped": len(done), "results": problems}
+
+
+def build_entity(task: dict, runtime: Runtime[Context]) -> dict:
+    ctx = runtime.context or Context()
+    res = resources_for(ctx)
+    entity = task["entity"]
+    try:
+        out = expand(entity, f"What is known about {entity['name']}?", [entity], res, ctx)
+    except Exception as exc:  # one item failing must not stop the others; it is reported and retried next run
+        return {"results": [{"entity": entity["name"], "status": "failed", "reason": f"{type(exc).__name__}: {exc}"}]}
+    if not out["records"]:
+        reason = "; ".join(out["degradations"]) or "no evidence found"
+        return {"results": [{"entity": entity["name"], "status": "failed", "reason": reason}]}
+    query = "MERGE (b:BuildItem {key: $key}) SET b.done_at = $now, b.relations = $n"
+    res.store.write(lambda tx: tx.run(query, key=entity["key"], now=utc_now(), n=len(out["new_relations"])).consume())
+    return {"results": [{"entity": entity["name"], "status": "done", "evidence": len(out["records"]),
+                         "relations": len(out["new_relations"]), "llm_calls": out["llm_calls"]}]}  # fmt: skip
+
+
+def summarize(state: BuildState, runtime: Runtime[Context]) -> dict:
+    ctx = runtime.context or Context()
+    results = state.get("results", [])
+    summary = {
+        "finished_at": utc_now(),
+        "entities_built": sum(r["status"] == "done" for r in results),
+        "skipped_already_done": state.get("skipped", 0),
+        "relations_added": sum(r.get("relations", 0) for r in results),
+        "evidence_stored": sum(r.get("evidence", 0) for r in results),
+        "failures": [r for r in results if r["status"] != "done"],
+    }
+    runs = ctx.data_path / "runs"
+    runs.mkdir(parents=True, exist_ok=True)
+    (runs / f"build-{summary['finished_at'].replace(':', '')}.json").write_text(json.dumps(summary, indent=2))
+    return {"summary": summary}
+
+
+def fan_out(state: BuildState):
+    return [Send("build_entity", {"entity": e}) for e in state.get("planned", [])] or "summarize"
+
+
+builder = StateGraph(BuildState, context_schema=Context)
+builder.add_node("plan", plan)
+builder.add_node("build_entity", build_entity)
+builder.add_node("summarize", summarize)
+builder.add_edge(START, "plan")
+builder.add_conditional_edges("plan", fan_out, ["build_entity", "summarize"])
+builder.add_edge("build_entity", "summarize")
+builder.add_edge("summarize", END)
+graph = builder.compile(name="AMG KG build")

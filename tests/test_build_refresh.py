@@ -1,0 +1,140 @@
+"""Build and refresh agents: scripted LLM, recorded PubMed, real local Bolt server."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.error
+from types import SimpleNamespace
+
+import pytest
+from filelock import FileLock
+from langchain_openai import ChatOpenAI
+
+from graphs import build_graph, refresh_graph
+from graphs.cli_build import _refresh, parse_every
+from graphs.context import Context
+from graphs.resources import Resources, install
+from tests.fakes import RecordedEntrez
+from tests.scripted_llm import prompt_text, requested_tool
+from tools.evidence import EvidenceFinder
+from tools.graph_records import EvidenceRecord, RelationRecord
+from tools.pubmed import PubMedClient
+from tools.request_cache import RequestCache
+
+
+class Scores:
+    """Scripted scorer: every entity 'treats' Target with the current score."""
+
+    def __init__(self):
+        self.score = 8
+
+    def __call__(self, body):
+        tool, prompt = requested_tool(body), prompt_text(body)
+        name = prompt.split('entity "', 1)[1].split('"', 1)[0] if 'entity "' in prompt else "x"
+        if tool == "EntityAssessment":
+            return {"tool": tool, "args": {"description": f"About {name}.", "description_score": 7, "relations": [
+                {"source": name, "type": "treats", "target": "Target disease", "score": self.score, "evidence": ["E1"]}]}}
+        return {"content": "ok"}
+
+
+class SwitchableEntrez(RecordedEntrez):
+    down_for: set[str] = set()
+
+    def __call__(self, endpoint, params):
+        if any(name in str(params.get("term", "")).lower() for name in self.down_for):
+            raise urllib.error.URLError("network down")
+        return super().__call__(endpoint, params)
+
+
+@pytest.fixture
+def env(store, scripted_server, tmp_path):
+    scores = Scores()
+    server = scripted_server(scores)
+    entrez = SwitchableEntrez()
+    entrez.down_for = set()
+    ctx = Context(data_dir=str(tmp_path), sources="pubmed", stale_days=30)
+    llm = ChatOpenAI(base_url=server.base_url, api_key="t", model="scripted")
+    finder = EvidenceFinder(pubmed=PubMedClient("", "", RequestCache(tmp_path / "c.sqlite"), entrez), cooldown_s=0)
+    install(Resources(ctx, store=store, llm=llm, evidence=finder))
+    return SimpleNamespace(ctx=ctx, scores=scores, entrez=entrez, server=server, tmp=tmp_path)
+
+
+def test_topic_file_reading(tmp_path):
+    path = tmp_path / "topics.txt"
+    path.write_text("Metformin\n\n# comment\n  metformin  \nAspirin\n")
+    assert build_graph.read_topics(path) == ["Metformin", "metformin", "Aspirin"]
+    path.write_bytes(b"\x00\x01binary")
+    with pytest.raises(ValueError, match="binary"):
+        build_graph.read_topics(path)
+
+
+def test_build_reruns_as_noop_and_resumes_after_failure(env, store):
+    topics = ["Metformin", "metformin", "Aspirin", "", "x" * 400]
+    env.entrez.down_for = {"aspirin"}
+    first = build_graph.graph.invoke({"topics": topics}, context=env.ctx)["summary"]
+    assert first["entities_built"] == 1 and first["relations_added"] == 1
+    reasons = {f["entity"][:10]: f["status"] for f in first["failures"]}
+    assert reasons == {"Aspirin": "failed", "": "rejected", "x" * 10: "rejected"}
+    assert store.read("MATCH ()-[r:RELATES]->() RETURN count(r) AS n")[0]["n"] == 1, "no relation without evidence"
+    env.entrez.down_for = set()
+    second = build_graph.graph.invoke({"topics": topics}, context=env.ctx)["summary"]
+    assert second["entities_built"] == 1 and second["skipped_already_done"] == 1, "only the failed item is redone"
+    calls = len(env.server.requests)
+    third = build_graph.graph.invoke({"topics": topics}, context=env.ctx)["summary"]
+    assert third["entities_built"] == 0 and len(env.server.requests) == calls
+    assert list((env.tmp / "runs").glob("build-*.json"))
+
+
+def test_refresh_rescores_with_history_and_marks_weakened(env, store):
+    build_graph.graph.invoke({"topics": ["Metformin"]}, context=env.ctx)
+    store.write(lambda tx: tx.run("MATCH (e:Entity {key:'metformin'}) SET e.refreshed_at = '2020-01-01T00:00:00.000000Z', e.hits = 3").consume())
+    env.scores.score = 6
+    summary = refresh_graph.graph.invoke({"limit": 5}, context=env.ctx)["summary"]
+    assert summary["refreshed"] == 1
+    row = store.relation_history("metformin")[0]
+    events = [json.loads(h) for h in row["history"]]
+    assert row["confidence"] == 0.6 and events[-1]["previous"] == 0.8 and events[-1]["evidence_ids"]
+    esearch = [p for e, p in env.entrez.requests if e == "esearch"][-1]
+    assert esearch["mindate"] == "2020/01/01", "only articles newer than the last refresh"
+    # support vanishes: the relation is marked, not dropped
+    store.write(lambda tx: tx.run("MATCH (e:Entity {key:'metformin'}) SET e.refreshed_at = '2020-01-01T00:00:00.000000Z'").consume())
+    env.scores.score = 2
+    refresh_graph.graph.invoke({"limit": 5}, context=env.ctx)
+    row = store.relation_history("metformin")[0]
+    assert row["status"] == "weakened" and row["confidence"] == 0.2
+    assert json.loads(row["history"][-1])["event"] == "weakened"
+
+
+def test_refresh_and_qa_write_on_the_same_entity_lose_nothing(env, store):
+    build_graph.graph.invoke({"topics": ["Metformin"]}, context=env.ctx)
+    store.write(lambda tx: tx.run("MATCH (e:Entity {key:'metformin'}) SET e.refreshed_at = '2020-01-01T00:00:00.000000Z', e.hits = 1").consume())
+    errors = []
+
+    def qa_writes():
+        try:
+            for i in range(10):
+                store.upsert(evidence=[EvidenceRecord(id=f"pmid:9{i}", kind="pubmed")],
+                             relations=[RelationRecord("Metformin", f"Condition {i}", "treats", 0.7, [f"pmid:9{i}"])])
+        except Exception as exc:  # surfaced below
+            errors.append(exc)
+
+    thread = threading.Thread(target=qa_writes)
+    thread.start()
+    refresh_graph.graph.invoke({"limit": 5}, context=env.ctx)
+    thread.join()
+    assert not errors
+    targets = {r["t"] for r in store.read("MATCH (:Entity {key:'metformin'})-[:RELATES]->(t) RETURN t.key AS t")}
+    assert targets == {"target disease"} | {f"condition {i}" for i in range(10)}
+
+
+def test_second_refresher_exits_clearly(env, capsys):
+    with FileLock(str(env.tmp / "refresh.lock")):
+        code = _refresh(SimpleNamespace(every=None, limit=5), env.ctx)
+    assert code == 3 and "another refresher is running" in capsys.readouterr().out
+
+
+def test_every_parsing():
+    assert parse_every("6h") == 21600 and parse_every("30m") == 1800
+    with pytest.raises(ValueError, match="duration"):
+        parse_every("often")

@@ -1,0 +1,63 @@
+"""Studio: `langgraph dev` serves the graphs and a chat turn runs through its HTTP API."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from langgraph_sdk import get_sync_client
+
+from tests.scripted_llm import requested_tool
+from tools.local_server import free_port
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def responder(body: dict) -> dict:
+    tool = requested_tool(body)
+    if tool == "Mentions":
+        return {"tool": tool, "args": {"entities": [{"name": "asthma", "type": "disease"}]}}
+    if tool == "Answer":
+        return {"tool": tool, "args": {"answer": "Asthma is a chronic airway disease.", "confidence": 0.4,
+                                       "citations": [], "rationale": "no evidence in the graph"}}
+    return {"content": "Asthma is not in the graph yet."}
+
+
+@pytest.mark.slow
+def test_langgraph_dev_serves_graphs_and_a_chat_turn(scripted_server, tmp_path):
+    cli = shutil.which("langgraph", path=str(Path(sys.executable).parent))
+    assert cli, "langgraph-cli is a dev dependency"
+    server = scripted_server(responder)
+    port = free_port()
+    env = {**os.environ, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "test", "AMG_LLM_MODEL": "scripted",
+           "AMG_DATA_DIR": str(tmp_path / "data"), "LANGSMITH_TRACING": "false", "LANGGRAPH_CLI_NO_ANALYTICS": "1"}
+    log = open(tmp_path / "studio.log", "w")
+    proc = subprocess.Popen([cli, "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", str(port)],
+                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        client = get_sync_client(url=f"http://127.0.0.1:{port}")
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                assistants = client.assistants.search()
+                break
+            except Exception:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    pytest.fail("langgraph dev did not start: " + (tmp_path / "studio.log").read_text()[-2000:])
+                time.sleep(0.5)
+        assert {"qa", "build", "refresh"} <= {a["graph_id"] for a in assistants}
+        thread = client.threads.create()
+        result = client.runs.wait(thread["thread_id"], "qa", input={"messages": [{"role": "human", "content": "What is asthma?"}]},
+                                  context={"mode": "offline"})
+        assert result["messages"][-1]["type"] == "ai"
+        assert "Asthma is a chronic airway disease." in result["messages"][-1]["content"]
+        assert "not medical advice" in result["messages"][-1]["content"]
+    finally:
+        os.killpg(proc.pid, 15)
+        proc.wait(timeout=30)
+        log.close()
