@@ -46,6 +46,9 @@ def parse_query(question: str, options: dict[str, str], llm, linker: EntityLinke
                              "type": entity_type(mention.type), "linked": False, "how": "llm"})  # fmt: skip
     from_vocab = [{"key": c.key, "name": c.name, "type": c.type, "linked": True, "how": c.how} for c in spotted]
     vocab_keys = {e["key"] for e in from_vocab}
+    # an unlinked mention that wraps a vocabulary entity ("first-line for type 2 diabetes") is that entity
+    from_llm = [e for e in from_llm
+                if e["key"] in vocab_keys or not any(f" {k} " in f" {e['key']} " for k in vocab_keys)]  # fmt: skip
     # both agree first, then the LLM's order, then vocabulary-only finds
     ranked = [e for e in from_llm if e["key"] in vocab_keys] + from_llm + from_vocab
     entities, seen = [], set()

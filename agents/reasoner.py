@@ -12,19 +12,26 @@ from prompts import load
 from tools.graph_store import Neo4jGraphStore
 
 MAX_EVIDENCE = 12
-MAX_PATHS_PER_ENTITY = 12
+MAX_VOCABULARY = 4
+MAX_PATHS_PER_ENTITY = 8
 
 
 def number_evidence(nodes: list[dict], fetched_ids: list[str], store: Neo4jGraphStore) -> list[dict]:
-    """Evidence behind the strongest paths first, then evidence fetched this run; numbered from 1."""
-    ordered: list[str] = []
+    """The evidence the answer may cite, numbered from 1.
+
+    Evidence fetched for this question first, then literature behind the strongest paths,
+    then at most a few curated-vocabulary entries (structure, rarely what a question asks).
+    """
+    on_paths: list[str] = []
     for node in sorted(nodes, key=lambda n: -n["score"]):
         for step in node["steps"]:
-            ordered.extend(step["evidence_ids"])
-    ordered.extend(fetched_ids)
-    ids = list(dict.fromkeys(ordered))[:MAX_EVIDENCE]
-    found = {e["id"]: e for e in store.evidence(ids)} if ids else {}
-    return [{"n": n, **found[i]} for n, i in enumerate((i for i in ids if i in found), 1)]
+            on_paths.extend(step["evidence_ids"])
+    candidates = list(dict.fromkeys(fetched_ids + on_paths))
+    found = {e["id"]: e for e in store.evidence(candidates)} if candidates else {}
+    literature = [i for i in candidates if i in found and found[i]["kind"] != "vocabulary"]
+    vocabulary = [i for i in candidates if i in found and found[i]["kind"] == "vocabulary"][:MAX_VOCABULARY]
+    chosen = (literature + vocabulary)[:MAX_EVIDENCE]
+    return [{"n": n, **found[i]} for n, i in enumerate(chosen, 1)]
 
 
 def entity_contexts(entities: list[dict], nodes: list[dict], evidence_index: list[dict]) -> dict[str, str]:

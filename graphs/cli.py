@@ -38,7 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     seed = kg.add_parser("seed", help="foundation KG from HPO, ICD-10-CM and drug vocabularies")
     seed.add_argument("--source", default="all", choices=["hpo", "icd10", "drugs", "all"])
     seed.add_argument("--force", action="store_true", help="rewrite chunks already written (changes nothing)")
-    seed.add_argument("--no-name-index", action="store_true", help="skip embedding entity names for linking")
+    seed.add_argument("--name-index", action="store_true",
+                      help="also embed vocabulary names for fuzzy linking (slow: ~640 names/s)")
     kg.add_parser("stats", help="counts of entities, relations and evidence")
     show = kg.add_parser("show", help="an entity and its confidence-scored neighbourhood")
     show.add_argument("entity")

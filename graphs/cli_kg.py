@@ -33,10 +33,9 @@ def _seed(args, res: Resources) -> int:
             bar.write(f"{source}: {totals['chunks']} chunks written, {totals['skipped_chunks']} already done, "
                       f"{totals['relations_written']} relations written")  # fmt: skip
     seeded_s = time.perf_counter() - started
-    if not args.no_name_index:
-        with tqdm(desc="indexing entity names", unit=" entities") as bar:
-            added = res.linker.sync(progress=bar.update)
-        print(f"entity-name index: {added} names embedded")
+    with tqdm(desc="indexing entity names", unit=" entities") as bar:
+        added = res.linker.sync(progress=bar.update, include_vocabulary=args.name_index)
+    print(f"entity-name index: {added} names embedded")
     print(f"seeded in {seeded_s:.1f}s (total {time.perf_counter() - started:.1f}s)")
     _print_stats(res)
     return 0

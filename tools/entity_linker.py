@@ -1,8 +1,9 @@
 """Entity linking: exact key, then alias, then embedding similarity over entity names.
 
 The name index is a Chroma collection kept in step with the graph by ``sync``: entities
-created since the last sync are embedded (sources listed in ``skip_sources`` are left to
-exact/alias matching, which keeps seeding the 98k ICD-10 codes fast).
+created since the last sync are embedded. Vocabulary entities carry their curated synonyms
+as aliases and are matched exactly, so by default only entities learned online (from
+evidence) are embedded; ``include_vocabulary`` embeds vocabulary names too (~640 names/s).
 """
 
 from __future__ import annotations
@@ -35,14 +36,12 @@ class Candidate:
 
 
 class EntityLinker:
-    def __init__(self, store: Neo4jGraphStore, index_dir: Path, model_path: Path, threshold: float = 0.8,
-                 skip_sources: tuple[str, ...] = ("vocabulary:icd10",)):  # fmt: skip
+    def __init__(self, store: Neo4jGraphStore, index_dir: Path, model_path: Path, threshold: float = 0.8):
         self.store, self.model_path, self.threshold = store, str(model_path), threshold
-        self.skip_sources = list(skip_sources)
         self.collection = open_collection(index_dir, "entity_names")
         self._mark = index_dir / "entity_names.sync.json"
 
-    def sync(self, progress=lambda n: None) -> int:
+    def sync(self, progress=lambda n: None, include_vocabulary: bool = False) -> int:
         """Embed names of entities created since the last sync; returns how many were added."""
         state = json.loads(self._mark.read_text()) if self._mark.exists() else {"after": "", "key": ""}
         added = 0
@@ -51,12 +50,13 @@ class EntityLinker:
                 """MATCH (e:Entity) WHERE e.created_at > $after OR (e.created_at = $after AND e.key > $key)
                    WITH e ORDER BY e.created_at, e.key LIMIT $n
                    RETURN e.key AS key, e.name AS name, e.type AS type, e.created_at AS at,
-                          [s IN coalesce(e.sources, []) WHERE NOT s IN $skip] AS kept""",
-                after=state["after"], key=state["key"], n=SYNC_BATCH, skip=self.skip_sources,
+                          coalesce(e.sources, []) AS sources""",
+                after=state["after"], key=state["key"], n=SYNC_BATCH,
             )  # fmt: skip
             if not rows:
                 return added
-            wanted = [r for r in rows if r["kept"] or not self.skip_sources]
+            wanted = [r for r in rows if include_vocabulary or not r["sources"]
+                      or any(not s.startswith("vocabulary") for s in r["sources"])]  # fmt: skip
             if wanted:
                 self.collection.upsert(
                     ids=[r["key"] for r in wanted], documents=[r["name"] for r in wanted],

@@ -22,15 +22,13 @@ class EntityRecord:
     description_confidence: float | None = None
     aliases: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
+    key: str = field(init=False)
 
     def __post_init__(self) -> None:
         self.name = validate_name(self.name)
         self.type = entity_type(self.type)
         self.aliases = sorted({validate_name(a) for a in self.aliases if isinstance(a, str) and a.strip()})
-
-    @property
-    def key(self) -> str:
-        return normalize_key(self.name)
+        self.key = normalize_key(self.name)
 
 
 @dataclass
@@ -76,6 +74,8 @@ class RelationRecord:
     description: str = ""
     origin: str = ""  # what produced it: "pubmed", "vocabulary:hpo", "refresh", ...
     model: str = ""
+    source_key: str = field(init=False)
+    target_key: str = field(init=False)
 
     def __post_init__(self) -> None:
         self.source, self.target = validate_name(self.source), validate_name(self.target)
@@ -85,16 +85,9 @@ class RelationRecord:
             raise ValueError(f"confidence {self.confidence} is outside [0, 1]")
         if not self.evidence_ids:
             raise ValueError(f"relation {self.source} -{self.type}-> {self.target} has no evidence")
-        if normalize_key(self.source) == normalize_key(self.target):
+        self.source_key, self.target_key = normalize_key(self.source), normalize_key(self.target)
+        if self.source_key == self.target_key:
             raise ValueError(f"relation {self.source} -{self.type}-> itself")
-
-    @property
-    def source_key(self) -> str:
-        return normalize_key(self.source)
-
-    @property
-    def target_key(self) -> str:
-        return normalize_key(self.target)
 
 
 @dataclass

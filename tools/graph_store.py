@@ -24,6 +24,7 @@ SCHEMA = (
     "CREATE CONSTRAINT alias_key IF NOT EXISTS FOR (a:Alias) REQUIRE a.key IS UNIQUE",
     "CREATE INDEX entity_type IF NOT EXISTS FOR (e:Entity) ON (e.type)",
     "CREATE INDEX entity_refreshed IF NOT EXISTS FOR (e:Entity) ON (e.refreshed_at)",
+    "CREATE INDEX entity_created IF NOT EXISTS FOR (e:Entity) ON (e.created_at)",
 )
 class GraphStore(Protocol):
     """What agents need from the graph; see Neo4jGraphStore for the semantics."""
@@ -161,12 +162,17 @@ class Neo4jGraphStore:
         return [row["v"] for row in rows]
 
     def gap_check(self, keys: list[str], tau: float, stale_before: str, min_relations: int) -> list[GapReport]:
-        """Classify each key: missing, stale (refreshed before ``stale_before``), thin, or ok."""
+        """Classify each key: missing, stale (refreshed before ``stale_before``), thin, or ok.
+
+        Thin counts evidence-backed relations only: curated vocabulary edges give structure
+        (is_a, annotations) but say nothing about treatment, causes or risks.
+        """
         rows = self.read(
             """UNWIND $keys AS k OPTIONAL MATCH (e:Entity {key: k})
                RETURN k, e.refreshed_at AS refreshed,
                       CASE WHEN e IS NULL THEN 0
-                           ELSE COUNT { (e)-[r:RELATES]-() WHERE r.confidence >= $tau } END AS strong""",
+                           ELSE COUNT { (e)-[r:RELATES]-() WHERE r.confidence >= $tau
+                                                              AND NOT r.origin STARTS WITH 'vocabulary' } END AS strong""",
             keys=keys, tau=tau,
         )  # fmt: skip
         reports = []

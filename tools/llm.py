@@ -22,6 +22,7 @@ def chat_model(
     local_model: str,
     data_dir: Path,
     timeout_s: float = 300.0,
+    max_tokens: int = 600,
 ) -> tuple[ChatOpenAI, LocalServer | None]:
     """A deterministic chat model, and the local server behind it (None for a remote endpoint)."""
     server = None
@@ -34,6 +35,7 @@ def chat_model(
         api_key=api_key or "not-needed",
         model=model,
         temperature=0,
+        max_tokens=max_tokens,
         timeout=timeout_s,
         max_retries=2,
     )

@@ -112,5 +112,6 @@ def call_remote(
         return retrying(limited)
     except Exception as exc:
         if is_transient(exc):
-            raise SourceUnavailable(f"{source} unreachable ({type(exc).__name__}: {exc})") from exc
+            detail = " ".join(str(exc).split())[:100]
+            raise SourceUnavailable(f"{source} unreachable ({type(exc).__name__}: {detail})") from exc
         raise
