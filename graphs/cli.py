@@ -74,6 +74,18 @@ def build_parser() -> argparse.ArgumentParser:
     refresh.add_argument("--limit", type=int, default=20, help="entities per pass")
     _context_flags(refresh)
 
+    bench = sub.add_parser("bench", help="evaluate on a multiple-choice set (accuracy, calibration, cost)")
+    bench.add_argument("dataset", help="JSONL (ours, MedQA), MedMCQA JSON lines, or PubMedQA JSON")
+    bench.add_argument("--mode", default="kg", choices=["closed-book", "cot", "rag", "kg"])
+    bench.add_argument("--limit", type=int, help="first N questions")
+    bench.add_argument("--seed", type=int, default=0)
+    bench.add_argument("--out", help="output folder (default bench-out/DATASET)")
+    bench.add_argument("--resume", action="store_true", help="skip questions already answered in --out")
+    bench.add_argument("--shuffle-options", action="store_true", help="permute options (seeded) against position bias")
+    bench.add_argument("--use-options", action="store_true", help="retrieval also uses the option texts")
+    bench.add_argument("--model", help="0.5b | 1.5b (embedded) or a model name at the configured endpoint")
+    _context_flags(bench)
+
     ask = sub.add_parser("ask", help="answer one question")
     ask.add_argument("question")
     ask.add_argument("--option", action="append", default=[], metavar="A=TEXT", help="a multiple-choice option")
@@ -106,6 +118,10 @@ def run(args: argparse.Namespace) -> int:
         from graphs import cli_corpus
 
         return cli_corpus.run(args, Context())
+    if args.command == "bench":
+        from graphs import cli_bench
+
+        return cli_bench.run(args, context_from(args))
     if args.command in ("build", "refresh"):
         from graphs import cli_build
 

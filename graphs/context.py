@@ -46,6 +46,8 @@ class Context:
     traversal: str | None = _env("AMG_TRAVERSAL", "bfs", "bfs | dfs")
     per_entity_reasoning: bool | None = _env("AMG_PER_ENTITY_REASONING", "false", "one reasoning call per entity")
     max_evidence: int | None = _env("AMG_MAX_EVIDENCE", "5", "evidence records fetched per entity")
+    retrieval_uses_options: bool | None = _env("AMG_RETRIEVAL_USES_OPTIONS", "true",
+                                               "multiple choice: look up entities of the options too")
     keep_score: int | None = _env("AMG_KEEP_SCORE", "4", "relations scored below this (1-10) are dropped")
     stale_days: int | None = _env("AMG_STALE_DAYS", "180", "entities not refreshed for longer are stale")
     min_relations: int | None = _env("AMG_MIN_RELATIONS", "3", "entities with fewer relations above tau are thin")

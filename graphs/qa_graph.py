@@ -60,7 +60,8 @@ def prepare(state: QAState, runtime: Runtime[Context]) -> dict:
 def parse(state: QAState, runtime: Runtime[Context]) -> dict:
     ctx = _context(runtime)
     res = resources_for(ctx)
-    return parse_query(state["question"], state.get("options", {}), res.llm, res.linker, ctx.max_entities)
+    options = state.get("options", {}) if ctx.retrieval_uses_options else {}
+    return parse_query(state["question"], options, res.llm, res.linker, ctx.max_entities)
 
 
 @timed("check_gaps")

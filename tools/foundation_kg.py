@@ -27,14 +27,15 @@ def _module(source: str):
     return module
 
 
-def _done_chunks(store: Neo4jGraphStore, origin: str) -> set[int]:
-    rows = store.read("MATCH (s:SeedState {origin: $origin}) RETURN s.done AS done", origin=origin)
-    return set(rows[0]["done"] or []) if rows else set()
+def _seed_state(store: Neo4jGraphStore, origin: str) -> tuple[set[int], bool]:
+    rows = store.read("MATCH (s:SeedState {origin: $origin}) RETURN s.done AS done, s.complete AS complete",
+                      origin=origin)  # fmt: skip
+    return (set(rows[0]["done"] or []), bool(rows[0]["complete"])) if rows else (set(), False)
 
 
-def _mark_done(store: Neo4jGraphStore, origin: str, done: set[int]) -> None:
-    query = "MERGE (s:SeedState {origin: $origin}) SET s.done = $done"
-    store.write(lambda tx: tx.run(query, origin=origin, done=sorted(done)).consume())
+def _mark_done(store: Neo4jGraphStore, origin: str, done: set[int], complete: bool = False) -> None:
+    query = "MERGE (s:SeedState {origin: $origin}) SET s.done = $done, s.complete = $complete"
+    store.write(lambda tx: tx.run(query, origin=origin, done=sorted(done), complete=complete).consume())
 
 
 def seed(
@@ -45,8 +46,11 @@ def seed(
 ) -> dict:
     """Write one vocabulary; returns counts of what this run wrote and skipped."""
     module = _module(source)
-    done = set() if force else _done_chunks(store, module.ORIGIN)
+    done, complete = (set(), False) if force else _seed_state(store, module.ORIGIN)
     totals = {"source": source, "chunks": 0, "skipped_chunks": 0, "entities": 0, "relations_written": 0}
+    if complete:
+        totals["skipped_chunks"] = len(done)
+        return totals
     for number, chunk in _prefetched(module.chunks()):
         if number in done:
             totals["skipped_chunks"] += 1
@@ -58,6 +62,7 @@ def seed(
             totals["entities"] += summary.entities
             totals["relations_written"] += summary.relations_written
         progress(source, len(chunk))
+    _mark_done(store, module.ORIGIN, done, complete=True)
     return totals
 
 

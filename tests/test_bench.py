@@ -1,0 +1,111 @@
+"""Evaluation harness: readers, metrics on hand-computed examples, every mode on the scripted LLM, resume."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from langchain_openai import ChatOpenAI
+
+from graphs import cli_bench
+from graphs.bench_metrics import accuracy, ece, macro_f1
+from graphs.context import Context
+from graphs.resources import Resources, install
+from tests.scripted_llm import prompt_text, requested_tool
+from tools.datasets import load, shuffled
+
+BENCH = Path(__file__).parent / "data" / "bench"
+
+
+def test_readers_for_every_format():
+    ours = load(BENCH / "ours.jsonl")
+    assert [i["id"] for i in ours.items] == ["q1", "q2", "q4", "q5", "q6"]
+    assert ours.skipped == {"malformed": 1, "unknown_answer": 1, "duplicate_id": 1}
+    medqa = load(BENCH / "medqa.jsonl").items[0]
+    assert medqa["answer"] == "A" and len(medqa["options"]) == 5
+    medmcqa = load(BENCH / "medmcqa.jsonl").items
+    assert [(i["answer"], i["subject"]) for i in medmcqa] == [("A", "Pharmacology"), ("C", "Biochemistry")]
+    pubmedqa = load(BENCH / "pubmedqa.json").items
+    assert [(i["id"], i["answer"]) for i in pubmedqa] == [("12345", "A"), ("12346", "B")]
+    assert "Context: Metformin lowered" in pubmedqa[0]["question"]
+
+
+def test_shuffle_moves_the_answer_with_its_text():
+    item = load(BENCH / "ours.jsonl").items[0]
+    moved = shuffled(item, seed=1)
+    assert moved["options"][moved["answer"]] == "Metformin"
+    assert sorted(moved["options"].values()) == sorted(item["options"].values())
+    assert shuffled(item, seed=1) == moved
+
+
+def test_metrics_on_hand_computed_examples():
+    gold, pred = ["A", "A", "B", "B"], ["A", "B", "B", None]
+    assert accuracy(gold, pred) == 0.5
+    # A: tp1 fp0 fn1 -> 2/3 ; B: tp1 fp1 fn1 -> 1/2 ; macro = 7/12
+    assert macro_f1(gold, pred) == pytest.approx(7 / 12)
+    # bins: 0.9 x2 (1 right) -> |0.5-0.9|=0.4 ; 0.3 x2 (1 right) -> |0.5-0.3|=0.2 ; ECE = 0.5*0.4 + 0.5*0.2
+    assert ece([0.9, 0.9, 0.3, 0.3], [True, False, True, False]) == pytest.approx(0.3)
+    assert ece([1.0, 0.0], [True, False]) == pytest.approx(0.0)
+
+
+def answer_key(body: dict) -> dict:
+    """Scripted model: knows answers by keyword, and says 'B' when unsure (a position bias)."""
+    tool, text = requested_tool(body), prompt_text(body)
+    known = {"first-line for type 2": "B", "Isoniazid": "A", "ACE inhibitors": "A", "Rifampicin": "C"}
+    if tool == "Answer":
+        letter = next((v for k, v in known.items() if k in text), "B")
+        return {"tool": tool, "args": {"answer": letter, "option": letter, "confidence": 0.9, "citations": []}}
+    if tool == "Mentions":
+        return {"tool": tool, "args": {"entities": []}}
+    return {"content": "step by step"}
+
+
+@pytest.fixture
+def bench_env(store, scripted_server, tmp_path):
+    server = scripted_server(answer_key)
+    ctx = Context(data_dir=str(tmp_path / "data"), mode="offline")
+    llm = ChatOpenAI(base_url=server.base_url, api_key="t", model="scripted")
+    install(Resources(ctx, store=store, llm=llm))
+    return ctx, tmp_path, server
+
+
+def args_for(tmp_path, mode, **extra):
+    base = dict(dataset=str(BENCH / "ours.jsonl"), mode=mode, limit=5, seed=0, out=str(tmp_path / "out"),
+                resume=False, shuffle_options=False, use_options=False, model=None)
+    return SimpleNamespace(**{**base, **extra})
+
+
+@pytest.mark.parametrize("mode", ["closed-book", "cot", "rag", "kg"])
+def test_five_questions_in_each_mode(bench_env, mode):
+    ctx, tmp_path, _ = bench_env
+    from graphs.resources import resources_for
+
+    cli_bench._bench(args_for(tmp_path, mode), ctx, resources_for(ctx))
+    summary = json.loads((tmp_path / "out" / mode / "summary.json").read_text())
+    assert summary["n"] == 5 and summary["mode"] == mode
+    assert summary["accuracy"] == pytest.approx(0.8)  # q6 (salbutamol) falls to the 'B' bias
+    assert summary["predicted_letters"] == {"A": 2, "B": 2, "C": 1}
+    assert summary["config"]["retrieval_uses"] == "question only"
+    assert {"n", "accuracy", "macro_f1", "ece", "unparsed", "latency_p50_s", "llm_calls_per_question",
+            "tokens_per_question", "mode", "model"} <= set(summary)
+    assert (tmp_path / "out" / mode / "reliability.png").stat().st_size > 1000
+    assert f"| {mode} |" in (tmp_path / "out" / "report.md").read_text()
+
+
+def test_resume_after_interruption_gives_the_same_report(bench_env):
+    from graphs.resources import resources_for
+
+    ctx, tmp_path, server = bench_env
+    cli_bench._bench(args_for(tmp_path, "closed-book"), ctx, resources_for(ctx))
+    whole = json.loads((tmp_path / "out" / "closed-book" / "summary.json").read_text())
+    results = tmp_path / "out" / "closed-book" / "results.jsonl"
+    lines = results.read_text().splitlines()
+    results.write_text("\n".join(lines[:2]) + "\n")  # interrupted after two questions
+    calls = len(server.requests)
+    cli_bench._bench(args_for(tmp_path, "closed-book", resume=True), ctx, resources_for(ctx))
+    resumed = json.loads((tmp_path / "out" / "closed-book" / "summary.json").read_text())
+    assert len(server.requests) - calls == 3, "only the three missing questions were asked"
+    drop = ("latency_p50_s", "latency_p95_s", "config", "node_latency_ms")
+    assert {k: v for k, v in resumed.items() if k not in drop} == {k: v for k, v in whole.items() if k not in drop}

@@ -1,0 +1,19 @@
+"""Foundation KG seeding: one real vocabulary (drugs) into the real graph, twice."""
+
+from __future__ import annotations
+
+from tools.foundation_kg import seed
+
+
+def test_seed_drugs_is_idempotent_and_resumable(store):
+    first = seed(store, "drugs")
+    assert first["chunks"] > 5 and first["entities"] > 19_000
+    stats = store.stats()
+    metformin = store.get_entity("Glucophage")
+    assert metformin["name"] == "Metformin" and "DB00331" in metformin["aliases"]
+    evidence = store.read("MATCH (:Entity {key:'metformin'})-[:SUPPORTED_BY]->(v) RETURN v.kind AS kind, v.release AS rel")
+    assert evidence[0]["kind"] == "vocabulary" and "drug-named-entity-recognition" in evidence[0]["rel"]
+    again = seed(store, "drugs")
+    assert again["chunks"] == 0 and again["skipped_chunks"] == first["chunks"]
+    forced = seed(store, "drugs", force=True)
+    assert forced["relations_written"] == 0 and store.stats() == stats, "a forced re-run changes nothing"
