@@ -11,11 +11,10 @@ import json
 from pathlib import Path
 from typing import Annotated
 
-from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
-from langgraph.types import Send
 from typing_extensions import TypedDict
 
+from graphs.batch_graph import batch_graph, write_run_summary
 from graphs.context import Context
 from graphs.expansion import expand
 from graphs.resources import resources_for
@@ -110,22 +109,8 @@ def summarize(state: BuildState, runtime: Runtime[Context]) -> dict:
         "evidence_stored": sum(r.get("evidence", 0) for r in results),
         "failures": [r for r in results if r["status"] != "done"],
     }
-    runs = ctx.data_path / "runs"
-    runs.mkdir(parents=True, exist_ok=True)
-    (runs / f"build-{summary['finished_at'].replace(':', '')}.json").write_text(json.dumps(summary, indent=2))
+    write_run_summary(ctx, "build", summary)
     return {"summary": summary}
 
 
-def fan_out(state: BuildState):
-    return [Send("build_entity", {"entity": e}) for e in state.get("planned", [])] or "summarize"
-
-
-builder = StateGraph(BuildState, context_schema=Context)
-builder.add_node("plan", plan)
-builder.add_node("build_entity", build_entity)
-builder.add_node("summarize", summarize)
-builder.add_edge(START, "plan")
-builder.add_conditional_edges("plan", fan_out, ["build_entity", "summarize"])
-builder.add_edge("build_entity", "summarize")
-builder.add_edge("summarize", END)
-graph = builder.compile(name="AMG KG build")
+graph = batch_graph(BuildState, plan, build_entity, summarize, "planned", "AMG KG build")

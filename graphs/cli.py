@@ -17,8 +17,9 @@ USER_ERRORS = (ValueError, FileNotFoundError, GraphUnavailable, LocalServerError
                SourceUnavailable, openai.APIConnectionError, openai.AuthenticationError, openai.NotFoundError)  # fmt: skip
 
 
-def _context_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--mode", choices=["offline", "dynamic", "hybrid"], help="evidence mode (AMG_MODE)")
+def _context_flags(parser: argparse.ArgumentParser, mode_flag: str = "--mode") -> None:
+    parser.add_argument(mode_flag, dest="evidence_mode", choices=["offline", "dynamic", "hybrid"],
+                        help="evidence mode (AMG_MODE)")
     parser.add_argument("--tau", type=float, help="traversal confidence threshold (AMG_TAU)")
     parser.add_argument("--depth", dest="max_depth", type=int, help="traversal depth (AMG_MAX_DEPTH)")
     parser.add_argument("--max-entities", type=int, help="entities per question (AMG_MAX_ENTITIES)")
@@ -84,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--shuffle-options", action="store_true", help="permute options (seeded) against position bias")
     bench.add_argument("--use-options", action="store_true", help="retrieval also uses the option texts")
     bench.add_argument("--model", help="0.5b | 1.5b (embedded) or a model name at the configured endpoint")
-    _context_flags(bench)
+    _context_flags(bench, mode_flag="--kg-mode")
 
     ask = sub.add_parser("ask", help="answer one question")
     ask.add_argument("question")
@@ -99,8 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def context_from(args: argparse.Namespace) -> Context:
-    names = ("mode", "tau", "max_depth", "max_entities", "traversal", "sources", "local_model", "per_entity_reasoning")
-    context = Context().with_overrides(**{n: getattr(args, n, None) for n in names})
+    names = ("tau", "max_depth", "max_entities", "traversal", "sources", "local_model", "per_entity_reasoning")
+    context = Context().with_overrides(mode=getattr(args, "evidence_mode", None), **{n: getattr(args, n, None) for n in names})
     context.validate()
     return context
 

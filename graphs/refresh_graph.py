@@ -10,17 +10,15 @@ A lock on each entity (in the graph) keeps two refreshers off the same entity.
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 from datetime import datetime, timedelta, timezone
 from typing import Annotated
 
-from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
-from langgraph.types import Send
 from typing_extensions import TypedDict
 
+from graphs.batch_graph import batch_graph, write_run_summary
 from graphs.context import Context
 from graphs.expansion import expand
 from graphs.resources import resources_for
@@ -106,22 +104,8 @@ def summarize(state: RefreshState, runtime: Runtime[Context]) -> dict:
                "relations_rescored": sum(r.get("relations_rescored", 0) for r in results),
                "relations_weakened": sum(r.get("relations_weakened", 0) for r in results),
                "results": results}  # fmt: skip
-    runs = ctx.data_path / "runs"
-    runs.mkdir(parents=True, exist_ok=True)
-    (runs / f"refresh-{summary['finished_at'].replace(':', '')}.json").write_text(json.dumps(summary, indent=2))
+    write_run_summary(ctx, "refresh", summary)
     return {"summary": summary}
 
 
-def fan_out(state: RefreshState):
-    return [Send("refresh_entity", {"entity": c}) for c in state.get("candidates", [])] or "summarize"
-
-
-builder = StateGraph(RefreshState, context_schema=Context)
-builder.add_node("pick", pick)
-builder.add_node("refresh_entity", refresh_entity)
-builder.add_node("summarize", summarize)
-builder.add_edge(START, "pick")
-builder.add_conditional_edges("pick", fan_out, ["refresh_entity", "summarize"])
-builder.add_edge("refresh_entity", "summarize")
-builder.add_edge("summarize", END)
-graph = builder.compile(name="AMG refresh")
+graph = batch_graph(RefreshState, pick, refresh_entity, summarize, "candidates", "AMG refresh")
