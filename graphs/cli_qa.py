@@ -38,6 +38,8 @@ def run(args, context: Context) -> int:
 
 def _ask(args, context: Context) -> int:
     result = graph.invoke({"question": args.question, "options": parse_options(args.option)}, context=context)
+    if result.get("problem"):
+        raise ValueError(result["problem"])
     if args.graph:
         write_picture(result, Path(args.graph))
     if args.json:
@@ -46,7 +48,7 @@ def _ask(args, context: Context) -> int:
         print(chat_reply(result))
         if args.graph:
             print(f"evidence subgraph written to {args.graph}")
-    return 0 if result.get("answer") and result.get("entities") is not None else 1
+    return 0
 
 
 def _chat(args, context: Context) -> int:

@@ -52,7 +52,7 @@ def prepare(state: QAState, runtime: Runtime[Context]) -> dict:
     question, options, notices, problem = prepare_question(state)
     update = {**PER_TURN_RESET, "question": question, "options": options, "notices": notices}
     if problem:
-        update.update(answer=problem, confidence=0.0, messages=[AIMessage(problem)])
+        update.update(answer=problem, problem=problem, confidence=0.0, messages=[AIMessage(problem)])
     return update
 
 

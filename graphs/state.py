@@ -60,6 +60,7 @@ class QAState(TypedDict, total=False):
     citations: list[dict]
     rationale: str
     notices: list[str]
+    problem: str | None  # set when the input cannot be answered (empty, options without question, ...)
     # run trace
     timings_ms: Annotated[dict[str, float], timings]
     llm_calls: Annotated[int, summed]
@@ -79,4 +80,5 @@ PER_TURN_RESET = {
     "evidence": RESET, "new_relations": RESET, "timings_ms": RESET, "llm_calls": RESET, "tokens": RESET,
     "degradations": RESET, "entities": [], "gaps": [], "subgraph": {}, "evidence_index": [], "reasoning": {},
     "citations": [], "answer": "", "option": None, "confidence": 0.0, "rationale": "", "notices": [],
+    "problem": None,
 }  # fmt: skip
