@@ -16,6 +16,7 @@ from tests.fakes import RecordedEntrez
 from tests.scripted_llm import ScriptedServer, prompt_text, requested_tool
 from tools.evidence import EvidenceFinder
 from tools.pubmed import PubMedClient
+from tools.remote_calls import RateLimiter
 from tools.request_cache import RequestCache
 
 REQUESTS_PER_ENTITY = 2  # esearch + efetch
@@ -36,7 +37,9 @@ def main() -> None:
     server = ScriptedServer(scorer)
     ctx = Context(data_dir=str(data), sources="pubmed", openai_base_url=server.base_url, openai_api_key="x",
                   llm_model="scripted")  # fmt: skip
-    finder = EvidenceFinder(pubmed=PubMedClient("", "", RequestCache(data / "c.sqlite"), RecordedEntrez()))
+    pubmed = PubMedClient("", "", RequestCache(data / "c.sqlite"), RecordedEntrez())
+    pubmed.limiter = RateLimiter(10_000)  # recorded responses: measure our overhead, not NCBI's rate limit
+    finder = EvidenceFinder(pubmed=pubmed)
     install(Resources(ctx, evidence=finder))
     topics = [f"Topic entity {i}" for i in range(args.entities)]
     started = time.perf_counter()

@@ -13,6 +13,7 @@ import pytest
 from langgraph_sdk import get_sync_client
 
 from tests.scripted_llm import requested_tool
+from tools.graph_server import embedded_graph_server
 from tools.local_server import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,3 +62,6 @@ def test_langgraph_dev_serves_graphs_and_a_chat_turn(scripted_server, tmp_path):
         os.killpg(proc.pid, 15)
         proc.wait(timeout=30)
         log.close()
+        # the dev server exits without atexit hooks: stop the graph server it started
+        embedded_graph_server(tmp_path / "data")[0].shutdown()
+        assert not (tmp_path / "data" / "graph" / "server.json").exists()

@@ -94,6 +94,12 @@ class LocalServer:
             if not self._live_clients():
                 self._stop()
 
+    def shutdown(self) -> None:
+        """Stop the server whoever started it (for hosts that exit without running atexit)."""
+        self.home.mkdir(parents=True, exist_ok=True)
+        with self._lock():
+            self._stop()
+
     def _live_clients(self) -> list[int]:
         live = []
         for entry in self.clients_dir.glob("*"):
