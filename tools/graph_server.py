@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import secrets
 from pathlib import Path
+from typing import Callable
 
 from neo4j import GraphDatabase
 
@@ -42,7 +43,7 @@ def graph_password(home: Path) -> str:
     return password
 
 
-def _launch_command(data_dir: Path, password: str, heap: str) -> callable:
+def _launch_command(data_dir: Path, password: str, heap: str) -> Callable[[dict[str, int]], list[str]]:
     pkg = arcadedb_home()
 
     def command(ports: dict[str, int]) -> list[str]:
