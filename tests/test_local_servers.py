@@ -1,0 +1,95 @@
+"""Local server lifecycle and model verification, with a tiny stand-in server (no Java, no model)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import urllib.request
+
+import pytest
+
+from tools.llm_server import LocalModel, model_file
+from tools.local_server import LocalServer, LocalServerError, pid_alive
+
+
+def http_server(home):
+    def probe(ports):
+        with urllib.request.urlopen(f"http://127.0.0.1:{ports['http']}/", timeout=1) as resp:
+            return resp.status == 200
+
+    return LocalServer("stand-in", home, lambda p: [sys.executable, "-m", "http.server", str(p["http"]),
+                                                    "--bind", "127.0.0.1"], probe, ("http",), ready_timeout_s=20)  # fmt: skip
+
+
+SECOND_CLIENT = """
+import sys, json
+sys.path.insert(0, {root!r})
+from tests.test_local_servers import http_server
+from pathlib import Path
+server = http_server(Path({home!r}))
+print(json.dumps(server.acquire()), flush=True)
+sys.stdin.readline()  # hold the server until told to go; atexit releases it
+"""
+
+
+def test_second_process_reuses_and_last_one_out_stops(tmp_path):
+    import subprocess
+    from pathlib import Path
+
+    first = http_server(tmp_path)
+    ports = first.acquire()
+    pid = json.loads(first.state_file.read_text())["pid"]
+    code = SECOND_CLIENT.format(root=str(Path(__file__).parents[1]), home=str(tmp_path))
+    second = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert json.loads(second.stdout.readline()) == ports, "a second process reuses the running server"
+    first.release()
+    assert pid_alive(pid), "still in use by the second process"
+    second.communicate("go\n", timeout=20)
+    assert not first.state_file.exists(), "the last client out stopped it"
+
+
+def test_stale_state_is_replaced(tmp_path):
+    server = http_server(tmp_path)
+    tmp_path.mkdir(exist_ok=True)
+    server.state_file.write_text(json.dumps({"pid": 999999, "ports": {"http": 1}}))
+    ports = server.acquire()
+    assert ports["http"] != 1
+    server.release()
+
+
+def test_server_that_dies_at_start_gives_a_clear_error(tmp_path):
+    broken = LocalServer("broken", tmp_path, lambda p: [sys.executable, "-c", "raise SystemExit(3)"],
+                         lambda p: False, ("http",), ready_timeout_s=10)  # fmt: skip
+    with pytest.raises(LocalServerError, match="exited at start"):
+        broken.acquire()
+
+
+@pytest.fixture
+def parts_package(tmp_path, monkeypatch):
+    pkg = tmp_path / "site" / "fake_weights_part1"
+    (pkg / "data").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "data" / "part01.bin").write_bytes(b"GGUF" + b"x" * 1000)
+    (pkg / "data" / "part02.bin").write_bytes(b"y" * 500)
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    whole = b"GGUF" + b"x" * 1000 + b"y" * 500
+    return LocalModel("fake", "fake.gguf", ("fake_weights_part1",), hashlib.sha256(whole).hexdigest(), "reinstall")
+
+
+def test_weights_are_joined_verified_and_rejoined_when_corrupt(tmp_path, parts_package):
+    path = model_file(parts_package, tmp_path / "models")
+    assert path.read_bytes().startswith(b"GGUF") and path.stat().st_size == 1504
+    path.write_bytes(b"truncated")  # a partial or corrupt file
+    path.with_suffix(".sha256-ok").unlink()
+    assert model_file(parts_package, tmp_path / "models").stat().st_size == 1504
+
+
+def test_wrong_checksum_is_a_clear_error(tmp_path, parts_package):
+    bad = LocalModel("fake", "fake.gguf", parts_package.part_modules, "0" * 64, "reinstall the parts")
+    with pytest.raises(LocalServerError, match="fail the sha256 check"):
+        model_file(bad, tmp_path / "models")
+    missing = LocalModel("fake", "fake.gguf", ("no_such_module_anywhere",), "0" * 64, "pip install it")
+    with pytest.raises(LocalServerError, match="is missing; pip install it"):
+        model_file(missing, tmp_path / "models2")
