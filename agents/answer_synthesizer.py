@@ -9,8 +9,9 @@ question entity this run; 0 when nothing is cited). An uncited answer is at most
 from __future__ import annotations
 
 import re
+from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model, field_validator
 
 from agents.reasoner import format_options
 from agents.structured import Usage, ask
@@ -28,6 +29,27 @@ class Answer(BaseModel):
     confidence: float = Field(default=0.5, ge=0, le=1, description="0..1 that the answer is correct")
     citations: list[int] = Field(default_factory=list, description="evidence numbers that support the answer")
     rationale: str = Field(default="", description="a short justification")
+
+
+def answer_schema(options: dict[str, str]) -> type[Answer]:
+    """``Answer``, with a required ``option`` limited to the question's letters for multiple choice.
+
+    Constrained servers (llama.cpp turns a forced tool's JSON schema into a grammar) then
+    cannot leave the option out or name one that does not exist.
+    """
+    if not options:
+        return Answer
+    letters = tuple(options)
+    return create_model(
+        "Answer", __base__=Answer, __doc__=Answer.__doc__,
+        __validators__={"letter": field_validator("option", mode="before")(_letter)},
+        option=(Literal[letters], Field(description=f"the chosen option letter: {', '.join(letters)}")),
+    )  # fmt: skip
+
+
+def _letter(cls, value: object) -> object:
+    """"b", " B.", "(B)" all mean B."""
+    return str(value).strip().strip(".()").upper()[:1] if isinstance(value, str) else value
 
 
 def pick_option(option: str | None, answer: str, options: dict[str, str]) -> str | None:
@@ -68,7 +90,7 @@ def synthesize(question: str, options: dict[str, str], reasoning: dict[str, str]
     ) or "(none)"
     prompt = load("answer").format(question=question, options=format_options(options),
                                    reasoning="\n\n".join(reasoning.values()) or "(none)", evidence=evidence_text)  # fmt: skip
-    reply = ask(llm, Answer, prompt, usage)
+    reply = ask(llm, answer_schema(options), prompt, usage)
     if reply is None:
         return {"answer": "The model did not return a usable answer.", "option": None, "confidence": 0.0,
                 "citations": [], "rationale": "", "degradations": ["answer synthesizer: no structured answer"],

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from agents.answer_synthesizer import Answer, pick_option
+from agents.answer_synthesizer import Answer, answer_schema, pick_option
 from agents.reasoner import format_options
 from agents.structured import Usage, ask, say
 from prompts import load
@@ -20,7 +20,7 @@ def _result(reply: Answer | None, options: dict[str, str], usage: Usage) -> dict
 def closed_book(question: str, options: dict[str, str], llm) -> dict:
     usage = Usage()
     prompt = load("closed_book").format(question=question, options=format_options(options))
-    return _result(ask(llm, Answer, prompt, usage), options, usage)
+    return _result(ask(llm, answer_schema(options), prompt, usage), options, usage)
 
 
 def chain_of_thought(question: str, options: dict[str, str], llm) -> dict:
@@ -29,7 +29,7 @@ def chain_of_thought(question: str, options: dict[str, str], llm) -> dict:
                                                   context="(none: use your own medical knowledge)"), usage)  # fmt: skip
     prompt = load("answer").format(question=question, options=format_options(options), reasoning=reasoning,
                                    evidence="(none)")  # fmt: skip
-    return _result(ask(llm, Answer, prompt, usage), options, usage)
+    return _result(ask(llm, answer_schema(options), prompt, usage), options, usage)
 
 
 def retrieval(question: str, options: dict[str, str], llm, passages: PassageStore, query: str, k: int = 4) -> dict:
@@ -38,4 +38,4 @@ def retrieval(question: str, options: dict[str, str], llm, passages: PassageStor
     evidence = "\n".join(f"[{n}] ({p.source}) {' '.join(p.text.split())[:600]}" for n, p in enumerate(found, 1))
     prompt = load("answer").format(question=question, options=format_options(options), reasoning="(none)",
                                    evidence=evidence or "(none)")  # fmt: skip
-    return {**_result(ask(llm, Answer, prompt, usage), options, usage), "passages": len(found)}
+    return {**_result(ask(llm, answer_schema(options), prompt, usage), options, usage), "passages": len(found)}

@@ -127,3 +127,12 @@ def test_option_parsing():
     assert pick_option(None, "The answer is (C)", options) == "C"
     assert pick_option("", "I would give metformin.", options) == "B"
     assert pick_option("Z", "no idea", options) is None
+
+
+def test_multiple_choice_answer_must_name_a_valid_option():
+    options = {"A": "Insulin", "B": "Metformin"}
+    missing = chat(Answer={"args": {"answer": "Metformin", "confidence": 0.7}})
+    out = synthesize("First-line drug?", options, {}, [], [], [], [{"key": "x"}], missing)
+    assert out["llm_calls"] == 2 and out["option"] is None and out["degradations"]
+    lower = chat(Answer={"args": {"answer": "Metformin", "option": "(b)", "confidence": 0.7}})
+    assert synthesize("First-line drug?", options, {}, [], [], [], [{"key": "x"}], lower)["option"] == "B"
