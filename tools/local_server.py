@@ -21,6 +21,9 @@ from typing import Callable
 from filelock import FileLock, Timeout
 
 
+_IN_PROCESS: dict[Path, int] = {}  # acquisitions per server home in this process
+
+
 class LocalServerError(RuntimeError):
     """A local server could not be started or reached; the message says how to fix it."""
 
@@ -81,6 +84,7 @@ class LocalServer:
                 f"{self.name}: another process holds {self.home}/server.lock; wait or remove a stale lock"
             ) from None
         self._ports = ports
+        _IN_PROCESS[self.home] = _IN_PROCESS.get(self.home, 0) + 1
         atexit.register(self.release)
         return ports
 
@@ -89,6 +93,9 @@ class LocalServer:
         if self._ports is None:
             return
         self._ports = None
+        _IN_PROCESS[self.home] -= 1
+        if _IN_PROCESS[self.home] > 0:
+            return  # another user in this process still needs it
         with self._lock():
             (self.clients_dir / str(os.getpid())).unlink(missing_ok=True)
             if not self._live_clients():
