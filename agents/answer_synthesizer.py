@@ -17,6 +17,7 @@ from agents.reasoner import format_options
 from agents.structured import Usage, ask
 from prompts import load
 
+MAX_REASONING_CHARS = 3000  # keeps question + reasoning + evidence + a repair turn inside a 4k-token context
 NO_KNOWLEDGE = ("I found no medical entities in this question that the knowledge graph knows about, so I cannot "
                 "answer it from evidence.")  # fmt: skip
 
@@ -89,7 +90,8 @@ def synthesize(question: str, options: dict[str, str], reasoning: dict[str, str]
         for e in evidence_index
     ) or "(none)"
     prompt = load("answer").format(question=question, options=format_options(options),
-                                   reasoning="\n\n".join(reasoning.values()) or "(none)", evidence=evidence_text)  # fmt: skip
+                                   reasoning="\n\n".join(reasoning.values())[:MAX_REASONING_CHARS] or "(none)",
+                                   evidence=evidence_text)  # fmt: skip
     reply = ask(llm, answer_schema(options), prompt, usage)
     if reply is None:
         return {"answer": "The model did not return a usable answer.", "option": None, "confidence": 0.0,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel
@@ -38,7 +39,10 @@ def ask(llm: BaseChatModel, schema: type[BaseModel], prompt: str, usage: Usage) 
     runnable = llm.with_structured_output(schema, method="function_calling", include_raw=True)
     messages: list[BaseMessage] = [SystemMessage(SYSTEM), HumanMessage(prompt)]
     for attempt in range(2):
-        result = runnable.invoke(messages)
+        try:
+            result = runnable.invoke(messages)
+        except openai.BadRequestError:
+            return None  # e.g. the prompt (with the repair turn) exceeds the model's context
         usage.add(result.get("raw"))
         if result.get("parsed") is not None and result.get("parsing_error") is None:
             return result["parsed"]
@@ -55,7 +59,10 @@ def ask(llm: BaseChatModel, schema: type[BaseModel], prompt: str, usage: Usage) 
 
 
 def say(llm: BaseChatModel, prompt: str, usage: Usage) -> str:
-    """A free-text reply."""
-    reply = llm.invoke([SystemMessage(SYSTEM), HumanMessage(prompt)])
+    """A free-text reply ("" when the endpoint rejects the request, e.g. it exceeds the context)."""
+    try:
+        reply = llm.invoke([SystemMessage(SYSTEM), HumanMessage(prompt)])
+    except openai.BadRequestError:
+        return ""
     usage.add(reply)
     return str(reply.content or "")

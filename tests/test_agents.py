@@ -136,3 +136,18 @@ def test_multiple_choice_answer_must_name_a_valid_option():
     assert out["llm_calls"] == 2 and out["option"] is None and out["degradations"]
     lower = chat(Answer={"args": {"answer": "Metformin", "option": "(b)", "confidence": 0.7}})
     assert synthesize("First-line drug?", options, {}, [], [], [], [{"key": "x"}], lower)["option"] == "B"
+
+
+def test_a_request_the_endpoint_rejects_degrades_instead_of_crashing():
+    import httpx
+    import openai
+
+    def too_long(req):
+        request = httpx.Request("POST", "http://x/v1/chat/completions")
+        raise openai.BadRequestError("maximum context length is 4096 tokens", response=httpx.Response(400, request=request),
+                                     body=None)
+
+    llm = FakeChat(responder=too_long, calls=[])
+    out = synthesize("q?", {"A": "x", "B": "y"}, {"all": "r" * 50_000}, [], [], [], [{"key": "x"}], llm)
+    assert out["confidence"] == 0.0 and out["degradations"]
+    assert "r" * 3001 not in llm.calls[0]["prompt"], "reasoning is capped before it reaches the prompt"
