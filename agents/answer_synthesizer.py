@@ -9,6 +9,7 @@ question entity this run; 0 when nothing is cited). An uncited answer is at most
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Literal
 
 from pydantic import BaseModel, Field, create_model, field_validator
@@ -38,9 +39,11 @@ def answer_schema(options: dict[str, str]) -> type[Answer]:
     Constrained servers (llama.cpp turns a forced tool's JSON schema into a grammar) then
     cannot leave the option out or name one that does not exist.
     """
-    if not options:
-        return Answer
-    letters = tuple(options)
+    return _choice_schema(tuple(options)) if options else Answer
+
+
+@cache
+def _choice_schema(letters: tuple[str, ...]) -> type[Answer]:
     return create_model(
         "Answer", __base__=Answer, __doc__=Answer.__doc__,
         __validators__={"letter": field_validator("option", mode="before")(_letter)},

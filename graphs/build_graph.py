@@ -15,7 +15,7 @@ from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
 from graphs.batch_graph import batch_graph, write_run_summary
-from graphs.context import Context
+from graphs.context import Context, run_context
 from graphs.expansion import expand
 from graphs.resources import resources_for
 from graphs.state import appended
@@ -55,7 +55,7 @@ class BuildState(TypedDict, total=False):
 
 
 def plan(state: BuildState, runtime: Runtime[Context]) -> dict:
-    ctx = runtime.context or Context()
+    ctx = run_context(runtime)
     res = resources_for(ctx)
     entities, problems = {}, []
     for topic in state.get("topics", [])[:MAX_TOPICS]:
@@ -82,7 +82,7 @@ def plan(state: BuildState, runtime: Runtime[Context]) -> dict:
 
 
 def build_entity(task: dict, runtime: Runtime[Context]) -> dict:
-    ctx = runtime.context or Context()
+    ctx = run_context(runtime)
     res = resources_for(ctx)
     entity = task["entity"]
     try:
@@ -99,7 +99,7 @@ def build_entity(task: dict, runtime: Runtime[Context]) -> dict:
 
 
 def summarize(state: BuildState, runtime: Runtime[Context]) -> dict:
-    ctx = runtime.context or Context()
+    ctx = run_context(runtime)
     results = state.get("results", [])
     summary = {
         "finished_at": utc_now(),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, fields, replace
+from functools import cache
 from pathlib import Path
 
 from dotenv import load_dotenv
@@ -109,3 +110,13 @@ def _coerce(raw: str, annotation: object) -> object:
 def describe_knobs() -> list[tuple[str, str, str]]:
     """(env name, default, description) for every knob, in declaration order."""
     return [(f.metadata["env"], f.metadata["default"], f.metadata["description"]) for f in fields(Context)]
+
+
+@cache
+def _default_context() -> Context:
+    return Context()
+
+
+def run_context(runtime) -> Context:
+    """The run's Context, or the environment's (built once) when the caller passed none."""
+    return runtime.context if isinstance(runtime.context, Context) else _default_context()

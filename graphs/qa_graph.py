@@ -21,15 +21,11 @@ from agents.query_parser import parse_query
 from agents.reasoner import number_evidence, reason
 from agents.traverser import traverse_subgraph
 from graphs.answer_format import chat_reply
-from graphs.context import Context
+from graphs.context import Context, run_context
 from graphs.expansion import expand
 from graphs.question import prepare_question
 from graphs.resources import resources_for
 from graphs.state import PER_TURN_RESET, QAInput, QAState
-
-
-def _context(runtime: Runtime[Context]) -> Context:
-    return runtime.context if isinstance(runtime.context, Context) else Context()
 
 
 def timed(name: str):
@@ -58,7 +54,7 @@ def prepare(state: QAState, runtime: Runtime[Context]) -> dict:
 
 @timed("parse_query")
 def parse(state: QAState, runtime: Runtime[Context]) -> dict:
-    ctx = _context(runtime)
+    ctx = run_context(runtime)
     res = resources_for(ctx)
     options = state.get("options", {}) if ctx.retrieval_uses_options else {}
     return parse_query(state["question"], options, res.llm, res.linker, ctx.max_entities)
@@ -66,14 +62,14 @@ def parse(state: QAState, runtime: Runtime[Context]) -> dict:
 
 @timed("check_gaps")
 def check_gaps(state: QAState, runtime: Runtime[Context]) -> dict:
-    ctx = _context(runtime)
+    ctx = run_context(runtime)
     return detect_gaps(state["entities"], resources_for(ctx).store, ctx.tau, ctx.stale_days, ctx.min_relations)
 
 
 @timed("expand_entity")
 def expand_entity(task: dict, runtime: Runtime[Context]) -> dict:
     """One branch per entity: evidence search, then relation scoring and the graph write."""
-    ctx = _context(runtime)
+    ctx = run_context(runtime)
     done = expand(task["entity"], task["question"], task["entities"], resources_for(ctx), ctx)
     return {
         "evidence": {task["entity"]["key"]: {"records": done["records"]}},
@@ -86,7 +82,7 @@ def expand_entity(task: dict, runtime: Runtime[Context]) -> dict:
 
 @timed("traverse")
 def traverse(state: QAState, runtime: Runtime[Context]) -> dict:
-    ctx = _context(runtime)
+    ctx = run_context(runtime)
     return traverse_subgraph(state["entities"], resources_for(ctx).store, ctx.tau, ctx.max_depth, ctx.max_nodes,
                              ctx.traversal)  # fmt: skip
 
@@ -97,7 +93,7 @@ def _fetched_ids(state: QAState) -> list[str]:
 
 @timed("reason")
 def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
-    ctx = _context(runtime)
+    ctx = run_context(runtime)
     res = resources_for(ctx)
     nodes = state["subgraph"].get("nodes", [])
     index = number_evidence(nodes, _fetched_ids(state), res.store)
@@ -108,7 +104,7 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
 
 @timed("answer")
 def answer(state: QAState, runtime: Runtime[Context]) -> dict:
-    res = resources_for(_context(runtime))
+    res = resources_for(run_context(runtime))
     update = synthesize(
         state["question"], state.get("options", {}), state.get("reasoning", {}), state.get("evidence_index", []),
         state.get("subgraph", {}).get("nodes", []), _fetched_ids(state), state.get("entities", []), res.llm,
@@ -126,7 +122,7 @@ def after_parse(state: QAState) -> str:
 
 
 def after_gaps(state: QAState, runtime: Runtime[Context]):
-    ctx = _context(runtime)
+    ctx = run_context(runtime)
     if ctx.mode == "offline" or not ctx.source_list:
         return "traverse"
     targets = state["entities"] if ctx.mode == "dynamic" else state.get("gaps", [])

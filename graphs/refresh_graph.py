@@ -19,7 +19,7 @@ from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
 from graphs.batch_graph import batch_graph, write_run_summary
-from graphs.context import Context
+from graphs.context import Context, run_context
 from graphs.expansion import expand
 from graphs.resources import resources_for
 from graphs.state import appended
@@ -41,7 +41,7 @@ class RefreshState(TypedDict, total=False):
 
 
 def pick(state: RefreshState, runtime: Runtime[Context]) -> dict:
-    ctx = runtime.context or Context()
+    ctx = run_context(runtime)
     store, limit = resources_for(ctx).store, int(state.get("limit") or 20)
     stale_before = _iso(datetime.now(timezone.utc) - timedelta(days=ctx.stale_days))
     stale = store.read(
@@ -77,7 +77,7 @@ def _unclaim(store, key: str) -> None:
 
 
 def refresh_entity(task: dict, runtime: Runtime[Context]) -> dict:
-    ctx = runtime.context or Context()
+    ctx = run_context(runtime)
     res = resources_for(ctx)
     entity = task["entity"]
     if not _claim(res.store, entity["key"]):
@@ -97,7 +97,7 @@ def refresh_entity(task: dict, runtime: Runtime[Context]) -> dict:
 
 
 def summarize(state: RefreshState, runtime: Runtime[Context]) -> dict:
-    ctx = runtime.context or Context()
+    ctx = run_context(runtime)
     results = state.get("results", [])
     summary = {"finished_at": utc_now(), "candidates": len(state.get("candidates", [])),
                "refreshed": sum(r["status"] == "refreshed" for r in results),
