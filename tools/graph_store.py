@@ -31,7 +31,7 @@ class GraphStore(Protocol):
 
     def upsert(self, entities=(), evidence=(), relations=(), supports=()) -> WriteSummary: ...
     def get_entity(self, name: str) -> dict | None: ...
-    def neighbors(self, keys: list[str], min_confidence: float, per_node: int) -> list[dict]: ...
+    def neighbors(self, keys, min_confidence, per_node, max_degree=None) -> list[dict]: ...
     def gap_check(self, keys: list[str], tau: float, stale_before: str, min_relations: int) -> list[GapReport]: ...
     def evidence(self, ids: list[str]) -> list[dict]: ...
 
@@ -139,18 +139,30 @@ class Neo4jGraphStore:
             )
         return rows[0]["e"] if rows else None
 
-    def neighbors(self, keys: list[str], min_confidence: float = 0.0, per_node: int = 50) -> list[dict]:
-        """Edges touching ``keys`` in both directions, strongest first, at most ``per_node`` each."""
+    def neighbors(
+        self, keys: list[str], min_confidence: float | dict[str, float] = 0.0, per_node: int = 50,
+        max_degree: int | None = None,
+    ) -> list[dict]:  # fmt: skip
+        """Edges touching ``keys`` in both directions, strongest first, at most ``per_node`` each.
+
+        ``min_confidence`` is one floor for all keys or a floor per key. Nodes with more than
+        ``max_degree`` relations (hubs) are skipped; their degree is read without touching edges.
+        """
+        floors = min_confidence
         return self.read(
-            """UNWIND $keys AS k MATCH (e:Entity {key: k})-[r:RELATES]-(n:Entity)
-               WHERE r.confidence >= $min
-               WITH k, e, r, n ORDER BY r.confidence DESC
-               WITH k, collect({other: n.key, name: n.name, type: n.type, rel: r.type, confidence: r.confidence,
-                                evidence_ids: r.evidence_ids, forward: startNode(r) = e})[0..$per] AS hits
-               UNWIND hits AS h
-               RETURN k AS key, h.other AS other, h.name AS name, h.type AS type, h.rel AS rel,
-                      h.confidence AS confidence, h.evidence_ids AS evidence_ids, h.forward AS forward""",
-            keys=keys, min=min_confidence, per=per_node,
+            """UNWIND $rows AS row MATCH (e:Entity {key: row.k})
+               WHERE $hub IS NULL OR COUNT { (e)-[:RELATES]-() } <= $hub
+               MATCH (e)-[r:RELATES]-()
+               WHERE r.confidence >= row.min
+               WITH row.k AS k, e, r ORDER BY r.confidence DESC
+               WITH k, e, collect(r)[0..$per] AS rels
+               UNWIND rels AS r
+               WITH k, r, startNode(r) = e AS forward
+               WITH k, r, forward, CASE WHEN forward THEN endNode(r) ELSE startNode(r) END AS n
+               RETURN k AS key, n.key AS other, n.name AS name, n.type AS type, r.type AS rel,
+                      r.confidence AS confidence, r.evidence_ids AS evidence_ids, forward""",
+            rows=[{"k": k, "min": floors.get(k, 0.0) if isinstance(floors, dict) else floors} for k in keys],
+            per=per_node, hub=max_degree,
         )  # fmt: skip
 
     def entities(self, keys: list[str]) -> dict[str, dict]:

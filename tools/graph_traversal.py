@@ -10,6 +10,13 @@ Guards against the two failure modes the AMG-RAG paper reports:
 - over-pruning: if nothing around a seed survives tau, its strongest direct edges down to
   ``floor`` are still returned, flagged ``weak``, so the reasoner sees local context and
   knows it is weak rather than seeing nothing.
+
+Cost is bounded two ways, both documented trade-offs measured in benchmarks/kg_scale.py:
+- an admission bar: once M nodes are reached, only edges that could lift a child above the
+  M-th best score are fetched (exact: a child never scores above its parent);
+- hubs (more than ``hub_degree`` relations, e.g. "autosomal recessive inheritance" with
+  thousands of diseases) are expanded when they are question entities but not from deeper
+  levels: their neighbours are too many to be specific, and reading them dominated latency.
 """
 
 from __future__ import annotations
@@ -52,7 +59,8 @@ class Reached:
         return f"{text} = {self.score:.2f}" + (" [weak]" if self.weak else "")
 
 
-Neighbors = Callable[[list[str], float, int], list[dict]]
+# (keys, floor or floor per key, per-node cap, max degree or None) -> edges
+Neighbors = Callable[[list[str], float | dict[str, float], int, int | None], list[dict]]
 
 
 def traverse(
@@ -64,16 +72,17 @@ def traverse(
     strategy: str = "bfs",
     per_node: int = 50,
     floor: float = 0.3,
+    hub_degree: int = 500,
 ) -> dict[str, Reached]:
     """Reach nodes from ``seeds`` ({key: (name, type)}) and return them by key, seeds included."""
     if strategy not in ("bfs", "dfs"):
         raise ValueError(f"unknown traversal strategy {strategy!r}")
     reached = {k: Reached(k, name, typ, 1.0) for k, (name, typ) in seeds.items()}
     if strategy == "bfs":
-        _bfs(neighbors, reached, list(seeds), tau, max_depth, per_node)
+        _bfs(neighbors, reached, list(seeds), tau, max_depth, per_node, max_nodes, hub_degree)
     else:
         for key in seeds:
-            _dfs(neighbors, reached, key, tau, max_depth, per_node, max_nodes)
+            _dfs(neighbors, reached, key, tau, max_depth, per_node, max_nodes, hub_degree)
     _rescue_isolated_seeds(neighbors, reached, seeds, tau, floor)
     return _cap(reached, seeds, max_nodes)
 
@@ -94,39 +103,50 @@ def _relax(reached: dict[str, Reached], parent: Reached, edge: dict, tau: float)
     return node
 
 
-def _bfs(neighbors: Neighbors, reached, frontier: list[str], tau, max_depth, per_node) -> None:
+def _bfs(neighbors: Neighbors, reached, frontier: list[str], tau, max_depth, per_node, max_nodes, hub_degree) -> None:
     for _ in range(max_depth):
-        if not frontier:
+        # a child scores at most its parent's score, so only edges that can lift a child over
+        # the admission bar are fetched, and parents below the bar are not expanded at all
+        bar = _admission_bar(reached, tau, max_nodes)
+        floors = {k: bar / reached[k].score for k in frontier if reached[k].score >= bar}
+        if not floors:
             return
-        # only edges that can keep some frontier node above tau are worth fetching
-        min_edge = tau / max(reached[k].score for k in frontier)
         improved: dict[str, Reached] = {}
-        for edge in neighbors(frontier, min_edge, per_node):
-            parent = reached[edge["key"]]
-            node = _relax(reached, parent, edge, tau)
+        parents = {k: reached[k] for k in floors}  # as of this level: paths never exceed max_depth
+        seeds_level = not any(p.depth for p in parents.values())
+        for edge in neighbors(list(floors), floors, per_node, None if seeds_level else hub_degree):
+            node = _relax(reached, parents[edge["key"]], edge, tau)
             if node is not None:
                 improved[node.key] = node
         frontier = list(improved)
 
 
-def _dfs(neighbors: Neighbors, reached, key: str, tau, depth_left, per_node, max_nodes) -> None:
+def _admission_bar(reached: dict[str, Reached], tau: float, max_nodes: int) -> float:
+    """The score a new node needs to be among the ``max_nodes`` best (never below tau)."""
+    if len(reached) < max_nodes:
+        return tau
+    return max(tau, sorted((r.score for r in reached.values()), reverse=True)[max_nodes - 1])
+
+
+def _dfs(neighbors: Neighbors, reached, key: str, tau, depth_left, per_node, max_nodes, hub_degree) -> None:
     if depth_left == 0 or len(reached) >= max_nodes * 4:
         return
     parent = reached[key]
-    edges = sorted(neighbors([key], tau / parent.score, per_node), key=lambda e: -float(e["confidence"]))
+    hub_cap = hub_degree if parent.depth else None
+    edges = sorted(neighbors([key], tau / parent.score, per_node, hub_cap), key=lambda e: -float(e["confidence"]))
     for edge in edges:
         if reached.get(key) is not parent:
             return  # a better path to this node was found meanwhile; that visit explores it
         node = _relax(reached, parent, edge, tau)
         if node is not None:
-            _dfs(neighbors, reached, node.key, tau, depth_left - 1, per_node, max_nodes)
+            _dfs(neighbors, reached, node.key, tau, depth_left - 1, per_node, max_nodes, hub_degree)
 
 
 def _rescue_isolated_seeds(neighbors: Neighbors, reached, seeds, tau: float, floor: float) -> None:
     lonely = [k for k in seeds if not any(r.path and r.path[0].source == reached[k].name for r in reached.values())]
     if not lonely:
         return
-    for edge in neighbors(lonely, floor, 3):
+    for edge in neighbors(lonely, floor, 3, None):
         if edge["other"] in reached or float(edge["confidence"]) >= tau:
             continue
         node = _relax(reached, reached[edge["key"]], edge, floor)
