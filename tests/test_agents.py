@@ -31,6 +31,17 @@ def linker(store, tmp_path):
     return EntityLinker(store, tmp_path / "vectors", model_path("minilm", Path("/nonexistent")))
 
 
+def test_name_index_embeds_learned_entities_and_vocabulary_only_on_request(store, linker, tmp_path):
+    store.upsert(entities=[EntityRecord("Hyperglycemia", "phenotype", sources=["vocabulary:hpo"]),
+                           EntityRecord("Sodium-glucose cotransporter 2 inhibitor", "drug", sources=["pubmed"]),
+                           EntityRecord("Gliflozin class", "drug")])  # fmt: skip
+    assert linker.sync() == 2 and linker.sync() == 0
+    hit = linker.link("SGLT2 inhibitor sodium glucose cotransporter")
+    assert hit and hit[0].key == "sodium glucose cotransporter 2 inhibitor" and hit[0].how == "embedding"
+    everything = EntityLinker(store, tmp_path / "all", model_path("minilm", Path("/nonexistent")))
+    assert everything.sync(include_vocabulary=True) == 3
+
+
 def test_parser_merges_vocabulary_and_llm_and_links(store, linker):
     store.upsert(entities=[EntityRecord("Type 2 diabetes mellitus", "disease", aliases=["T2DM"]),
                            EntityRecord("Metformin", "drug", aliases=["Glucophage"])])  # fmt: skip

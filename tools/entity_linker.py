@@ -42,28 +42,30 @@ class EntityLinker:
         self._mark = index_dir / "entity_names.sync.json"
 
     def sync(self, progress=lambda n: None, include_vocabulary: bool = False) -> int:
-        """Embed names of entities created since the last sync; returns how many were added."""
+        """Embed names of entities created since the last sync; returns how many were added.
+
+        Vocabulary entities are matched by their curated synonyms, so they are only embedded
+        with ``include_vocabulary``.
+        """
         state = json.loads(self._mark.read_text()) if self._mark.exists() else {"after": "", "key": ""}
         added = 0
         while True:
             rows = self.store.read(
-                """MATCH (e:Entity) WHERE e.created_at > $after OR (e.created_at = $after AND e.key > $key)
+                """MATCH (e:Entity) WHERE (e.created_at > $after OR (e.created_at = $after AND e.key > $key))
+                     AND ($all OR size(coalesce(e.sources, [])) = 0
+                          OR any(s IN e.sources WHERE NOT s STARTS WITH 'vocabulary'))
                    WITH e ORDER BY e.created_at, e.key LIMIT $n
-                   RETURN e.key AS key, e.name AS name, e.type AS type, e.created_at AS at,
-                          coalesce(e.sources, []) AS sources""",
-                after=state["after"], key=state["key"], n=SYNC_BATCH,
+                   RETURN e.key AS key, e.name AS name, e.type AS type, e.created_at AS at""",
+                after=state["after"], key=state["key"], n=SYNC_BATCH, all=include_vocabulary,
             )  # fmt: skip
             if not rows:
                 return added
-            wanted = [r for r in rows if include_vocabulary or not r["sources"]
-                      or any(not s.startswith("vocabulary") for s in r["sources"])]  # fmt: skip
-            if wanted:
-                self.collection.upsert(
-                    ids=[r["key"] for r in wanted], documents=[r["name"] for r in wanted],
-                    metadatas=[{"name": r["name"], "type": r["type"]} for r in wanted],
-                    embeddings=embed(self.model_path, [r["name"] for r in wanted], batch_size=256),
-                )  # fmt: skip
-            added += len(wanted)
+            self.collection.upsert(
+                ids=[r["key"] for r in rows], documents=[r["name"] for r in rows],
+                metadatas=[{"name": r["name"], "type": r["type"]} for r in rows],
+                embeddings=embed(self.model_path, [r["name"] for r in rows], batch_size=256),
+            )  # fmt: skip
+            added += len(rows)
             progress(len(rows))
             state = {"after": rows[-1]["at"], "key": rows[-1]["key"]}
             self._mark.write_text(json.dumps(state))
