@@ -7,13 +7,14 @@ from tools.graph_traversal import traverse
 
 
 def traverse_subgraph(entities: list[dict], store: Neo4jGraphStore, tau: float, max_depth: int, max_nodes: int,
-                      strategy: str) -> dict:  # fmt: skip
+                      strategy: str, hub_degree: int) -> dict:  # fmt: skip
     """State update: ``subgraph`` = {nodes: [...], seeds: [...]} reached from the entities in the graph."""
     present = store.entities([e["key"] for e in entities])
     seeds = {key: (props["name"], props.get("type", "other")) for key, props in present.items()}
     if not seeds:
         return {"subgraph": {"nodes": [], "seeds": []}}
-    reached = traverse(store.neighbors, seeds, tau=tau, max_depth=max_depth, max_nodes=max_nodes, strategy=strategy)
+    reached = traverse(store.neighbors, seeds, tau=tau, max_depth=max_depth, max_nodes=max_nodes, strategy=strategy,
+                       hub_degree=hub_degree)
     details = store.entities(list(reached))
     nodes = []
     for node in reached.values():

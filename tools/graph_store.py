@@ -154,7 +154,7 @@ class Neo4jGraphStore:
                WHERE $hub IS NULL OR COUNT { (e)-[:RELATES]-() } <= $hub
                MATCH (e)-[r:RELATES]-()
                WHERE r.confidence >= row.min
-               WITH row.k AS k, e, r ORDER BY r.confidence DESC
+               WITH row.k AS k, e, r, r.confidence AS c ORDER BY c DESC
                WITH k, e, collect(r)[0..$per] AS rels
                UNWIND rels AS r
                WITH k, r, startNode(r) = e AS forward

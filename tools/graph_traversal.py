@@ -72,7 +72,7 @@ def traverse(
     strategy: str = "bfs",
     per_node: int = 50,
     floor: float = 0.3,
-    hub_degree: int = 500,
+    hub_degree: int = 250,
 ) -> dict[str, Reached]:
     """Reach nodes from ``seeds`` ({key: (name, type)}) and return them by key, seeds included."""
     if strategy not in ("bfs", "dfs"):
