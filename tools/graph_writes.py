@@ -10,7 +10,7 @@ from neo4j import ManagedTransaction
 from tools.graph_records import RelationRecord, utc_now
 from tools.kg_schema import normalize_key
 
-BATCH = 1000
+BATCH = 5000
 
 _UPSERT_ENTITIES = """
 UNWIND $rows AS row
