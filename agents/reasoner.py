@@ -14,6 +14,7 @@ from tools.graph_store import Neo4jGraphStore
 MAX_EVIDENCE = 12
 MAX_VOCABULARY = 4
 MAX_PATHS_PER_ENTITY = 8
+REASONING_TOKENS = 120  # per call: a chain of thought, not an essay (generation dominates local latency)
 
 
 def number_evidence(nodes: list[dict], fetched_ids: list[str], store: Neo4jGraphStore) -> list[dict]:
@@ -68,10 +69,11 @@ def reason(question: str, options: dict[str, str], entities: list[dict], nodes: 
     contexts = entity_contexts(entities, nodes, evidence_index)
     prompt = load("reasoning")
     if per_entity:
-        reasoning = {name: say(llm, prompt.format(question=question, options=format_options(options), context=ctx), usage)
+        reasoning = {name: say(llm, prompt.format(question=question, options=format_options(options), context=ctx), usage,
+                               REASONING_TOKENS)
                      for name, ctx in contexts.items()}  # fmt: skip
     else:
         joined = "\n\n".join(contexts.values()) or "(no entities)"
         reasoning = {"all": say(llm, prompt.format(question=question, options=format_options(options),
-                                                   context=joined), usage)}  # fmt: skip
+                                                   context=joined), usage, REASONING_TOKENS)}  # fmt: skip
     return {"reasoning": reasoning, **usage.as_update()}

@@ -19,16 +19,16 @@ from benchmarks.report import emit
 from graphs.context import Context
 from graphs.qa_graph import graph
 from graphs.resources import Resources, install
-from tests.scripted_llm import ScriptedServer, prompt_text, requested_tool
+from tests.scripted_llm import ScriptedServer, asks_for_entities, prompt_text, requested_tool
 
 DEV = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mmlu-med-dev.jsonl"
 
 
 def zero_latency(body: dict) -> dict:
     tool = requested_tool(body)
-    if tool == "Mentions":
+    if asks_for_entities(body):
         words = sorted(set(re.findall(r"[A-Za-z]{7,}", prompt_text(body).split("<question>")[-1])), key=len)[-3:]
-        return {"tool": tool, "args": {"entities": [{"name": w, "type": "other"} for w in words]}}
+        return {"content": "\n".join(f"{w} | other" for w in words)}
     if tool == "Answer":
         return {"tool": tool, "args": {"answer": "A", "option": "A", "confidence": 0.5, "citations": [1]}}
     return {"content": "reasoning"}

@@ -78,3 +78,8 @@ class ScriptedServer:
     def close(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+def asks_for_entities(body: dict) -> bool:
+    """The query parser's request (plain "name | type" lines, no tool)."""
+    return requested_tool(body) is None and "List the medical entities" in prompt_text(body)

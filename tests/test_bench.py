@@ -13,7 +13,7 @@ from graphs import cli_bench
 from graphs.bench_metrics import accuracy, ece, macro_f1
 from graphs.context import Context
 from graphs.resources import Resources, install
-from tests.scripted_llm import prompt_text, requested_tool
+from tests.scripted_llm import asks_for_entities, prompt_text, requested_tool
 from tools.datasets import load, shuffled
 
 BENCH = Path(__file__).parent / "data" / "bench"
@@ -57,8 +57,8 @@ def answer_key(body: dict) -> dict:
     if tool == "Answer":
         letter = next((v for k, v in known.items() if k in text), "B")
         return {"tool": tool, "args": {"answer": letter, "option": letter, "confidence": 0.9, "citations": []}}
-    if tool == "Mentions":
-        return {"tool": tool, "args": {"entities": []}}
+    if asks_for_entities(body):
+        return {"content": ""}
     return {"content": "step by step"}
 
 

@@ -8,14 +8,14 @@ import json
 import pytest
 
 from graphs import cli
-from tests.scripted_llm import prompt_text, requested_tool
+from tests.scripted_llm import asks_for_entities, prompt_text, requested_tool
 from tools.graph_records import EvidenceRecord, RelationRecord
 
 
 def responder(body):
     tool, text = requested_tool(body), prompt_text(body)
-    if tool == "Mentions":
-        return {"tool": tool, "args": {"entities": [{"name": "metformin", "type": "drug"}]}}
+    if asks_for_entities(body):
+        return {"content": "metformin | drug"}
     if tool == "Answer":
         follow_up = "Previous question" in text
         return {"tool": tool, "args": {"answer": "Diarrhea." if follow_up else "Metformin treats type 2 diabetes.",

@@ -92,3 +92,12 @@ def test_wrong_checksum_is_a_clear_error(tmp_path, parts_package):
     missing = LocalModel("fake", "fake.gguf", ("no_such_module_anywhere",), "0" * 64, "pip install it")
     with pytest.raises(LocalServerError, match="is missing; pip install it"):
         model_file(missing, tmp_path / "models2")
+
+
+def test_embedded_llm_server_reads_the_output_limit_chatopenai_sends():
+    from tools.llama_server_entry import alias_limit
+
+    body = json.dumps({"messages": [], "max_completion_tokens": 40}).encode()
+    assert json.loads(alias_limit(body)) == {"messages": [], "max_tokens": 40}
+    untouched = json.dumps({"max_tokens": 10, "max_completion_tokens": 40}).encode()
+    assert alias_limit(untouched) == untouched and alias_limit(b"not json") == b"not json"

@@ -12,7 +12,7 @@ from graphs.context import Context
 from graphs.qa_graph import graph
 from graphs.resources import Resources, install
 from tests.fakes import RecordedEntrez
-from tests.scripted_llm import prompt_text, requested_tool
+from tests.scripted_llm import asks_for_entities, prompt_text, requested_tool
 from tools.evidence import EvidenceFinder
 from tools.graph_records import EvidenceRecord, RelationRecord
 from tools.pubmed import PubMedClient
@@ -21,8 +21,8 @@ from tools.request_cache import RequestCache
 
 def responder(body: dict) -> dict:
     tool, _prompt = requested_tool(body), prompt_text(body)
-    if tool == "Mentions":
-        return {"tool": tool, "args": {"entities": [{"name": "metformin", "type": "drug"}]}}
+    if asks_for_entities(body):
+        return {"content": "metformin | drug"}
     if tool == "EntityAssessment":
         return {"tool": tool, "args": {"description": "A biguanide.", "description_score": 8, "relations": [
             {"source": "Metformin", "type": "treats", "target": "Type 2 diabetes mellitus", "score": 9, "evidence": ["E1"]}]}}

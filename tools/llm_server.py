@@ -116,7 +116,7 @@ def embedded_llm_server(model_key: str, data_dir: Path, n_ctx: int = 4096) -> Lo
 
     def launch(ports: dict[str, int]) -> list[str]:
         return [
-            sys.executable, "-m", "llama_cpp.server",
+            sys.executable, "-m", "tools.llama_server_entry",
             "--model", str(gguf), "--model_alias", model.alias,
             "--host", "127.0.0.1", "--port", str(ports["http"]),
             "--n_threads", "2", "--n_ctx", str(n_ctx),
