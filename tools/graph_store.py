@@ -148,7 +148,6 @@ class Neo4jGraphStore:
         ``min_confidence`` is one floor for all keys or a floor per key. Nodes with more than
         ``max_degree`` relations (hubs) are skipped; their degree is read without touching edges.
         """
-        floors = min_confidence
         return self.read(
             """UNWIND $rows AS row MATCH (e:Entity {key: row.k})
                WHERE $hub IS NULL OR COUNT { (e)-[:RELATES]-() } <= $hub
@@ -161,7 +160,8 @@ class Neo4jGraphStore:
                WITH k, r, forward, CASE WHEN forward THEN endNode(r) ELSE startNode(r) END AS n
                RETURN k AS key, n.key AS other, n.name AS name, n.type AS type, r.type AS rel,
                       r.confidence AS confidence, r.evidence_ids AS evidence_ids, forward""",
-            rows=[{"k": k, "min": floors.get(k, 0.0) if isinstance(floors, dict) else floors} for k in keys],
+            rows=[{"k": k, "min": min_confidence.get(k, 0.0) if isinstance(min_confidence, dict) else min_confidence}
+                  for k in keys],
             per=per_node, hub=max_degree,
         )  # fmt: skip
 
