@@ -4,56 +4,90 @@ Confidence = stated x (1/2 + 1/2 x support), where ``stated`` is the model's own
 confidence in [0, 1] and ``support`` is the best path confidence in the traversed
 subgraph among paths backed by a cited evidence item (1.0 for evidence fetched for a
 question entity this run; 0 when nothing is cited). An uncited answer is at most 0.5.
+
+The answer is the last turn of the question's conversation, in a few "Key: value" lines
+(Option or Answer, Confidence, Citations). Lines cost a small local model nothing to
+write, where a JSON tool call meant grammar-constrained decoding at half speed plus
+re-reading the tool schema. A reply without a usable answer gets one repair turn; then the
+answer degrades.
 """
 
 from __future__ import annotations
 
 import re
-from functools import cache
-from typing import Literal
+from dataclasses import dataclass, field
 
-from pydantic import BaseModel, Field, create_model, field_validator
-
-from agents.reasoner import format_options
-from agents.structured import Usage, ask
+from agents.conversation import Turn, request, talk
+from agents.structured import Usage
 from prompts import load
 
-MAX_REASONING_CHARS = 3000  # keeps question + reasoning + evidence + a repair turn inside a 4k-token context
+ANSWER_TOKENS = 160
 NO_KNOWLEDGE = ("I found no medical entities in this question that the knowledge graph knows about, so I cannot "
                 "answer it from evidence.")  # fmt: skip
+_FIELD = re.compile(r"^[\W_]*(option|answer|confidence|citations?)[\W_]*?\s*[:=]\s*(.*)$", re.IGNORECASE)
 
 
-class Answer(BaseModel):
-    """The final answer."""
+@dataclass
+class Reply:
+    """What the model's answer lines say."""
 
-    answer: str = Field(description="the answer in one or two sentences")
-    option: str | None = Field(default=None, description="the chosen option letter, for multiple choice")
-    confidence: float = Field(default=0.5, ge=0, le=1, description="0..1 that the answer is correct")
-    citations: list[int] = Field(default_factory=list, description="evidence numbers that support the answer")
-    rationale: str = Field(default="", description="a short justification")
+    answer: str
+    option: str | None
+    confidence: float
+    citations: list[int] = field(default_factory=list)
 
 
-def answer_schema(options: dict[str, str]) -> type[Answer]:
-    """``Answer``, with a required ``option`` limited to the question's letters for multiple choice.
+def answer_line(options: dict[str, str]) -> str:
+    if not options:
+        return "Answer: <the answer in one or two sentences>"
+    letters = list(options)
+    return f"Option: <one letter: {', '.join(letters[:-1])} or {letters[-1]}>" if len(letters) > 1 else \
+        f"Option: <{letters[0]}>"  # fmt: skip
 
-    Constrained servers (llama.cpp turns a forced tool's JSON schema into a grammar) then
-    cannot leave the option out or name one that does not exist.
+
+def read_confidence(value: str) -> float:
+    """"0.7", "70%", "7/10" and "7" all mean 0.7; missing means 0.5."""
+    number = re.search(r"\d+(?:\.\d+)?", value)
+    if not number:
+        return 0.5
+    x = float(number.group())
+    if "%" in value[number.end():number.end() + 2] or x > 10:
+        x /= 100
+    elif x > 1:
+        x /= 10
+    return min(max(x, 0.0), 1.0)
+
+
+def read_reply(text: str, options: dict[str, str]) -> Reply | None:
+    """The answer in ``text``, or None when it names no option (multiple choice) or no answer."""
+    fields: dict[str, str] = {}
+    for line in text.splitlines():
+        match = _FIELD.match(line.strip())
+        if match:
+            fields.setdefault(match.group(1).lower().rstrip("s"), match.group(2).strip().strip("*`<>").strip())
+    answer = fields.get("answer", "")
+    option = pick_option(fields.get("option") or answer, text, options) if options else None
+    if (options and option is None) or (not options and not answer):
+        return None
+    cited = re.findall(r"\d+", fields.get("citation", "")) + re.findall(r"\[(\d+)\]", answer)
+    return Reply(answer, option, read_confidence(fields.get("confidence", "")), [int(n) for n in dict.fromkeys(cited)])
+
+
+def ask_answer(llm, dialogue: list[Turn], question: str, options: dict[str, str], usage: Usage,
+               preface: str = "") -> tuple[Reply | None, list[Turn]]:  # fmt: skip
+    """The model's answer after ``dialogue`` (``preface`` goes before the request, e.g. evidence).
+
+    One repair turn when the reply is unusable; None when that fails too.
     """
-    return _choice_schema(tuple(options)) if options else Answer
-
-
-@cache
-def _choice_schema(letters: tuple[str, ...]) -> type[Answer]:
-    return create_model(
-        "Answer", __base__=Answer, __doc__=Answer.__doc__,
-        __validators__={"letter": field_validator("option", mode="before")(_letter)},
-        option=(Literal[letters], Field(description=f"the chosen option letter: {', '.join(letters)}")),
-    )  # fmt: skip
-
-
-def _letter(cls, value: object) -> object:
-    """"b", " B.", "(B)" all mean B."""
-    return str(value).strip().strip(".()").upper()[:1] if isinstance(value, str) else value
+    ask_text = load("answer").format(answer_line=answer_line(options))
+    text = request(dialogue, question, options, preface + ask_text)
+    for attempt in range(2):
+        said, dialogue = talk(llm, dialogue, text, usage, ANSWER_TOKENS)
+        reply = read_reply(said, options)
+        if reply is not None or not said:
+            return reply, dialogue
+        text = load("answer_repair").format() + ask_text
+    return None, dialogue
 
 
 def pick_option(option: str | None, answer: str, options: dict[str, str]) -> str | None:
@@ -81,39 +115,26 @@ def support_of(citations: list[int], evidence_index: list[dict], nodes: list[dic
     return best
 
 
-def synthesize(question: str, options: dict[str, str], reasoning: dict[str, str], evidence_index: list[dict],
+def synthesize(question: str, options: dict[str, str], dialogue: list[Turn], evidence_index: list[dict],
                nodes: list[dict], fetched_ids: list[str], entities: list[dict], llm) -> dict:  # fmt: skip
-    """State update: answer, option, confidence, citations (resolved), rationale, plus usage."""
+    """State update: answer, option, confidence, citations (resolved), the conversation, usage."""
     if not entities and not options:
         return {"answer": NO_KNOWLEDGE, "option": None, "confidence": 0.0, "citations": [], "rationale": ""}
     usage = Usage()
-    evidence_text = "\n".join(
-        f"[{e['n']}] ({e['kind']}{', ' + str(e['year']) if e.get('year') else ''}) {e.get('title', '')}: "
-        f"{(e.get('snippet') or '')[:400]}"
-        for e in evidence_index
-    ) or "(none)"
-    prompt = load("answer").format(question=question, options=format_options(options),
-                                   reasoning="\n\n".join(reasoning.values())[:MAX_REASONING_CHARS] or "(none)",
-                                   evidence=evidence_text)  # fmt: skip
-    reply = ask(llm, answer_schema(options), prompt, usage)
+    reply, dialogue = ask_answer(llm, dialogue, question, options, usage)
     if reply is None:
         return {"answer": "The model did not return a usable answer.", "option": None, "confidence": 0.0,
-                "citations": [], "rationale": "", "degradations": ["answer synthesizer: no structured answer"],
+                "citations": [], "dialogue": dialogue,
+                "degradations": ["answer synthesizer: no usable answer" + (" (no option named)" if options else "")],
                 **usage.as_update()}  # fmt: skip
-    valid = [n for n in dict.fromkeys(reply.citations) if any(e["n"] == n for e in evidence_index)]
+    valid = [n for n in reply.citations if any(e["n"] == n for e in evidence_index)]
     support = support_of(valid, evidence_index, nodes, set(fetched_ids))
-    option = pick_option(reply.option, reply.answer, options) if options else None
-    answer = reply.answer.strip()
-    if option and options:
-        answer = f"{option}. {options[option]}" + (f" - {answer}" if answer and options[option] not in answer else "")
+    answer = f"{reply.option}. {options[reply.option]}" if reply.option else reply.answer
     citations = [
         {key: e.get(key) for key in ("n", "id", "kind", "pmid", "doi", "title", "year", "url")} | {"evidence_id": e["id"]}
         for e in evidence_index if e["n"] in valid
     ]  # fmt: skip
-    update = {
-        "answer": answer, "option": option, "citations": citations, "rationale": reply.rationale.strip(),
-        "confidence": round(float(reply.confidence) * (0.5 + 0.5 * support), 3), **usage.as_update(),
+    return {
+        "answer": answer, "option": reply.option, "citations": citations, "dialogue": dialogue,
+        "confidence": round(reply.confidence * (0.5 + 0.5 * support), 3), **usage.as_update(),
     }  # fmt: skip
-    if options and option is None:
-        update["degradations"] = ["answer synthesizer: the model named no option"]
-    return update

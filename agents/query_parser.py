@@ -4,24 +4,28 @@ Offline vocabularies first (word n-grams found among graph entity names and alia
 which hold the seeded HPO, ICD-10-CM and drug vocabularies), then the LLM for what
 vocabularies miss; every LLM mention is linked (exact, alias, embedding) when possible.
 
-The LLM answers in plain "name | type" lines rather than a JSON tool call: on a small local
+The LLM answers in plain "term | type" lines rather than a JSON tool call: on a small local
 model that is ~5 tokens per entity instead of ~15, without grammar-constrained decoding.
-Lines that do not look like an entity (sentences, chatter) are ignored.
+Lines that do not look like an entity (sentences, chatter, the format's own words) are ignored.
+The call opens the question's conversation (agents.conversation).
 """
 
 from __future__ import annotations
 
 import re
 
-from agents.structured import Usage, say
+from agents.conversation import request, talk
+from agents.structured import Usage
 from prompts import load
 from tools.entity_linker import EntityLinker
-from tools.kg_schema import entity_type, normalize_key
+from tools.kg_schema import ENTITY_TYPE_ALIASES, ENTITY_TYPES, entity_type, normalize_key
 
 
 TOKENS_PER_ENTITY = 12
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
 _NOT_A_NAME = re.compile(r"[{}\[\]<>=]|^[^A-Za-z]*$")
+# the format's own words, echoed back by small models ("term | type", "drugs | drug")
+_PLACEHOLDERS = {"name", "term", "type", "entity", *ENTITY_TYPES, *ENTITY_TYPE_ALIASES}
 
 
 def read_mentions(reply: str) -> list[tuple[str, str]]:
@@ -31,20 +35,27 @@ def read_mentions(reply: str) -> list[tuple[str, str]]:
         name, sep, kind = _BULLET.sub("", line).partition("|")
         name = name.strip().strip("`\"'*").strip()
         words = name.split()
-        if (not words or len(words) > 8 or len(name) > 120 or _NOT_A_NAME.search(name)
+        if (not words or len(words) > 8 or len(name) > 120 or _NOT_A_NAME.search(name) or name.lower().rstrip("s") in _PLACEHOLDERS
                 or (not sep and name.endswith((".", ":", "?", "!")))):  # fmt: skip
             continue
         mentions.append((name, kind.strip().strip("`*").lower() if sep else "other"))
     return mentions
 
 
-def parse_query(question: str, options: dict[str, str], llm, linker: EntityLinker, max_entities: int) -> dict:
-    """State update: ``entities`` ([{key, name, type, linked, how}]) plus usage."""
+def parse_query(question: str, options: dict[str, str], llm, linker: EntityLinker, max_entities: int,
+                use_options: bool = True) -> dict:  # fmt: skip
+    """State update: ``entities`` ([{key, name, type, linked, how}]), the opened conversation, usage.
+
+    With ``use_options`` off, entities come from the question stem only: the model then sees
+    the stem alone, and that conversation is not handed on (the reasoner needs the options).
+    """
     usage = Usage()
-    text = question + "\n" + "\n".join(options.values())
-    spotted = linker.spot(text)
-    prompt = load("entity_extraction").format(question=text, max_entities=max_entities)
-    mentions = read_mentions(say(llm, prompt, usage, max_tokens=TOKENS_PER_ENTITY * max_entities))
+    shown = options if use_options else {}
+    spotted = linker.spot(question + "\n" + "\n".join(shown.values()))
+    text = request([], question, shown, load("entity_extraction").format(
+        scope="the question and its options" if shown else "the question", max_entities=max_entities))
+    reply, dialogue = talk(llm, [], text, usage, max_tokens=TOKENS_PER_ENTITY * max_entities)
+    mentions = read_mentions(reply)
     degradations = [] if mentions else ["query parser: the LLM named no entities; used vocabularies only"]
     from_llm = []
     for name, kind in mentions[: max_entities * 2]:
@@ -69,4 +80,5 @@ def parse_query(question: str, options: dict[str, str], llm, linker: EntityLinke
         if entity["key"] not in seen:
             seen.add(entity["key"])
             entities.append(entity)
-    return {"entities": entities[:max_entities], "degradations": degradations, **usage.as_update()}
+    return {"entities": entities[:max_entities], "dialogue": dialogue if shown == options else [],
+            "degradations": degradations, **usage.as_update()}  # fmt: skip

@@ -7,24 +7,37 @@ per entity in paper-faithful mode.
 
 from __future__ import annotations
 
-from agents.structured import Usage, say
+from agents.conversation import Turn, request, talk
+from agents.structured import Usage
 from prompts import load
 from tools.graph_store import Neo4jGraphStore
 
 MAX_EVIDENCE = 12
 MAX_VOCABULARY = 4
-MAX_PATHS_PER_ENTITY = 8
+MAX_PATHS_PER_ENTITY = 5
 REASONING_TOKENS = 120  # per call: a chain of thought, not an essay (generation dominates local latency)
+DESCRIPTION_CHARS = 240  # context is read at ~160 tokens/s on the embedded model: keep each piece short
+SNIPPET_CHARS = 200
+RATIONALE_CHARS = 300
+
+
+def shown_paths(nodes: list[dict]) -> dict[str, list[dict]]:
+    """Per question entity (traversal seed), its strongest paths: the ones the model gets to see."""
+    by_seed: dict[str, list[dict]] = {}
+    for node in sorted((n for n in nodes if n["depth"] > 0), key=lambda n: -n["score"]):
+        if len(by_seed.setdefault(node["seed"], [])) < MAX_PATHS_PER_ENTITY:
+            by_seed[node["seed"]].append(node)
+    return by_seed
 
 
 def number_evidence(nodes: list[dict], fetched_ids: list[str], store: Neo4jGraphStore) -> list[dict]:
     """The evidence the answer may cite, numbered from 1.
 
-    Evidence fetched for this question first, then literature behind the strongest paths,
-    then at most a few curated-vocabulary entries (structure, rarely what a question asks).
+    Evidence fetched for this question first, then literature behind the shown paths (strongest
+    first), then at most a few curated-vocabulary entries (structure, rarely what a question asks).
     """
     on_paths: list[str] = []
-    for node in sorted(nodes, key=lambda n: -n["score"]):
+    for node in sorted((n for paths in shown_paths(nodes).values() for n in paths), key=lambda n: -n["score"]):
         for step in node["steps"]:
             on_paths.extend(step["evidence_ids"])
     candidates = list(dict.fromkeys(fetched_ids + on_paths))
@@ -35,45 +48,79 @@ def number_evidence(nodes: list[dict], fetched_ids: list[str], store: Neo4jGraph
     return [{"n": n, **found[i]} for n, i in enumerate(chosen, 1)]
 
 
+def shorten(text: str, limit: int) -> str:
+    """``text`` on one line, cut at a word boundary to at most ``limit`` characters (with "...")."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit].rsplit(" ", 1)[0] + "..."
+
+
 def entity_contexts(entities: list[dict], nodes: list[dict], evidence_index: list[dict]) -> dict[str, str]:
-    """Per question entity, its description and paths with evidence numbers."""
+    """Per question entity, its description and paths with evidence numbers ("" when the graph has none)."""
     number = {e["id"]: e["n"] for e in evidence_index}
-    by_seed: dict[str, list[dict]] = {}
-    for node in nodes:
-        by_seed.setdefault(node["seed"], []).append(node)
+    seeds = {n["seed"]: n for n in nodes if n["depth"] == 0}
+    paths_of = shown_paths(nodes)
     contexts = {}
     for entity in entities:
-        seed_nodes = by_seed.get(entity["name"], [])
-        own = next((n for n in seed_nodes if n["depth"] == 0), None)
+        own = seeds.get(entity["name"])
         lines = [f"Entity: {entity['name']} ({entity['type']})"]
         if own and own.get("description"):
-            lines.append(f"Description: {own['description']}")
-        paths = sorted((n for n in seed_nodes if n["depth"] > 0), key=lambda n: -n["score"])[:MAX_PATHS_PER_ENTITY]
-        for node in paths:
+            lines.append(f"Description: {shorten(own['description'], DESCRIPTION_CHARS)}")
+        for node in paths_of.get(entity["name"], []):
             refs = sorted({number[i] for s in node["steps"] for i in s["evidence_ids"] if i in number})
             lines.append(f"- {node['path']}" + (" " + "".join(f"[{r}]" for r in refs) if refs else ""))
-        if len(lines) == 1:
-            lines.append("- (nothing in the knowledge graph)")
-        contexts[entity["name"]] = "\n".join(lines)
+        contexts[entity["name"]] = "\n".join(lines) if len(lines) > 1 else ""
     return contexts
 
 
-def format_options(options: dict[str, str]) -> str:
-    return "\n".join(f"{letter}. {text}" for letter, text in options.items()) if options else "(open question)"
+def joint_context(contexts: dict[str, str]) -> str:
+    """All entities' contexts; those the graph knows nothing about share one line."""
+    unknown = [name for name, text in contexts.items() if not text]
+    parts = [text for text in contexts.values() if text] + ([f"Not in the knowledge graph: {', '.join(unknown)}."]
+                                                            if unknown else [])  # fmt: skip
+    return "\n\n".join(parts) or "(no entities)"
+
+
+def evidence_block(evidence_index: list[dict]) -> str:
+    """The numbered evidence as a quoted block ("(none)" inside when there is none).
+
+    Literature shows a snippet; a vocabulary entry only its title (its text is the entity's
+    description, already in the context)."""
+    lines = "\n".join(
+        f"[{e['n']}] ({e['kind']}{', ' + str(e['year']) if e.get('year') else ''}) {e.get('title', '')}"
+        + (f": {shorten(e['snippet'], SNIPPET_CHARS)}" if e.get("snippet") and e["kind"] != "vocabulary" else "")
+        for e in evidence_index
+    )  # fmt: skip
+    return load("evidence").format(evidence=lines or "(none)")
+
+
+def conclusion(reasoning: str) -> str:
+    """The reasoning's last line: the prompt asks it to end with what the entities mean for the question."""
+    lines = [line.strip() for line in reasoning.splitlines() if line.strip()]
+    return lines[-1][:RATIONALE_CHARS] if lines else ""
 
 
 def reason(question: str, options: dict[str, str], entities: list[dict], nodes: list[dict], evidence_index: list[dict],
-           llm, per_entity: bool) -> dict:  # fmt: skip
-    """State update: ``reasoning`` ({entity: text}) plus usage."""
+           llm, per_entity: bool, dialogue: list[Turn]) -> dict:  # fmt: skip
+    """State update: ``reasoning`` ({entity: text}), its conclusion as the ``rationale`` (joint mode),
+    the conversation with the reasoning turn, usage.
+
+    In per-entity mode each entity gets its own call after ``dialogue``; the conversation then
+    carries all contexts and the joined reasoning as one turn, as if asked at once.
+    """
     usage = Usage()
     contexts = entity_contexts(entities, nodes, evidence_index)
+    evidence = evidence_block(evidence_index)
     prompt = load("reasoning")
-    if per_entity:
-        reasoning = {name: say(llm, prompt.format(question=question, options=format_options(options), context=ctx), usage,
-                               REASONING_TOKENS)
-                     for name, ctx in contexts.items()}  # fmt: skip
-    else:
-        joined = "\n\n".join(contexts.values()) or "(no entities)"
-        reasoning = {"all": say(llm, prompt.format(question=question, options=format_options(options),
-                                                   context=joined), usage, REASONING_TOKENS)}  # fmt: skip
-    return {"reasoning": reasoning, **usage.as_update()}
+    whole = request(dialogue, question, options, prompt.format(context=joint_context(contexts), evidence=evidence))
+    if not per_entity:
+        said, dialogue = talk(llm, dialogue, whole, usage, REASONING_TOKENS)
+        return {"reasoning": {"all": said}, "rationale": conclusion(said), "dialogue": dialogue, **usage.as_update()}
+    reasoning = {
+        name: talk(llm, dialogue, request(dialogue, question, options,
+                                          prompt.format(context=joint_context({name: context}), evidence=evidence)),
+                   usage, REASONING_TOKENS)[0]
+        for name, context in contexts.items()
+    }  # fmt: skip
+    said = "\n\n".join(f"{name}: {text}" for name, text in reasoning.items() if text)
+    turns = [{"role": "user", "content": whole}, {"role": "assistant", "content": said}]
+    return {"reasoning": reasoning, "dialogue": [*dialogue, *turns], **usage.as_update()}

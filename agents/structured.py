@@ -56,14 +56,3 @@ def ask(llm: BaseChatModel, schema: type[BaseModel], prompt: str, usage: Usage) 
                 ),
             ]
     return None
-
-
-def say(llm: BaseChatModel, prompt: str, usage: Usage, max_tokens: int | None = None) -> str:
-    """A free-text reply ("" when the endpoint rejects the request, e.g. it exceeds the context)."""
-    model = llm.bind(max_tokens=max_tokens) if max_tokens else llm
-    try:
-        reply = model.invoke([SystemMessage(SYSTEM), HumanMessage(prompt)])
-    except openai.BadRequestError:
-        return ""
-    usage.add(reply)
-    return str(reply.content or "")

@@ -56,8 +56,8 @@ def prepare(state: QAState, runtime: Runtime[Context]) -> dict:
 def parse(state: QAState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
     res = resources_for(ctx)
-    options = state.get("options", {}) if ctx.retrieval_uses_options else {}
-    return parse_query(state["question"], options, res.llm, res.linker, ctx.max_entities)
+    return parse_query(state["question"], state.get("options", {}), res.llm, res.linker, ctx.max_entities,
+                       ctx.retrieval_uses_options)  # fmt: skip
 
 
 @timed("check_gaps")
@@ -98,7 +98,7 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
     nodes = state["subgraph"].get("nodes", [])
     index = number_evidence(nodes, _fetched_ids(state), res.store)
     update = reason(state["question"], state.get("options", {}), state["entities"], nodes, index, res.llm,
-                    ctx.per_entity_reasoning)  # fmt: skip
+                    ctx.per_entity_reasoning, state.get("dialogue", []))  # fmt: skip
     return {**update, "evidence_index": index}
 
 
@@ -106,7 +106,7 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
 def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     res = resources_for(run_context(runtime))
     update = synthesize(
-        state["question"], state.get("options", {}), state.get("reasoning", {}), state.get("evidence_index", []),
+        state["question"], state.get("options", {}), state.get("dialogue", []), state.get("evidence_index", []),
         state.get("subgraph", {}).get("nodes", []), _fetched_ids(state), state.get("entities", []), res.llm,
     )  # fmt: skip
     update["messages"] = [AIMessage(chat_reply({**state, **update}))]

@@ -3,6 +3,7 @@
 A responder gets the request body (dict) and returns either
 ``{"tool": NAME, "args": {...}}`` (a forced tool call, as llama.cpp returns for
 ``with_structured_output(method="function_calling")``) or ``{"content": "text"}``.
+The helpers below tell which agent is asking from the newest turn of the conversation.
 """
 
 from __future__ import annotations
@@ -80,6 +81,23 @@ class ScriptedServer:
         self.httpd.server_close()
 
 
+def last_turn(body: dict) -> str:
+    """The newest message: what this call asks (earlier turns are the conversation so far)."""
+    return str((body.get("messages") or [{}])[-1].get("content") or "")
+
+
 def asks_for_entities(body: dict) -> bool:
-    """The query parser's request (plain "name | type" lines, no tool)."""
-    return requested_tool(body) is None and "List the medical entities" in prompt_text(body)
+    """The query parser's request (plain "term | type" lines, no tool)."""
+    return requested_tool(body) is None and "medical terms from the question" in last_turn(body)
+
+
+def asks_for_answer(body: dict) -> bool:
+    """The answer synthesizer's request (plain "Key: value" lines, no tool)."""
+    return requested_tool(body) is None and "final answer" in last_turn(body)
+
+
+def answer_lines(option: str | None = None, answer: str = "", confidence: float = 0.5, citations: tuple = ()) -> dict:
+    """A reply in the answer format."""
+    first = f"Option: {option}" if option else f"Answer: {answer}"
+    cited = ", ".join(map(str, citations)) or "none"
+    return {"content": f"{first}\nConfidence: {confidence}\nCitations: {cited}"}

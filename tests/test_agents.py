@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.answer_synthesizer import NO_KNOWLEDGE, pick_option, synthesize
+from agents.answer_synthesizer import NO_KNOWLEDGE, pick_option, read_reply, synthesize
 from agents.gap_detector import detect_gaps
 from agents.query_parser import parse_query, read_mentions
 from agents.reasoner import number_evidence, reason
@@ -65,6 +65,8 @@ def test_parser_survives_malformed_llm_output(store, linker):
 def test_entity_lines_are_read_leniently():
     reply = "- Metformin | drug\n* `lactic acidosis` | Phenotype\nT2DM\nHere are the entities:\n"
     assert read_mentions(reply) == [("Metformin", "drug"), ("lactic acidosis", "phenotype"), ("T2DM", "other")]
+    echoed = "term | type\n---|---\ndrugs | drug\nEpiglottis | anatomy"
+    assert read_mentions(echoed) == [("Epiglottis", "anatomy")], "the format's own words are not entities"
 
 
 def test_gap_detector(store):
@@ -104,10 +106,33 @@ def test_scorer_writes_scored_relations_with_provenance(store):
 def test_reasoner_per_entity_and_joint(store):
     entities = [{"key": "a", "name": "A", "type": "drug"}, {"key": "b", "name": "B", "type": "disease"}]
     llm = chat(text={"content": "A treats B."})
-    assert reason("q?", {}, entities, [], [], llm, per_entity=True)["llm_calls"] == 2
-    joint = reason("q?", {}, entities, [], [], llm, per_entity=False)
-    assert joint["llm_calls"] == 1 and joint["reasoning"] == {"all": "A treats B."}
-    assert "(nothing in the knowledge graph)" in llm.calls[-1]["prompt"]
+    per_entity = reason("q?", {}, entities, [], [], llm, per_entity=True, dialogue=[])
+    assert per_entity["llm_calls"] == 2 and set(per_entity["reasoning"]) == {"A", "B"}
+    assert [t["role"] for t in per_entity["dialogue"]] == ["user", "assistant"], "one turn carries both entities"
+    joint = reason("q?", {}, entities, [], [], llm, per_entity=False, dialogue=[])
+    assert joint["llm_calls"] == 1 and joint["reasoning"] == {"all": "A treats B."} and joint["rationale"] == "A treats B."
+    assert "Not in the knowledge graph: A, B." in llm.calls[-1]["prompt"]
+    assert "<question>\nq?" in llm.calls[-1]["prompt"], "without a conversation the reasoner opens one"
+
+
+def test_agents_continue_one_conversation(store, linker):
+    """Each call resends the previous one and its reply: the server can reuse what it has read."""
+    store.upsert(entities=[EntityRecord("Metformin", "drug")])
+    llm = chat(text={"content": "metformin | drug"})
+    parsed = parse_query("First-line drug for T2DM?", {"A": "Insulin", "B": "Metformin"}, llm, linker, max_entities=8)
+    reasoned = reason("First-line drug for T2DM?", {"A": "Insulin", "B": "Metformin"}, parsed["entities"], [], [], llm,
+                      per_entity=False, dialogue=parsed["dialogue"])  # fmt: skip
+    answered = synthesize("First-line drug for T2DM?", {"A": "Insulin", "B": "Metformin"}, reasoned["dialogue"], [], [],
+                          [], parsed["entities"], llm)  # fmt: skip
+    assert answered["option"] == "B", "a reply naming exactly one option's text answers it"
+    prompts = [c["prompt"] for c in llm.calls]
+    assert len(prompts) == 3 and len(answered["dialogue"]) == 6
+    for before, after in zip(prompts, prompts[1:]):
+        assert after.startswith(before + "\nmetformin | drug\n")
+    assert prompts[0].count("<question>\n") == 1 and prompts[-1].count("<question>\n") == 1, "the question once"
+    stem_only = parse_query("First-line drug for T2DM?", {"A": "Insulin", "B": "Metformin"}, llm, linker, 8,
+                            use_options=False)  # fmt: skip
+    assert stem_only["dialogue"] == [] and "Insulin" not in llm.calls[-1]["prompt"]
 
 
 def test_answer_cites_resolvable_evidence_and_combines_confidence(store):
@@ -116,25 +141,31 @@ def test_answer_cites_resolvable_evidence_and_combines_confidence(store):
               "path": "...", "steps": [{"evidence_ids": ["pmid:31000001"]}]}]  # fmt: skip
     index = number_evidence(nodes, [], store)
     assert [(e["n"], e["id"]) for e in index] == [(1, "pmid:31000001")]
-    llm = chat(Answer={"args": {"answer": "Metformin", "option": "b", "confidence": 0.8, "citations": [1, 7],
-                                "rationale": "first line [1]"}})  # fmt: skip
-    out = synthesize("First-line drug for T2DM?", {"A": "Insulin", "B": "Metformin"}, {"all": "..."}, index, nodes, [],
+    llm = chat(text={"content": "Option: b\nConfidence: 0.8\nCitations: 1, 7"})
+    out = synthesize("First-line drug for T2DM?", {"A": "Insulin", "B": "Metformin"}, [], index, nodes, [],
                      [{"key": "t2dm"}], llm)  # fmt: skip
-    assert out["option"] == "B" and out["answer"].startswith("B. Metformin")
+    assert out["option"] == "B" and out["answer"] == "B. Metformin"
     assert [c["pmid"] for c in out["citations"]] == ["31000001"], "citation 7 does not exist and is dropped"
     assert out["confidence"] == round(0.8 * (0.5 + 0.5 * 0.9), 3)
+    assert out["dialogue"][-1]["content"].startswith("Option: b"), "the answer turn joins the conversation"
 
 
 def test_answer_without_entities_invents_nothing():
     llm = chat()
-    out = synthesize("What is the capital of France?", {}, {}, [], [], [], [], llm)
+    out = synthesize("What is the capital of France?", {}, [], [], [], [], [], llm)
     assert out["answer"] == NO_KNOWLEDGE and out["confidence"] == 0.0 and llm.calls == []
 
 
-def test_unusable_answer_degrades():
-    llm = chat(Answer={"args": {"confidence": "very"}})
-    out = synthesize("q?", {"A": "x", "B": "y"}, {}, [], [], [], [{"key": "x"}], llm)
-    assert out["confidence"] == 0.0 and out["degradations"] and out["llm_calls"] == 2
+def test_answer_lines_are_read_leniently():
+    options = {"A": "Insulin", "B": "Metformin", "C": "Aspirin"}
+    reply = read_reply("Sure.\n**Option:** (c)\nConfidence: 70%\nCitations: [2], [3]", options)
+    assert (reply.option, reply.confidence, reply.citations) == ("C", 0.7, [2, 3])
+    assert read_reply("Answer: Metformin [4].\nCitations: 1", {}).citations == [1, 4]
+    assert read_reply("Answer: B\nConfidence: 8/10", options).confidence == 0.8
+    assert read_reply("The answer is A.", options).option == "A" and read_reply("Answer is A", options).confidence == 0.5
+    assert read_reply("Option: <Z>\nConfidence: 0.9", options) is None
+    assert read_reply("Answer: Metformin lowers hepatic glucose output.\nCitations: none", {}).answer.startswith("Metformin")
+    assert read_reply("Confidence: 0.9", {}) is None, "an open answer needs its Answer line"
 
 
 def test_option_parsing():
@@ -144,13 +175,16 @@ def test_option_parsing():
     assert pick_option("Z", "no idea", options) is None
 
 
-def test_multiple_choice_answer_must_name_a_valid_option():
+def test_unusable_answer_is_repaired_once_then_degrades():
     options = {"A": "Insulin", "B": "Metformin"}
-    missing = chat(Answer={"args": {"answer": "Metformin", "confidence": 0.7}})
-    out = synthesize("First-line drug?", options, {}, [], [], [], [{"key": "x"}], missing)
-    assert out["llm_calls"] == 2 and out["option"] is None and out["degradations"]
-    lower = chat(Answer={"args": {"answer": "Metformin", "option": "(b)", "confidence": 0.7}})
-    assert synthesize("First-line drug?", options, {}, [], [], [], [{"key": "x"}], lower)["option"] == "B"
+    replies = iter(["I am not sure.", "Option: B\nConfidence: 0.6"])
+    repaired = FakeChat(responder=lambda req: {"content": next(replies)}, calls=[])
+    out = synthesize("First-line drug?", options, [], [], [], [], [{"key": "x"}], repaired)
+    assert out["option"] == "B" and out["llm_calls"] == 2 and not out.get("degradations")
+    assert "did not follow the format" in repaired.calls[1]["prompt"]
+    hopeless = chat(text={"content": "Option: Z"})
+    out = synthesize("First-line drug?", options, [], [], [], [], [{"key": "x"}], hopeless)
+    assert out["llm_calls"] == 2 and out["option"] is None and out["confidence"] == 0.0 and out["degradations"]
 
 
 def test_a_request_the_endpoint_rejects_degrades_instead_of_crashing():
@@ -163,6 +197,7 @@ def test_a_request_the_endpoint_rejects_degrades_instead_of_crashing():
                                      body=None)
 
     llm = FakeChat(responder=too_long, calls=[])
-    out = synthesize("q?", {"A": "x", "B": "y"}, {"all": "r" * 50_000}, [], [], [], [{"key": "x"}], llm)
-    assert out["confidence"] == 0.0 and out["degradations"]
-    assert "r" * 3001 not in llm.calls[0]["prompt"], "reasoning is capped before it reaches the prompt"
+    dialogue = [{"role": "user", "content": "q?"}, {"role": "assistant", "content": "r" * 50_000}]
+    out = synthesize("q?", {"A": "x", "B": "y"}, dialogue, [], [], [], [{"key": "x"}], llm)
+    assert out["confidence"] == 0.0 and out["degradations"] and out["dialogue"] == dialogue
+    assert len(llm.calls) == 1, "a rejected request is not repaired"

@@ -13,7 +13,7 @@ from graphs import cli_bench
 from graphs.bench_metrics import accuracy, ece, macro_f1
 from graphs.context import Context
 from graphs.resources import Resources, install
-from tests.scripted_llm import asks_for_entities, prompt_text, requested_tool
+from tests.scripted_llm import answer_lines, asks_for_answer, asks_for_entities, prompt_text
 from tools.datasets import load, shuffled
 
 BENCH = Path(__file__).parent / "data" / "bench"
@@ -52,11 +52,9 @@ def test_metrics_on_hand_computed_examples():
 
 def answer_key(body: dict) -> dict:
     """Scripted model: knows answers by keyword, and says 'B' when unsure (a position bias)."""
-    tool, text = requested_tool(body), prompt_text(body)
     known = {"first-line for type 2": "B", "Isoniazid": "A", "ACE inhibitors": "A", "Rifampicin": "C"}
-    if tool == "Answer":
-        letter = next((v for k, v in known.items() if k in text), "B")
-        return {"tool": tool, "args": {"answer": letter, "option": letter, "confidence": 0.9, "citations": []}}
+    if asks_for_answer(body):
+        return answer_lines(option=next((v for k, v in known.items() if k in prompt_text(body)), "B"), confidence=0.9)
     if asks_for_entities(body):
         return {"content": ""}
     return {"content": "step by step"}

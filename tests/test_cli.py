@@ -8,18 +8,17 @@ import json
 import pytest
 
 from graphs import cli
-from tests.scripted_llm import asks_for_entities, prompt_text, requested_tool
+from tests.scripted_llm import answer_lines, asks_for_answer, asks_for_entities, prompt_text
 from tools.graph_records import EvidenceRecord, RelationRecord
 
 
 def responder(body):
-    tool, text = requested_tool(body), prompt_text(body)
     if asks_for_entities(body):
         return {"content": "metformin | drug"}
-    if tool == "Answer":
-        follow_up = "Previous question" in text
-        return {"tool": tool, "args": {"answer": "Diarrhea." if follow_up else "Metformin treats type 2 diabetes.",
-                                       "confidence": 0.6, "citations": [1]}}
+    if asks_for_answer(body):
+        follow_up = "Previous question" in prompt_text(body)
+        return answer_lines(answer="Diarrhea." if follow_up else "Metformin treats type 2 diabetes.", confidence=0.6,
+                            citations=[1])
     return {"content": "reasoning"}
 
 

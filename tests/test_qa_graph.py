@@ -12,7 +12,7 @@ from graphs.context import Context
 from graphs.qa_graph import graph
 from graphs.resources import Resources, install
 from tests.fakes import RecordedEntrez
-from tests.scripted_llm import asks_for_entities, prompt_text, requested_tool
+from tests.scripted_llm import answer_lines, asks_for_answer, asks_for_entities, prompt_text, requested_tool
 from tools.evidence import EvidenceFinder
 from tools.graph_records import EvidenceRecord, RelationRecord
 from tools.pubmed import PubMedClient
@@ -20,15 +20,14 @@ from tools.request_cache import RequestCache
 
 
 def responder(body: dict) -> dict:
-    tool, _prompt = requested_tool(body), prompt_text(body)
+    tool = requested_tool(body)
     if asks_for_entities(body):
         return {"content": "metformin | drug"}
     if tool == "EntityAssessment":
         return {"tool": tool, "args": {"description": "A biguanide.", "description_score": 8, "relations": [
             {"source": "Metformin", "type": "treats", "target": "Type 2 diabetes mellitus", "score": 9, "evidence": ["E1"]}]}}
-    if tool == "Answer":
-        return {"tool": tool, "args": {"answer": "Metformin treats type 2 diabetes mellitus [1].", "option": None,
-                                       "confidence": 0.8, "citations": [1], "rationale": "Direct evidence [1]."}}
+    if asks_for_answer(body):
+        return answer_lines(answer="Metformin treats type 2 diabetes mellitus [1].", confidence=0.8, citations=[1])
     return {"content": "Metformin treats type 2 diabetes, which causes polyuria."}
 
 
@@ -75,6 +74,11 @@ def test_offline_mode_never_searches_and_uses_at_most_three_calls(qa):
     result = run({"question": "What is metformin used for?"}, mode="offline")
     assert entrez.requests == [] and result["llm_calls"] <= 3
     assert set(result["timings_ms"]) == {"parse_query", "check_gaps", "traverse", "reason", "answer"}
+    # one conversation: each request resends the previous one and its reply, as sent over HTTP
+    sent = [b["messages"] for b in server.requests]
+    assert len(sent) == 3
+    for before, after in zip(sent, sent[1:]):
+        assert after[: len(before)] == before and after[len(before)]["role"] == "assistant"
 
 
 def test_dynamic_mode_expands_entities_that_are_not_gaps(qa, store):

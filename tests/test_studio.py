@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from langgraph_sdk import get_sync_client
 
-from tests.scripted_llm import asks_for_entities, requested_tool
+from tests.scripted_llm import answer_lines, asks_for_answer, asks_for_entities
 from tools.graph_server import embedded_graph_server
 from tools.local_server import free_port
 
@@ -20,12 +20,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def responder(body: dict) -> dict:
-    tool = requested_tool(body)
     if asks_for_entities(body):
         return {"content": "asthma | disease"}
-    if tool == "Answer":
-        return {"tool": tool, "args": {"answer": "Asthma is a chronic airway disease.", "confidence": 0.4,
-                                       "citations": [], "rationale": "no evidence in the graph"}}
+    if asks_for_answer(body):
+        return answer_lines(answer="Asthma is a chronic airway disease.", confidence=0.4)
     return {"content": "Asthma is not in the graph yet."}
 
 

@@ -120,6 +120,7 @@ def embedded_llm_server(model_key: str, data_dir: Path, n_ctx: int = 4096) -> Lo
             "--model", str(gguf), "--model_alias", model.alias,
             "--host", "127.0.0.1", "--port", str(ports["http"]),
             "--n_threads", "2", "--n_ctx", str(n_ctx),
+            "--logits_all", "false", "--flash_attn", "true",
         ]  # fmt: skip
 
     def probe(ports: dict[str, int]) -> bool:
