@@ -38,11 +38,8 @@ class Reply:
 
 
 def answer_line(options: dict[str, str]) -> str:
-    if not options:
-        return "Answer: <the answer in one or two sentences>"
-    letters = list(options)
-    return f"Option: <one letter: {', '.join(letters[:-1])} or {letters[-1]}>" if len(letters) > 1 else \
-        f"Option: <{letters[0]}>"  # fmt: skip
+    """The first answer line; listing the letters here ("A, B, C or D") biased small models towards one of them."""
+    return "Option: <the letter of the correct option>" if options else "Answer: <the answer in one or two sentences>"
 
 
 def read_confidence(value: str) -> float:
@@ -81,7 +78,7 @@ def ask_answer(llm, dialogue: list[Turn], question: str, options: dict[str, str]
     """
     ask_text = load("answer").format(answer_line=answer_line(options))
     text = request(dialogue, question, options, preface + ask_text)
-    for attempt in range(2):
+    for _ in range(2):
         said, dialogue = talk(llm, dialogue, text, usage, ANSWER_TOKENS)
         reply = read_reply(said, options)
         if reply is not None or not said:

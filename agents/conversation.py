@@ -24,13 +24,9 @@ def format_options(options: dict[str, str]) -> str:
     return "".join(f"{letter}. {text}\n" for letter, text in options.items())
 
 
-def question_block(question: str, options: dict[str, str]) -> str:
-    return load("question").format(question=question, options=format_options(options))
-
-
 def request(dialogue: list[Turn], question: str, options: dict[str, str], text: str) -> str:
     """``text``, preceded by the question when it opens the conversation."""
-    return text if dialogue else question_block(question, options) + "\n" + text
+    return text if dialogue else load("question").format(question=question, options=format_options(options)) + "\n" + text
 
 
 def talk(llm: BaseChatModel, dialogue: list[Turn], text: str, usage: Usage,

@@ -29,14 +29,14 @@ _PLACEHOLDERS = {"name", "term", "type", "entity", *ENTITY_TYPES, *ENTITY_TYPE_A
 
 
 def read_mentions(reply: str) -> list[tuple[str, str]]:
-    """(name, type) pairs from "name | type" lines; a bare short line is a name of type other."""
+    """(name, type) pairs from "term | type" lines; a bare short line is a name of type other."""
     mentions = []
     for line in reply.splitlines():
         name, sep, kind = _BULLET.sub("", line).partition("|")
         name = name.strip().strip("`\"'*").strip()
         words = name.split()
-        if (not words or len(words) > 8 or len(name) > 120 or _NOT_A_NAME.search(name) or name.lower().rstrip("s") in _PLACEHOLDERS
-                or (not sep and name.endswith((".", ":", "?", "!")))):  # fmt: skip
+        if (not words or len(words) > 8 or len(name) > 120 or _NOT_A_NAME.search(name)
+                or name.lower().rstrip("s") in _PLACEHOLDERS or (not sep and name.endswith((".", ":", "?", "!")))):  # fmt: skip
             continue
         mentions.append((name, kind.strip().strip("`*").lower() if sep else "other"))
     return mentions

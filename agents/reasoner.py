@@ -16,9 +16,10 @@ MAX_EVIDENCE = 12
 MAX_VOCABULARY = 4
 MAX_PATHS_PER_ENTITY = 5
 REASONING_TOKENS = 120  # per call: a chain of thought, not an essay (generation dominates local latency)
-DESCRIPTION_CHARS = 240  # context is read at ~160 tokens/s on the embedded model: keep each piece short
+DESCRIPTION_CHARS = 240  # context is read at ~200 tokens/s on the embedded model: keep each piece short
 SNIPPET_CHARS = 200
 RATIONALE_CHARS = 300
+NO_REASONING = "reasoner: no reasoning (the endpoint rejected the request or replied with nothing); answered without it"
 
 
 def shown_paths(nodes: list[dict]) -> dict[str, list[dict]]:
@@ -114,7 +115,8 @@ def reason(question: str, options: dict[str, str], entities: list[dict], nodes: 
     whole = request(dialogue, question, options, prompt.format(context=joint_context(contexts), evidence=evidence))
     if not per_entity:
         said, dialogue = talk(llm, dialogue, whole, usage, REASONING_TOKENS)
-        return {"reasoning": {"all": said}, "rationale": conclusion(said), "dialogue": dialogue, **usage.as_update()}
+        update = {"reasoning": {"all": said}, "rationale": conclusion(said), "dialogue": dialogue, **usage.as_update()}
+        return update if said else {**update, "degradations": [NO_REASONING]}
     reasoning = {
         name: talk(llm, dialogue, request(dialogue, question, options,
                                           prompt.format(context=joint_context({name: context}), evidence=evidence)),

@@ -1,8 +1,9 @@
 """Structured LLM calls with one repair retry, counting calls and tokens.
 
-Every agent that needs typed output from the model goes through ``ask``: if the reply
-does not parse into the schema, the model is asked once more with the parse error; if
-that fails too, ``ask`` returns None and the agent degrades instead of crashing.
+Agents that need nested typed output (the relation scorer's entity assessment) go through
+``ask``: if the reply does not parse into the schema, the model is asked once more with the
+parse error; if that fails too, ``ask`` returns None and the agent degrades instead of
+crashing. The QA conversation itself uses plain lines (``agents.conversation``).
 """
 
 from __future__ import annotations

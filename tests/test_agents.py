@@ -197,7 +197,10 @@ def test_a_request_the_endpoint_rejects_degrades_instead_of_crashing():
                                      body=None)
 
     llm = FakeChat(responder=too_long, calls=[])
+    entities = [{"key": "x", "name": "X", "type": "other"}]
+    skipped = reason("q?", {}, entities, [], [], llm, per_entity=False, dialogue=[{"role": "user", "content": "q?"}])
+    assert skipped["reasoning"] == {"all": ""} and skipped["degradations"] and len(skipped["dialogue"]) == 1
     dialogue = [{"role": "user", "content": "q?"}, {"role": "assistant", "content": "r" * 50_000}]
     out = synthesize("q?", {"A": "x", "B": "y"}, dialogue, [], [], [], [{"key": "x"}], llm)
     assert out["confidence"] == 0.0 and out["degradations"] and out["dialogue"] == dialogue
-    assert len(llm.calls) == 1, "a rejected request is not repaired"
+    assert len(llm.calls) == 2, "a rejected request is not repaired"
