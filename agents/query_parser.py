@@ -36,7 +36,8 @@ def read_mentions(reply: str) -> list[tuple[str, str]]:
         name = name.strip().strip("`\"'*").strip()
         words = name.split()
         if (not words or len(words) > 8 or len(name) > 120 or _NOT_A_NAME.search(name)
-                or name.lower().rstrip("s") in _PLACEHOLDERS or (not sep and name.endswith((".", ":", "?", "!")))):  # fmt: skip
+                or name.lower().rstrip("s") in _PLACEHOLDERS
+                or (not sep and name.endswith((".", ":", "?", "!")))):  # fmt: skip
             continue
         mentions.append((name, kind.strip().strip("`*").lower() if sep else "other"))
     return mentions

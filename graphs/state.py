@@ -79,7 +79,7 @@ class QAInput(TypedDict, total=False):
 
 PER_TURN_RESET = {
     "evidence": RESET, "new_relations": RESET, "timings_ms": RESET, "llm_calls": RESET, "tokens": RESET,
-    "degradations": RESET, "entities": [], "gaps": [], "subgraph": {}, "evidence_index": [], "reasoning": {}, "dialogue": [],
-    "citations": [], "answer": "", "option": None, "confidence": 0.0, "rationale": "", "notices": [],
+    "degradations": RESET, "entities": [], "gaps": [], "subgraph": {}, "evidence_index": [], "reasoning": {},
+    "dialogue": [], "citations": [], "answer": "", "option": None, "confidence": 0.0, "rationale": "", "notices": [],
     "problem": None,
 }  # fmt: skip
