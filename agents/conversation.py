@@ -4,7 +4,7 @@ The query parser opens it with the question, the reasoner adds the graph context
 chain of thought, the answer synthesizer asks for the answer. Every call resends the whole
 conversation, so a server that keeps what it has already read (llama.cpp's KV cache, vLLM
 and OpenAI prefix caching) pays only for the new turn: on the embedded model the answer
-call drops from ~4 s to under 1 s. Turns are plain dicts, so the conversation can live in
+call drops from ~4 s to about 1 s. Turns are plain dicts, so the conversation can live in
 the graph state and its checkpoints.
 """
 

@@ -115,6 +115,7 @@ def embedded_llm_server(model_key: str, data_dir: Path, n_ctx: int = 4096) -> Lo
     gguf = model_file(model, data_dir / "models")
 
     def launch(ports: dict[str, int]) -> list[str]:
+        # logits_all: the server's default (true) copies every prompt token's logits, halving prompt speed
         return [
             sys.executable, "-m", "tools.llama_server_entry",
             "--model", str(gguf), "--model_alias", model.alias,
