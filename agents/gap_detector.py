@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from tools.graph_store import Neo4jGraphStore
+from tools.kg.records import iso_utc
+from tools.kg.store import GraphStore
 
 
-def detect_gaps(entities: list[dict], store: Neo4jGraphStore, tau: float, stale_days: int, min_relations: int) -> dict:
+def detect_gaps(entities: list[dict], store: GraphStore, tau: float, stale_days: int, min_relations: int) -> dict:
     """State update: ``gaps`` ([{key, name, status}]) for entities that need evidence."""
     if not entities:
         return {"gaps": []}
-    stale_before = (datetime.now(timezone.utc) - timedelta(days=stale_days)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    stale_before = iso_utc(datetime.now(timezone.utc) - timedelta(days=stale_days))
     keys = [e["key"] for e in entities]
     reports = {r.key: r for r in store.gap_check(keys, tau, stale_before, min_relations)}
     present = [k for k in keys if reports[k].status != "missing"]

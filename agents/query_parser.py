@@ -17,9 +17,13 @@ import re
 from agents.conversation import request, talk
 from agents.structured import Usage
 from prompts import load
-from tools.entity_linker import EntityLinker
-from tools.kg_schema import ENTITY_TYPE_ALIASES, ENTITY_TYPES, entity_type, normalize_key
-
+from tools.kg.linking import EntityLinker
+from tools.kg.schema import (
+    ENTITY_TYPE_ALIASES,
+    ENTITY_TYPES,
+    entity_type,
+    normalize_key,
+)
 
 TOKENS_PER_ENTITY = 12
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")

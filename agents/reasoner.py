@@ -10,7 +10,7 @@ from __future__ import annotations
 from agents.conversation import Turn, request, talk
 from agents.structured import Usage
 from prompts import load
-from tools.graph_store import Neo4jGraphStore
+from tools.kg.store import GraphStore
 
 MAX_EVIDENCE = 12
 MAX_VOCABULARY = 4
@@ -31,7 +31,7 @@ def shown_paths(nodes: list[dict]) -> dict[str, list[dict]]:
     return by_seed
 
 
-def number_evidence(nodes: list[dict], fetched_ids: list[str], store: Neo4jGraphStore) -> list[dict]:
+def number_evidence(nodes: list[dict], fetched_ids: list[str], store: GraphStore) -> list[dict]:
     """The evidence the answer may cite, numbered from 1.
 
     Evidence fetched for this question first, then literature behind the shown paths (strongest

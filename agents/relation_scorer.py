@@ -12,9 +12,9 @@ from pydantic import BaseModel, Field
 
 from agents.structured import Usage, ask
 from prompts import load
-from tools.graph_records import EntityRecord, EvidenceRecord, RelationRecord
-from tools.graph_store import Neo4jGraphStore
-from tools.kg_schema import normalize_key, relation_type, score_to_confidence
+from tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
+from tools.kg.schema import normalize_key, relation_type, score_to_confidence
+from tools.kg.store import GraphStore
 
 
 class ScoredRelation(BaseModel):
@@ -47,7 +47,7 @@ def format_evidence(records: list[dict], texts: dict[str, str]) -> tuple[str, di
 
 
 def score_relations(entity: dict, others: list[dict], evidence: dict, llm, model_name: str,
-                    store: Neo4jGraphStore, keep_score: int) -> dict:  # fmt: skip
+                    store: GraphStore, keep_score: int) -> dict:  # fmt: skip
     """Assess ``entity`` from ``evidence`` ({records, texts}); write what passes; return a state update."""
     records = evidence.get("records", [])
     if not records:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tools.graph_store import Neo4jGraphStore
-from tools.graph_traversal import traverse
+from tools.kg.store import GraphStore
+from tools.kg.traversal import traverse
 
 
-def traverse_subgraph(entities: list[dict], store: Neo4jGraphStore, tau: float, max_depth: int, max_nodes: int,
+def traverse_subgraph(entities: list[dict], store: GraphStore, tau: float, max_depth: int, max_nodes: int,
                       strategy: str, hub_degree: int) -> dict:  # fmt: skip
     """State update: ``subgraph`` = {nodes: [...], seeds: [...]} reached from the entities in the graph."""
     present = store.entities([e["key"] for e in entities])

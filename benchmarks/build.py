@@ -12,12 +12,12 @@ from benchmarks.report import emit
 from graphs import build_graph
 from graphs.context import Context
 from graphs.resources import Resources, install
-from tests.fakes import RecordedEntrez
-from tests.scripted_llm import ScriptedServer, prompt_text, requested_tool
-from tools.evidence import EvidenceFinder
-from tools.pubmed import PubMedClient
-from tools.remote_calls import RateLimiter
-from tools.request_cache import RequestCache
+from testing.fakes import RecordedEntrez
+from testing.scripted_llm import ScriptedServer, prompt_text, requested_tool
+from tools.evidence.finder import EvidenceFinder
+from tools.evidence.pubmed import PubMedClient
+from tools.evidence.remote_calls import RateLimiter
+from tools.evidence.request_cache import RequestCache
 
 REQUESTS_PER_ENTITY = 2  # esearch + efetch
 

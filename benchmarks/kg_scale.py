@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -19,11 +18,12 @@ import time
 from pathlib import Path
 
 from benchmarks.report import emit
-from tools.graph_connection import connect_graph
-from tools.graph_records import EvidenceRecord, RelationRecord
-from tools.graph_store import Neo4jGraphStore
-from tools.graph_traversal import traverse
-from tools.kg_schema import RELATION_TYPES
+from evaluation.metrics import percentile
+from tools.kg.bolt_store import Neo4jGraphStore
+from tools.kg.connection import connect_graph
+from tools.kg.records import EvidenceRecord, RelationRecord
+from tools.kg.schema import RELATION_TYPES
+from tools.kg.traversal import traverse
 
 ENTITIES, RELATIONS = 76_681, 354_299
 CHECKPOINTS = (10_000, 50_000, 100_000, 200_000, RELATIONS)
@@ -52,14 +52,11 @@ def traversal_latency(store: Neo4jGraphStore, rng: random.Random, n_entities: in
     return times
 
 
-def p(values: list[float], q: float) -> float:
-    return round(statistics.quantiles(values, n=100)[int(q) - 1], 2)
-
 
 def time_seed(data: Path) -> float:
     env = {**os.environ, "AMG_DATA_DIR": str(data / "seed")}
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "graphs.cli", "kg", "seed", "--source", "all"], env=env, check=True,
+    subprocess.run([sys.executable, "-m", "cli.main", "kg", "seed", "--source", "all"], env=env, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     return round(time.perf_counter() - started, 1)
 
@@ -91,7 +88,7 @@ def main() -> None:
         if written in checkpoints:
             traversal_latency(store, rng, args.entities, 30)  # warm-up: a running service has compiled its queries
             lat = traversal_latency(store, rng, args.entities, args.samples)
-            growth.append((written, p(lat, 50), p(lat, 95)))
+            growth.append((written, round(percentile(lat, 50), 2), round(percentile(lat, 95), 2)))
             print(f"  {written:>7,} relations: traversal p50 {growth[-1][1]} ms, p95 {growth[-1][2]} ms", flush=True)
     stats = store.stats()
     driver.close()

@@ -16,10 +16,17 @@ import time
 from pathlib import Path
 
 from benchmarks.report import emit
+from evaluation.metrics import percentile
 from graphs.context import Context
 from graphs.qa_graph import graph
 from graphs.resources import Resources, install
-from tests.scripted_llm import ScriptedServer, answer_lines, asks_for_answer, asks_for_entities, last_turn
+from testing.scripted_llm import (
+    ScriptedServer,
+    answer_lines,
+    asks_for_answer,
+    asks_for_entities,
+    last_turn,
+)
 
 DEV = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mmlu-med-dev.jsonl"
 
@@ -52,9 +59,6 @@ def run(questions: list[dict], ctx: Context) -> tuple[list[float], dict[str, lis
     return totals, by_node, calls, with_paths
 
 
-def pct(values: list[float], q: int) -> float:
-    return round(statistics.quantiles(values, n=100)[q - 1], 1) if len(values) > 1 else round(values[0], 1)
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
@@ -78,14 +82,14 @@ def main() -> None:
     rich = [s / 1000 for s, has in zip(e2e, e2e_paths) if has]
     bare = [s / 1000 for s, has in zip(e2e, e2e_paths) if not has]
     figures = {
-        "nonllm_p50_ms": pct(totals, 50), "nonllm_p95_ms": pct(totals, 95),
+        "nonllm_p50_ms": round(percentile(totals, 50), 1), "nonllm_p95_ms": round(percentile(totals, 95), 1),
         "llm_calls_per_question": round(statistics.mean(calls), 2),
         "e2e_p50_s_embedded": round(statistics.median(e2e) / 1000, 2),
         "e2e_p50_s_with_graph_paths": round(statistics.median(rich), 2) if rich else None,
         "e2e_p50_s_without_graph_paths": round(statistics.median(bare), 2) if bare else None,
-        "nonllm_p50_ms_by_node": {node: pct(v, 50) for node, v in sorted(by_node.items())},
+        "nonllm_p50_ms_by_node": {node: round(percentile(v, 50), 1) for node, v in sorted(by_node.items())},
     }  # fmt: skip
-    rows = [(f"node {node}", f"p50 {pct(v, 50)} ms, p95 {pct(v, 95)} ms") for node, v in sorted(by_node.items())]
+    rows = [(f"node {node}", f"p50 {round(percentile(v, 50), 1)} ms, p95 {round(percentile(v, 95), 1)} ms") for node, v in sorted(by_node.items())]
     rows += [("whole question (zero-latency LLM)", f"p50 {figures['nonllm_p50_ms']} ms, p95 {figures['nonllm_p95_ms']} ms"),
              ("LLM calls per question", figures["llm_calls_per_question"]),
              (f"end to end, embedded 0.5B ({len(e2e)} q)", f"p50 {figures['e2e_p50_s_embedded']} s, "

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 from benchmarks.report import emit
-from tools.graph_server import embedded_graph_server
-from tools.llm_server import embedded_llm_server
+from tools.kg.server import embedded_graph_server
+from tools.llm.server import embedded_llm_server
 
 
 def _timed_start(make) -> float:

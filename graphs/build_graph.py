@@ -19,8 +19,9 @@ from graphs.context import Context, run_context
 from graphs.expansion import expand
 from graphs.resources import resources_for
 from graphs.state import appended
-from tools.graph_records import utc_now
-from tools.kg_schema import entity_type, normalize_key, validate_name
+from tools.kg.records import utc_now
+from tools.kg.schema import entity_type, normalize_key, validate_name
+from tools.text_files import read_user_text
 
 MAX_TOPICS = 10_000
 
@@ -29,10 +30,7 @@ def read_topics(path: Path) -> list[str]:
     """Topic names from a text file (one a line) or a question set (JSONL with "question")."""
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such file")
-    raw = path.read_bytes()
-    if b"\x00" in raw[:4096]:
-        raise ValueError(f"{path} looks binary; give a text file with one topic a line, or a JSONL question set")
-    lines = raw.decode("utf-8", errors="replace").splitlines()
+    lines = read_user_text(path, "give a text file with one topic a line, or a JSONL question set").splitlines()
     if path.suffix == ".jsonl":
         texts = []
         for line in lines:
@@ -74,9 +72,7 @@ def plan(state: BuildState, runtime: Runtime[Context]) -> dict:
         for question in state["questions"][:MAX_TOPICS]:
             for entity in parse_query(question, {}, res.llm, res.linker, ctx.max_entities)["entities"]:
                 entities.setdefault(entity["key"], {k: entity[k] for k in ("key", "name", "type")})
-    done = set() if state.get("force") else {
-        r["key"] for r in res.store.read("UNWIND $keys AS k MATCH (b:BuildItem {key: k}) RETURN b.key AS key",
-                                         keys=list(entities))}  # fmt: skip
+    done = set() if state.get("force") else res.store.built_keys(list(entities))
     todo = [e for k, e in entities.items() if k not in done]
     return {"planned": todo, "skipped": len(done), "results": problems}
 
@@ -92,8 +88,7 @@ def build_entity(task: dict, runtime: Runtime[Context]) -> dict:
     if not out["records"]:
         reason = "; ".join(out["degradations"]) or "no evidence found"
         return {"results": [{"entity": entity["name"], "status": "failed", "reason": reason}]}
-    query = "MERGE (b:BuildItem {key: $key}) SET b.done_at = $now, b.relations = $n"
-    res.store.write(lambda tx: tx.run(query, key=entity["key"], now=utc_now(), n=len(out["new_relations"])).consume())
+    res.store.mark_built(entity["key"], len(out["new_relations"]))
     return {"results": [{"entity": entity["name"], "status": "done", "evidence": len(out["records"]),
                          "relations": len(out["new_relations"]), "llm_calls": out["llm_calls"]}]}  # fmt: skip
 

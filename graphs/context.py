@@ -13,6 +13,8 @@ from pathlib import Path
 
 from dotenv import load_dotenv
 
+from tools.kg.traversal import HUB_DEGREE, MAX_DEPTH, MAX_NODES, STRATEGY, TAU
+
 MODES = ("offline", "dynamic", "hybrid")
 STRATEGIES = ("bfs", "dfs")
 SOURCES = ("pubmed", "wikipedia", "textbooks")
@@ -40,12 +42,12 @@ class Context:
     embedding_model: str | None = _env("AMG_EMBEDDING_MODEL", "minilm", "minilm | mpnet | a local folder")
     mode: str | None = _env("AMG_MODE", "hybrid", "offline | dynamic | hybrid")
     sources: str | None = _env("AMG_SOURCES", "pubmed,wikipedia,textbooks", "evidence sources, comma-separated")
-    tau: float | None = _env("AMG_TAU", "0.5", "confidence threshold for traversal")
+    tau: float | None = _env("AMG_TAU", str(TAU), "confidence threshold for traversal")
     max_entities: int | None = _env("AMG_MAX_ENTITIES", "8", "entities extracted per question (M)")
-    max_depth: int | None = _env("AMG_MAX_DEPTH", "2", "traversal depth")
-    max_nodes: int | None = _env("AMG_MAX_NODES", "40", "nodes kept per traversal")
-    traversal: str | None = _env("AMG_TRAVERSAL", "bfs", "bfs | dfs")
-    hub_degree: int | None = _env("AMG_HUB_DEGREE", "250", "nodes with more relations are expanded only as question entities")
+    max_depth: int | None = _env("AMG_MAX_DEPTH", str(MAX_DEPTH), "traversal depth")
+    max_nodes: int | None = _env("AMG_MAX_NODES", str(MAX_NODES), "nodes kept per traversal")
+    traversal: str | None = _env("AMG_TRAVERSAL", STRATEGY, "bfs | dfs")
+    hub_degree: int | None = _env("AMG_HUB_DEGREE", str(HUB_DEGREE), "nodes with more relations are expanded only as question entities")
     per_entity_reasoning: bool | None = _env("AMG_PER_ENTITY_REASONING", "false", "one reasoning call per entity")
     max_evidence: int | None = _env("AMG_MAX_EVIDENCE", "5", "evidence records fetched per entity")
     retrieval_uses_options: bool | None = _env("AMG_RETRIEVAL_USES_OPTIONS", "true",
@@ -108,11 +110,6 @@ def _coerce(raw: str, annotation: object) -> object:
     if "float" in text:
         return float(raw)
     return raw
-
-
-def describe_knobs() -> list[tuple[str, str, str]]:
-    """(env name, default, description) for every knob, in declaration order."""
-    return [(f.metadata["env"], f.metadata["default"], f.metadata["description"]) for f in fields(Context)]
 
 
 @cache

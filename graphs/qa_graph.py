@@ -20,10 +20,10 @@ from agents.gap_detector import detect_gaps
 from agents.query_parser import parse_query
 from agents.reasoner import number_evidence, reason
 from agents.traverser import traverse_subgraph
-from graphs.answer_format import chat_reply
 from graphs.context import Context, run_context
 from graphs.expansion import expand
 from graphs.question import prepare_question
+from graphs.reply import chat_reply
 from graphs.resources import resources_for
 from graphs.state import PER_TURN_RESET, QAInput, QAState
 

@@ -23,14 +23,10 @@ from graphs.context import Context, run_context
 from graphs.expansion import expand
 from graphs.resources import resources_for
 from graphs.state import appended
-from tools.graph_records import utc_now
+from tools.kg.records import iso_utc, utc_now
 
 LOCK_MINUTES = 30
 OWNER = f"{socket.gethostname()}:{os.getpid()}"
-
-
-def _iso(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 class RefreshState(TypedDict, total=False):
@@ -43,44 +39,18 @@ class RefreshState(TypedDict, total=False):
 def pick(state: RefreshState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
     store, limit = resources_for(ctx).store, int(state.get("limit") or 20)
-    stale_before = _iso(datetime.now(timezone.utc) - timedelta(days=ctx.stale_days))
-    stale = store.read(
-        """MATCH (e:Entity) WHERE e.refreshed_at < $stale
-             AND (coalesce(e.hits, 0) > 0 OR any(s IN coalesce(e.sources, []) WHERE NOT s STARTS WITH 'vocabulary'))
-           RETURN e.key AS key, e.name AS name, e.type AS type, e.refreshed_at AS since, 'stale' AS why
-           ORDER BY coalesce(e.hits, 0) DESC, e.refreshed_at LIMIT $n""",
-        stale=stale_before, n=limit,
-    )  # fmt: skip
-    borderline = store.read(
-        """MATCH (a:Entity)-[r:RELATES]->(:Entity)
-           WHERE abs(r.confidence - $tau) <= 0.1 AND NOT r.origin STARTS WITH 'vocabulary'
-           RETURN DISTINCT a.key AS key, a.name AS name, a.type AS type, a.refreshed_at AS since, 'near tau' AS why
-           LIMIT $n""",
-        tau=ctx.tau, n=limit,
-    )  # fmt: skip
+    stale_before = iso_utc(datetime.now(timezone.utc) - timedelta(days=ctx.stale_days))
     chosen: dict[str, dict] = {}
-    for row in stale + borderline:
+    for row in store.refresh_candidates(stale_before, ctx.tau, limit):
         chosen.setdefault(row["key"], row)
     return {"candidates": list(chosen.values())[:limit]}
-
-
-def _claim(store, key: str) -> bool:
-    expired = _iso(datetime.now(timezone.utc) - timedelta(minutes=LOCK_MINUTES))
-    query = """MATCH (e:Entity {key: $key}) WHERE e.refresh_lock IS NULL OR e.refresh_lock < $expired
-               SET e.refresh_lock = $now, e.refresh_owner = $me RETURN e.key AS key"""
-    return bool(store.write(lambda tx: tx.run(query, key=key, expired=expired, now=utc_now(), me=OWNER).data()))
-
-
-def _unclaim(store, key: str) -> None:
-    query = "MATCH (e:Entity {key: $key}) WHERE e.refresh_owner = $me REMOVE e.refresh_lock, e.refresh_owner"
-    store.write(lambda tx: tx.run(query, key=key, me=OWNER).consume())
 
 
 def refresh_entity(task: dict, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
     res = resources_for(ctx)
     entity = task["entity"]
-    if not _claim(res.store, entity["key"]):
+    if not res.store.claim(entity["key"], OWNER, LOCK_MINUTES):
         return {"results": [{"entity": entity["name"], "status": "skipped", "reason": "another refresher holds it"}]}
     try:
         since = (entity.get("since") or "1900-01-01")[:10].replace("-", "/")
@@ -93,7 +63,7 @@ def refresh_entity(task: dict, runtime: Runtime[Context]) -> dict:
                              "new_articles": len(out["records"]), "relations_rescored": len(out["new_relations"]),
                              "relations_weakened": weakened}]}  # fmt: skip
     finally:
-        _unclaim(res.store, entity["key"])
+        res.store.release(entity["key"], OWNER)
 
 
 def summarize(state: RefreshState, runtime: Runtime[Context]) -> dict:

@@ -1,7 +1,7 @@
 """Composition root: the tools a run needs, built lazily from a Context and shared per process.
 
 Nothing here is imported by agents; graph nodes and the CLI hand agents what they need.
-Tests pass ready-made fakes as overrides (``Resources(ctx, evidence=FakeFinder())``).
+Tests pass ready-made stand-ins as overrides (``Resources(ctx, llm=FakeChat(...))``).
 """
 
 from __future__ import annotations
@@ -10,16 +10,17 @@ import threading
 from functools import cached_property
 
 from graphs.context import Context
-from tools.embeddings import model_path
-from tools.entity_linker import EntityLinker
-from tools.evidence import EvidenceFinder
-from tools.graph_connection import connect_graph
-from tools.graph_store import Neo4jGraphStore
-from tools.llm import chat_model
-from tools.pubmed import PubMedClient
-from tools.request_cache import RequestCache
-from tools.vector_store import PassageStore
-from tools.wikipedia_client import WikipediaClient
+from tools.evidence.embeddings import model_path
+from tools.evidence.finder import EvidenceFinder
+from tools.evidence.passages import PassageStore
+from tools.evidence.pubmed import PubMedClient
+from tools.evidence.request_cache import RequestCache
+from tools.evidence.wikipedia_client import WikipediaClient
+from tools.kg.bolt_store import Neo4jGraphStore
+from tools.kg.connection import connect_graph
+from tools.kg.linking import EntityLinker
+from tools.kg.store import GraphStore
+from tools.llm.chat import chat_model
 
 
 class Resources:
@@ -31,7 +32,7 @@ class Resources:
         self.local_servers: list = []
 
     @cached_property
-    def store(self) -> Neo4jGraphStore:
+    def store(self) -> GraphStore:
         c = self.context
         with self._lock:
             driver, database, server = connect_graph(

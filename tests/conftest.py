@@ -38,8 +38,8 @@ socket.socket.connect = _loopback_only  # Entrez and wikipedia fail fast instead
 
 @pytest.fixture(scope="session")
 def graph_session():
-    from tools.graph_connection import connect_graph
-    from tools.graph_store import Neo4jGraphStore
+    from tools.kg.bolt_store import Neo4jGraphStore
+    from tools.kg.connection import connect_graph
 
     driver, database, server = connect_graph("", "", "", "", _SESSION_DIR / "data")
     store = Neo4jGraphStore(driver, database)
@@ -57,13 +57,8 @@ def store(graph_session):
 
 
 @pytest.fixture
-def data_dir(tmp_path) -> Path:
-    return tmp_path
-
-
-@pytest.fixture
 def scripted_server():
-    from tests.scripted_llm import ScriptedServer
+    from testing.scripted_llm import ScriptedServer
 
     servers = []
 

@@ -11,10 +11,10 @@ from agents.gap_detector import detect_gaps
 from agents.query_parser import parse_query, read_mentions
 from agents.reasoner import number_evidence, reason
 from agents.relation_scorer import format_evidence, score_relations
-from tests.fakes import FakeChat
-from tools.embeddings import model_path
-from tools.entity_linker import EntityLinker
-from tools.graph_records import EntityRecord, EvidenceRecord, RelationRecord
+from testing.fakes import FakeChat
+from tools.evidence.embeddings import model_path
+from tools.kg.linking import EntityLinker
+from tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 
 PMID_EV = {"id": "pmid:31000001", "kind": "pubmed", "title": "Metformin first line", "snippet": "", "year": 2021,
            "pmid": "31000001", "doi": None, "url": "https://pubmed.ncbi.nlm.nih.gov/31000001/", "journal": None,

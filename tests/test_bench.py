@@ -9,12 +9,17 @@ from types import SimpleNamespace
 import pytest
 from langchain_openai import ChatOpenAI
 
-from graphs import cli_bench
-from graphs.bench_metrics import accuracy, ece, macro_f1
+from cli import bench as cli_bench
+from evaluation.datasets import load, shuffled
+from evaluation.metrics import accuracy, ece, macro_f1
 from graphs.context import Context
 from graphs.resources import Resources, install
-from tests.scripted_llm import answer_lines, asks_for_answer, asks_for_entities, prompt_text
-from tools.datasets import load, shuffled
+from testing.scripted_llm import (
+    answer_lines,
+    asks_for_answer,
+    asks_for_entities,
+    prompt_text,
+)
 
 BENCH = Path(__file__).parent / "data" / "bench"
 

@@ -11,16 +11,16 @@ import pytest
 from filelock import FileLock
 from langchain_openai import ChatOpenAI
 
+from cli.build import _refresh, parse_every
 from graphs import build_graph, refresh_graph
-from graphs.cli_build import _refresh, parse_every
 from graphs.context import Context
 from graphs.resources import Resources, install
-from tests.fakes import RecordedEntrez
-from tests.scripted_llm import prompt_text, requested_tool
-from tools.evidence import EvidenceFinder
-from tools.graph_records import EvidenceRecord, RelationRecord
-from tools.pubmed import PubMedClient
-from tools.request_cache import RequestCache
+from testing.fakes import RecordedEntrez
+from testing.scripted_llm import prompt_text, requested_tool
+from tools.evidence.finder import EvidenceFinder
+from tools.evidence.pubmed import PubMedClient
+from tools.evidence.request_cache import RequestCache
+from tools.kg.records import EvidenceRecord, RelationRecord
 
 
 class Scores:

@@ -7,9 +7,14 @@ import json
 
 import pytest
 
-from graphs import cli
-from tests.scripted_llm import answer_lines, asks_for_answer, asks_for_entities, prompt_text
-from tools.graph_records import EvidenceRecord, RelationRecord
+from cli import main as cli
+from testing.scripted_llm import (
+    answer_lines,
+    asks_for_answer,
+    asks_for_entities,
+    prompt_text,
+)
+from tools.kg.records import EvidenceRecord, RelationRecord
 
 
 def responder(body):

@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from tools.graph_records import EntityRecord, EvidenceRecord, RelationRecord
-from tools.kg_schema import normalize_key, relation_type
+from tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
+from tools.kg.schema import normalize_key, relation_type
 
 EV = EvidenceRecord(id="pmid:1", kind="pubmed", title="Metformin in T2D", pmid="1", year=2020)
 
@@ -99,7 +99,7 @@ def test_delete_by_origin(store):
 
 
 def test_export_import_roundtrip(store, tmp_path):
-    from tools.graph_io import export_graph, import_graph, records
+    from tools.kg.transfer import export_graph, import_graph, records
 
     store.upsert(entities=[EntityRecord("Metformin", "drug", description="A biguanide.", description_confidence=0.9,
                                         aliases=["Glucophage"])],
@@ -119,7 +119,7 @@ def _writer(args):
     uri, password, worker = args
     from neo4j import GraphDatabase
 
-    from tools.graph_store import Neo4jGraphStore
+    from tools.kg.bolt_store import Neo4jGraphStore
 
     with GraphDatabase.driver(uri, auth=("root", password)) as driver:
         store = Neo4jGraphStore(driver)

@@ -9,8 +9,8 @@ import urllib.request
 
 import pytest
 
-from tools.llm_server import LocalModel, model_file
-from tools.local_server import LocalServer, LocalServerError, pid_alive
+from tools.llm.weights import LocalModel, model_file
+from tools.servers import LocalServer, LocalServerError, pid_alive
 
 
 def http_server(home):
@@ -95,7 +95,7 @@ def test_wrong_checksum_is_a_clear_error(tmp_path, parts_package):
 
 
 def test_embedded_llm_server_reads_the_output_limit_chatopenai_sends():
-    from tools.llama_server_entry import alias_limit
+    from tools.llm.server_entry import alias_limit
 
     body = json.dumps({"messages": [], "max_completion_tokens": 40}).encode()
     assert json.loads(alias_limit(body)) == {"messages": [], "max_tokens": 40}

@@ -8,10 +8,10 @@ import urllib.error
 
 import pytest
 
-from tests.fakes import DATA, RecordedEntrez
-from tools.pubmed import MalformedResponse, PubMedClient, clean_query
-from tools.remote_calls import RateLimiter, SourceUnavailable, call_remote
-from tools.request_cache import RequestCache
+from testing.fakes import DATA, RecordedEntrez
+from tools.evidence.pubmed import MalformedResponse, PubMedClient, clean_query
+from tools.evidence.remote_calls import RateLimiter, SourceUnavailable, call_remote
+from tools.evidence.request_cache import RequestCache
 
 
 @pytest.fixture

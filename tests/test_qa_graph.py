@@ -11,12 +11,18 @@ from langchain_openai import ChatOpenAI
 from graphs.context import Context
 from graphs.qa_graph import graph
 from graphs.resources import Resources, install
-from tests.fakes import RecordedEntrez
-from tests.scripted_llm import answer_lines, asks_for_answer, asks_for_entities, prompt_text, requested_tool
-from tools.evidence import EvidenceFinder
-from tools.graph_records import EvidenceRecord, RelationRecord
-from tools.pubmed import PubMedClient
-from tools.request_cache import RequestCache
+from testing.fakes import RecordedEntrez
+from testing.scripted_llm import (
+    answer_lines,
+    asks_for_answer,
+    asks_for_entities,
+    prompt_text,
+    requested_tool,
+)
+from tools.evidence.finder import EvidenceFinder
+from tools.evidence.pubmed import PubMedClient
+from tools.evidence.request_cache import RequestCache
+from tools.kg.records import EvidenceRecord, RelationRecord
 
 
 def responder(body: dict) -> dict:

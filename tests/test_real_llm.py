@@ -9,7 +9,7 @@ import pytest
 from graphs.context import Context
 from graphs.qa_graph import graph
 from graphs.resources import Resources, install
-from tools.graph_records import EvidenceRecord, RelationRecord
+from tools.kg.records import EvidenceRecord, RelationRecord
 
 pytestmark = pytest.mark.slow
 

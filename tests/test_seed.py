@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.foundation_kg import seed
+from tools.kg.seeding import seed
 
 
 def test_seed_drugs_is_idempotent_and_resumable(store):

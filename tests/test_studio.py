@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from langgraph_sdk import get_sync_client
 
-from tests.scripted_llm import answer_lines, asks_for_answer, asks_for_entities
-from tools.graph_server import embedded_graph_server
-from tools.local_server import free_port
+from testing.scripted_llm import answer_lines, asks_for_answer, asks_for_entities
+from tools.kg.server import embedded_graph_server
+from tools.servers import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 

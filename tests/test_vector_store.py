@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes import DATA
-from tools.embeddings import load_embedder, model_path
-from tools.vector_store import PassageStore, chunk_text
+from tools.evidence.embeddings import load_embedder, model_path
+from tools.evidence.passages import PassageStore, chunk_text
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +19,7 @@ def minilm():
 @pytest.fixture
 def corpus(tmp_path):
     folder = tmp_path / "corpus"
-    shutil.copytree(DATA / "corpus", folder)
+    shutil.copytree(Path(__file__).parent / "data" / "corpus", folder)
     return folder
 
 

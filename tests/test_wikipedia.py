@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import wikipedia
 
-from tools.remote_calls import SourceUnavailable
-from tools.request_cache import RequestCache
-from tools.wikipedia_client import WikiPage, WikipediaClient, medical_choice
+from tools.evidence.remote_calls import SourceUnavailable
+from tools.evidence.request_cache import RequestCache
+from tools.evidence.wikipedia_client import WikiPage, WikipediaClient, medical_choice
 
 
 class FakeWiki:

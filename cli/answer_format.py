@@ -1,0 +1,27 @@
+"""The `amg ask --json` rendering of a QA result."""
+
+from __future__ import annotations
+
+
+def json_result(result: dict) -> dict:
+    """The ``amg ask --json`` contract."""
+    nodes = result.get("subgraph", {}).get("nodes", [])
+    return {
+        "answer": result.get("answer", ""),
+        "option": result.get("option"),
+        "confidence": result.get("confidence", 0.0),
+        "citations": [
+            {k: c.get(k) for k in ("n", "evidence_id", "kind", "pmid", "doi", "title", "year", "url")}
+            for c in result.get("citations", [])
+        ],
+        "entities": result.get("entities", []),
+        "paths": [{"path": n["path"], "score": n["score"], "weak": n["weak"]} for n in nodes if n["depth"] > 0],
+        "reasoning": result.get("reasoning", {}),
+        "notices": result.get("notices", []),
+        "trace": {
+            "timings_ms": result.get("timings_ms", {}),
+            "llm_calls": result.get("llm_calls", 0),
+            "tokens": result.get("tokens", 0),
+            "degradations": result.get("degradations", []),
+        },
+    }

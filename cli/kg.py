@@ -1,0 +1,110 @@
+"""``amg kg ...``: seed, stats, show, history, export, import."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from tqdm import tqdm
+
+from graphs.context import Context
+from graphs.resources import Resources
+from tools.kg.seeding import SOURCES, seed
+from tools.kg.transfer import export_graph, import_graph
+from tools.kg.traversal import traverse
+
+
+def run(args, context: Context) -> int:
+    res = Resources(context)
+    try:
+        return COMMANDS[args.kg_command](args, res)
+    finally:
+        res.close()
+
+
+def _seed(args, res: Resources) -> int:
+    sources = SOURCES if args.source == "all" else (args.source,)
+    started = time.perf_counter()
+    with tqdm(desc="seeding", unit=" items") as bar:
+        for source in sources:
+            bar.set_description(f"seeding {source}")
+            totals = seed(res.store, source, progress=lambda _s, n: bar.update(n), force=args.force)
+            bar.write(f"{source}: {totals['chunks']} chunks written, {totals['skipped_chunks']} already done, "
+                      f"{totals['relations_written']} relations written")  # fmt: skip
+    seeded_s = time.perf_counter() - started
+    with tqdm(desc="indexing entity names", unit=" entities") as bar:
+        added = res.linker.sync(progress=bar.update, include_vocabulary=args.name_index)
+    print(f"entity-name index: {added} names embedded")
+    print(f"seeded in {seeded_s:.1f}s (total {time.perf_counter() - started:.1f}s)")
+    _print_stats(res)
+    return 0
+
+
+def _print_stats(res: Resources) -> None:
+    stats = res.store.stats()
+    print(f"entities {stats['entities']:,}  relations {stats['relations']:,}  evidence {stats['evidence']:,}")
+    print("by type: " + ", ".join(f"{t} {n:,}" for t, n in stats["entity_types"].items()))
+
+
+def _stats(args, res: Resources) -> int:
+    _print_stats(res)
+    return 0
+
+
+def _resolve(res: Resources, name: str) -> dict:
+    entity = res.store.get_entity(name)
+    if entity is None:
+        found = res.linker.link(name)
+        entity = res.store.get_entity(found[0].key) if found else None
+    if entity is None:
+        raise ValueError(f"no entity called {name!r} in the graph (try `amg kg seed` first)")
+    return entity
+
+
+def _show(args, res: Resources) -> int:
+    entity = _resolve(res, args.entity)
+    print(f"{entity['name']}  [{entity['type']}]  key={entity['key']}")
+    if entity.get("description"):
+        print(f"  {entity['description'][:300]}  (confidence {entity.get('description_confidence', 0):.2f})")
+    print(f"  sources: {', '.join(entity.get('sources') or []) or '-'}   aliases: {', '.join((entity.get('aliases') or [])[:6]) or '-'}")
+    reached = traverse(res.store.neighbors, {entity["key"]: (entity["name"], entity["type"])}, tau=args.tau,
+                       max_depth=args.depth, max_nodes=args.limit + 1)  # fmt: skip
+    print(f"paths (confidence = product of edge confidences, tau={args.tau}, depth<={args.depth}):")
+    for node in sorted(reached.values(), key=lambda n: (-n.score, n.depth, n.name)):
+        if node.depth:
+            evidence = sorted({i for step in node.path for i in step.evidence_ids})
+            print(f"  {node.score:.2f}  {node.explain()}  [{', '.join(evidence[:3])}{' ...' if len(evidence) > 3 else ''}]")
+    if len(reached) == 1:
+        print("  (no relations at or above tau)")
+    return 0
+
+
+def _history(args, res: Resources) -> int:
+    entity = _resolve(res, args.entity)
+    rows = res.store.relation_history(entity["key"])
+    if not rows:
+        print(f"{entity['name']}: no relations yet")
+    for row in rows:
+        print(f"{row['source']} -{row['type']}-> {row['target']}: now {row['confidence']:.2f} ({row['status']})")
+        for raw in row["history"] or []:
+            event = json.loads(raw)
+            previous = f"{event['previous']:.2f} -> " if event.get("previous") is not None else ""
+            print(f"    {event['at'][:19]}  {event['event']:<11} {previous}{event['confidence']:.2f}  "
+                  f"evidence {', '.join(event['evidence_ids'][:4])}  {event.get('origin', '')} {event.get('model', '')}")  # fmt: skip
+    return 0
+
+
+def _export(args, res: Resources) -> int:
+    counts = export_graph(res.store, Path(args.path))
+    print(f"wrote {args.path}: " + ", ".join(f"{k} {v:,}" for k, v in counts.items()))
+    return 0
+
+
+def _import(args, res: Resources) -> int:
+    counts = import_graph(res.store, Path(args.path))
+    print(f"read {args.path}: " + ", ".join(f"{k} {v:,}" for k, v in counts.items()))
+    return 0
+
+
+COMMANDS = {"seed": _seed, "stats": _stats, "show": _show, "history": _history, "export": _export, "import": _import}

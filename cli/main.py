@@ -1,0 +1,148 @@
+"""The ``amg`` command line: parsing and dispatch; each area's work lives in its own module."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import openai
+
+from graphs.context import Context
+from tools.evidence.embeddings import EmbeddingModelMissing
+from tools.evidence.remote_calls import SourceUnavailable
+from tools.kg.connection import GraphUnavailable
+from tools.servers import LocalServerError
+
+USER_ERRORS = (ValueError, FileNotFoundError, GraphUnavailable, LocalServerError, EmbeddingModelMissing,
+               SourceUnavailable, openai.APIConnectionError, openai.AuthenticationError, openai.NotFoundError)  # fmt: skip
+
+
+def _context_flags(parser: argparse.ArgumentParser, mode_flag: str = "--mode") -> None:
+    parser.add_argument(mode_flag, dest="evidence_mode", choices=["offline", "dynamic", "hybrid"],
+                        help="evidence mode (AMG_MODE)")
+    parser.add_argument("--tau", type=float, help="traversal confidence threshold (AMG_TAU)")
+    parser.add_argument("--depth", dest="max_depth", type=int, help="traversal depth (AMG_MAX_DEPTH)")
+    parser.add_argument("--max-entities", type=int, help="entities per question (AMG_MAX_ENTITIES)")
+    parser.add_argument("--traversal", choices=["bfs", "dfs"], help="traversal strategy (AMG_TRAVERSAL)")
+    parser.add_argument("--sources", help="evidence sources, comma-separated (AMG_SOURCES)")
+    parser.add_argument("--local-model", choices=["0.5b", "1.5b", "smollm2"], help="embedded model (AMG_LOCAL_MODEL)")
+    parser.add_argument("--per-entity", dest="per_entity_reasoning", action="store_true", default=None,
+                        help="one reasoning call per entity (paper-faithful)")  # fmt: skip
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="amg", description="Agentic medical QA over a confidence-scored KG.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("doctor", help="check every component and print how to fix what is broken")
+
+    kg = sub.add_parser("kg", help="the knowledge graph").add_subparsers(dest="kg_command", required=True)
+    seed = kg.add_parser("seed", help="foundation KG from HPO, ICD-10-CM and drug vocabularies")
+    seed.add_argument("--source", default="all", choices=["hpo", "icd10", "drugs", "all"])
+    seed.add_argument("--force", action="store_true", help="rewrite chunks already written (changes nothing)")
+    seed.add_argument("--name-index", action="store_true",
+                      help="also embed vocabulary names for fuzzy linking (slow: ~640 names/s)")
+    kg.add_parser("stats", help="counts of entities, relations and evidence")
+    show = kg.add_parser("show", help="an entity and its confidence-scored neighbourhood")
+    show.add_argument("entity")
+    show.add_argument("--depth", type=int, default=2)
+    show.add_argument("--tau", type=float, default=0.5)
+    show.add_argument("--limit", type=int, default=25)
+    history = kg.add_parser("history", help="how an entity's relations and confidences changed")
+    history.add_argument("entity")
+    export = kg.add_parser("export", help="write the graph to JSON lines (.jsonl) or GraphML (.graphml)")
+    export.add_argument("path")
+    imp = kg.add_parser("import", help="read a graph written by export")
+    imp.add_argument("path")
+
+    ingest = sub.add_parser("ingest", help="add .txt/.md/.jsonl files to the textbook passage store")
+    ingest.add_argument("paths", nargs="+")
+    search = sub.add_parser("search", help="search the textbook passage store")
+    search.add_argument("query")
+    search.add_argument("-k", type=int, default=3)
+
+    build = sub.add_parser("build", help="build the KG from topics, a question set or the ingested corpus")
+    source = build.add_mutually_exclusive_group(required=True)
+    source.add_argument("--topics", metavar="FILE", help="one entity or topic a line")
+    source.add_argument("--questions", metavar="FILE.jsonl", help="a question set; entities are parsed from each")
+    source.add_argument("--from-corpus", action="store_true", help="the entities most named in ingested passages")
+    build.add_argument("--limit", type=int, default=10_000, help="at most this many topics")
+    build.add_argument("--force", action="store_true", help="rebuild items already done")
+    build.add_argument("--concurrency", type=int, default=4, help="entities built at once")
+    _context_flags(build)
+    refresh = sub.add_parser("refresh", help="re-check stale, frequently asked and borderline knowledge")
+    refresh.add_argument("--every", metavar="DURATION", help="repeat every 30m / 6h / 1d, with jitter")
+    refresh.add_argument("--once", action="store_true", help="one pass, then exit (the default)")
+    refresh.add_argument("--limit", type=int, default=20, help="entities per pass")
+    _context_flags(refresh)
+
+    bench = sub.add_parser("bench", help="evaluate on a multiple-choice set (accuracy, calibration, cost)")
+    bench.add_argument("dataset", help="JSONL (ours, MedQA), MedMCQA JSON lines, or PubMedQA JSON")
+    bench.add_argument("--mode", default="kg", choices=["closed-book", "cot", "rag", "kg"])
+    bench.add_argument("--limit", type=int, help="first N questions")
+    bench.add_argument("--seed", type=int, default=0)
+    bench.add_argument("--out", help="output folder (default bench-out/DATASET)")
+    bench.add_argument("--resume", action="store_true", help="skip questions already answered in --out")
+    bench.add_argument("--shuffle-options", action="store_true", help="permute options (seeded) against position bias")
+    bench.add_argument("--use-options", action="store_true", help="retrieval also uses the option texts")
+    bench.add_argument("--model", help="0.5b | 1.5b (embedded) or a model name at the configured endpoint")
+    _context_flags(bench, mode_flag="--kg-mode")
+
+    ask = sub.add_parser("ask", help="answer one question")
+    ask.add_argument("question")
+    ask.add_argument("--option", action="append", default=[], metavar="A=TEXT", help="a multiple-choice option")
+    ask.add_argument("--json", action="store_true", help="print one JSON object")
+    ask.add_argument("--graph", metavar="FILE.html", help="write the evidence subgraph as an HTML picture")
+    _context_flags(ask)
+    chat = sub.add_parser("chat", help="multi-turn chat; history kept under the data dir")
+    chat.add_argument("--thread", default="default", help="conversation id")
+    _context_flags(chat)
+    return parser
+
+
+def context_from(args: argparse.Namespace) -> Context:
+    names = ("tau", "max_depth", "max_entities", "traversal", "sources", "local_model", "per_entity_reasoning")
+    context = Context().with_overrides(mode=getattr(args, "evidence_mode", None), **{n: getattr(args, n, None) for n in names})
+    context.validate()
+    return context
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.command == "doctor":
+        from cli.doctor import doctor
+
+        return doctor(Context())
+    if args.command == "kg":
+        from cli import kg
+
+        return kg.run(args, Context())
+    if args.command in ("ingest", "search"):
+        from cli import corpus
+
+        return corpus.run(args, Context())
+    if args.command == "bench":
+        from cli import bench
+
+        return bench.run(args, context_from(args))
+    if args.command in ("build", "refresh"):
+        from cli import build
+
+        return build.run(args, context_from(args))
+    from cli import qa
+
+    return qa.run(args, context_from(args))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return run(args)
+    except USER_ERRORS as exc:
+        print(f"amg: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("amg: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,80 @@
+"""``amg ask`` and ``amg chat``: the QA graph from the terminal."""
+
+from __future__ import annotations
+
+import json
+import sys
+import uuid
+from pathlib import Path
+
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from cli.answer_format import json_result
+from cli.evidence_picture import write_picture
+from graphs.context import Context
+from graphs.qa_graph import builder, graph
+from graphs.reply import chat_reply
+from graphs.resources import resources_for
+
+
+def parse_options(raw: list[str]) -> dict[str, str]:
+    options = {}
+    for item in raw:
+        letter, sep, text = item.partition("=")
+        if not sep or not letter.strip() or not text.strip():
+            raise ValueError(f"--option takes LETTER=TEXT, got {item!r}")
+        options[letter.strip().upper()] = text.strip()
+    return options
+
+
+def run(args, context: Context) -> int:
+    try:
+        if args.command == "ask":
+            return _ask(args, context)
+        return _chat(args, context)
+    finally:
+        resources_for(context).close()
+
+
+def _ask(args, context: Context) -> int:
+    result = graph.invoke({"question": args.question, "options": parse_options(args.option)}, context=context)
+    if result.get("problem"):
+        raise ValueError(result["problem"])
+    if args.graph:
+        write_picture(result, Path(args.graph))
+    if args.json:
+        print(json.dumps(json_result(result), indent=2, ensure_ascii=False))
+    else:
+        print(chat_reply(result))
+        if args.graph:
+            print(f"evidence subgraph written to {args.graph}")
+    return 0
+
+
+def _chat(args, context: Context) -> int:
+    path = context.data_path / "chat.sqlite"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with SqliteSaver.from_conn_string(str(path)) as saver:
+        chat_graph = builder.compile(checkpointer=saver, name="AMG chat")
+        config = {"configurable": {"thread_id": args.thread or str(uuid.uuid4())}}
+        print(f"AMG chat (thread {args.thread}); an empty line or Ctrl-D ends it.")
+        for line in _lines():
+            text = line.strip()
+            if not text:
+                break
+            result = chat_graph.invoke({"messages": [HumanMessage(text)]}, config=config, context=context)
+            print("amg> " + result["messages"][-1].content.replace("\n", "\n     "))
+    return 0
+
+
+def _lines():
+    """Lines from a pipe, or prompted lines from a terminal until Ctrl-D."""
+    if not sys.stdin.isatty():
+        yield from sys.stdin
+        return
+    while True:
+        try:
+            yield input("you> ")
+        except EOFError:
+            return

@@ -1,0 +1,21 @@
+"""The QA result as a chat message (Studio, `amg chat`, `amg ask`)."""
+
+from __future__ import annotations
+
+DISCLAIMER = "AMG is a research tool: this is not medical advice."
+
+
+def chat_reply(result: dict) -> str:
+    """The answer as shown in chat and on the terminal."""
+    lines = [*(f"Note: {n}" for n in result.get("notices", [])), result.get("answer", "")]
+    lines.append(f"Confidence: {result.get('confidence', 0.0):.2f}")
+    if result.get("rationale"):
+        lines.append(f"Why: {result['rationale']}")
+    for c in result.get("citations", []):
+        where = f"PMID {c['pmid']}" if c.get("pmid") else (c.get("url") or c.get("id"))
+        year = f", {c['year']}" if c.get("year") else ""
+        lines.append(f"[{c['n']}] {c.get('title') or c['id']} ({where}{year})")
+    for d in result.get("degradations", []):
+        lines.append(f"(degraded: {d})")
+    lines.append(DISCLAIMER)
+    return "\n".join(line for line in lines if line)

@@ -1,0 +1,12 @@
+"""Fixed-size batches of a list (one statement, one request or one chunk each)."""
+
+from __future__ import annotations
+
+from typing import Iterator, Sequence, TypeVar
+
+T = TypeVar("T")
+
+
+def chunked(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

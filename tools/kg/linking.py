@@ -1,0 +1,103 @@
+"""Entity linking: exact key, then alias, then embedding similarity over entity names.
+
+The name index is a Chroma collection kept in step with the graph by ``sync``: entities
+created since the last sync are embedded. Vocabulary entities carry their curated synonyms
+as aliases and are matched exactly, so by default only entities learned online (from
+evidence) are embedded; ``include_vocabulary`` embeds vocabulary names too (~640 names/s).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from tools.evidence.embeddings import embed
+from tools.evidence.passages import open_collection
+from tools.kg.schema import normalize_key
+from tools.kg.store import GraphStore
+
+SYNC_BATCH = 2000
+MAX_NGRAM = 6
+GENERIC_KEYS = frozenset(
+    "all patient patients man woman child year old history treatment therapy disease finding "
+    "most common following which what best likely cause effect type normal day week month".split()
+)
+
+
+@dataclass
+class Candidate:
+    key: str
+    name: str
+    type: str
+    score: float
+    how: str  # "exact" | "alias" | "embedding"
+
+
+class EntityLinker:
+    def __init__(self, store: GraphStore, index_dir: Path, model_path: Path, threshold: float = 0.8):
+        self.store, self.model_path, self.threshold = store, str(model_path), threshold
+        self.collection = open_collection(index_dir, "entity_names")
+        self._mark = index_dir / "entity_names.sync.json"
+
+    def sync(self, progress=lambda n: None, include_vocabulary: bool = False) -> int:
+        """Embed names of entities created since the last sync; returns how many were added.
+
+        Vocabulary entities are matched by their curated synonyms, so they are only embedded
+        with ``include_vocabulary``.
+        """
+        state = json.loads(self._mark.read_text()) if self._mark.exists() else {"after": "", "key": ""}
+        added = 0
+        while True:
+            rows = self.store.entities_created_after(state["after"], state["key"], SYNC_BATCH, include_vocabulary)
+            if not rows:
+                return added
+            self.collection.upsert(
+                ids=[r["key"] for r in rows], documents=[r["name"] for r in rows],
+                metadatas=[{"name": r["name"], "type": r["type"]} for r in rows],
+                embeddings=embed(self.model_path, [r["name"] for r in rows], batch_size=256),
+            )  # fmt: skip
+            added += len(rows)
+            progress(len(rows))
+            state = {"after": rows[-1]["at"], "key": rows[-1]["key"]}
+            self._mark.write_text(json.dumps(state))
+
+    def link(self, mention: str, k: int = 3) -> list[Candidate]:
+        """Best graph entities for ``mention``; empty when nothing is close enough."""
+        key = normalize_key(mention)
+        if not key:
+            return []
+        found = self.store.lookup([key]).get(key)
+        if found:
+            return [Candidate(f["key"], f["name"], f["type"], 1.0 if f["how"] == "exact" else 0.95, f["how"])
+                    for f in found[:k]]  # fmt: skip
+        if self.collection.count() == 0:
+            return []
+        hits = self.collection.query(query_embeddings=embed(self.model_path, [mention]), n_results=k)
+        return [
+            Candidate(ident, meta["name"], meta["type"], round(1 - dist, 3), "embedding")
+            for ident, meta, dist in zip(hits["ids"][0], hits["metadatas"][0], hits["distances"][0])
+            if 1 - dist >= self.threshold
+        ]
+
+    def spot(self, text: str) -> list[Candidate]:
+        """Vocabulary entities named in ``text``: longest non-overlapping word n-grams found in the graph."""
+        words = re.findall(r"[\w'’+-]+", text)
+        spans = {}
+        for size in range(min(MAX_NGRAM, len(words)), 0, -1):
+            for start in range(len(words) - size + 1):
+                key = normalize_key(" ".join(words[start : start + size]))
+                if key and key not in GENERIC_KEYS and len(key) > 2:
+                    spans.setdefault(key, (start, start + size))
+        if not spans:
+            return []
+        rows = [{"k": k, **hits[0]} for k, hits in self.store.lookup(list(spans)).items()]
+        taken: set[int] = set()
+        chosen: list[tuple[int, Candidate]] = []
+        for row in sorted(rows, key=lambda r: spans[r["k"]][0] - spans[r["k"]][1]):  # longest first
+            first, last = spans[row["k"]]
+            if taken.isdisjoint(range(first, last)) and all(c.key != row["key"] for _, c in chosen):
+                taken.update(range(first, last))
+                chosen.append((first, Candidate(row["key"], row["name"], row["type"], 1.0, "vocabulary")))
+        return [candidate for _, candidate in sorted(chosen, key=lambda pair: pair[0])]

@@ -1,0 +1,103 @@
+"""Typed records that cross the graph-store boundary."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+
+from tools.kg.schema import (
+    EVIDENCE_KINDS,
+    RELATION_TYPES,
+    entity_type,
+    normalize_key,
+    validate_name,
+)
+
+
+def iso_utc(moment: datetime) -> str:
+    """Timestamps are ISO-8601 UTC strings: portable, sortable, exact on round-trip."""
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def utc_now() -> str:
+    return iso_utc(datetime.now(timezone.utc))
+
+
+@dataclass
+class EntityRecord:
+    name: str
+    type: str = "other"
+    description: str | None = None
+    description_confidence: float | None = None
+    aliases: list[str] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    key: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.name = validate_name(self.name)
+        self.type = entity_type(self.type)
+        self.aliases = sorted({validate_name(a) for a in self.aliases if isinstance(a, str) and a.strip()})
+        self.key = normalize_key(self.name)
+
+
+@dataclass
+class EvidenceRecord:
+    """One piece of evidence; ``id`` is stable (``pmid:123``, ``wiki:Title``, ``vocab:HP:0001``)."""
+
+    id: str
+    kind: str
+    title: str = ""
+    snippet: str = ""
+    year: int | None = None
+    journal: str | None = None
+    pmid: str | None = None
+    doi: str | None = None
+    url: str | None = None
+    release: str | None = None  # vocabulary release, for kind "vocabulary"
+    retrieved_at: str = field(default_factory=utc_now)
+
+    def __post_init__(self) -> None:
+        if self.kind not in EVIDENCE_KINDS:
+            raise ValueError(f"evidence kind {self.kind!r} is not one of {', '.join(EVIDENCE_KINDS)}")
+        if not self.id:
+            raise ValueError("evidence id is empty")
+
+    def as_props(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class RelationRecord:
+    """A scored relation between two entities, always backed by evidence."""
+
+    source: str
+    target: str
+    type: str
+    confidence: float
+    evidence_ids: list[str]
+    score_raw: float | None = None
+    description: str = ""
+    origin: str = ""  # what produced it: "pubmed", "vocabulary:hpo", "refresh", ...
+    model: str = ""
+    source_key: str = field(init=False)
+    target_key: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.source, self.target = validate_name(self.source), validate_name(self.target)
+        if self.type not in RELATION_TYPES:
+            raise ValueError(f"relation type {self.type!r} is not in the vocabulary")
+        if not 0.0 <= float(self.confidence) <= 1.0:
+            raise ValueError(f"confidence {self.confidence} is outside [0, 1]")
+        if not self.evidence_ids:
+            raise ValueError(f"relation {self.source} -{self.type}-> {self.target} has no evidence")
+        self.source_key, self.target_key = normalize_key(self.source), normalize_key(self.target)
+        if self.source_key == self.target_key:
+            raise ValueError(f"relation {self.source} -{self.type}-> itself")
+
+
+@dataclass
+class GapReport:
+    key: str
+    status: str  # "ok" | "missing" | "stale" | "thin"
+    strong_relations: int = 0
+    refreshed_at: str | None = None

@@ -1,0 +1,169 @@
+"""Confidence-propagating traversal: s(child) = s(parent) * confidence(edge), pruned below tau.
+
+Both edge directions are followed; a backward step is named with the inverse relation.
+Each reached node keeps its best (highest-product) path, which makes results explainable:
+"metformin -treats(0.90)-> type 2 diabetes -has_symptom(0.80)-> polyuria = 0.72".
+
+Guards against the two failure modes the AMG-RAG paper reports:
+- vanishing scores: depth is capped (default 2) and scores are compared with tau directly
+  (not tau per hop), so a long chain of good edges is not kept at a score nobody trusts;
+- over-pruning: if nothing around a seed survives tau, its strongest direct edges down to
+  ``floor`` are still returned, flagged ``weak``, so the reasoner sees local context and
+  knows it is weak rather than seeing nothing.
+
+Cost is bounded two ways, both documented trade-offs measured in benchmarks/kg_scale.py:
+- an admission bar: once M nodes are reached, only edges that could lift a child above the
+  M-th best score are fetched (exact: a child never scores above its parent);
+- hubs (more than ``hub_degree`` relations, e.g. "autosomal recessive inheritance" with
+  thousands of diseases) are expanded when they are question entities but not from deeper
+  levels: their neighbours are too many to be specific, and reading them dominated latency.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from tools.kg.schema import RELATION_INVERSES
+
+
+@dataclass
+class Step:
+    source: str  # names, for display
+    relation: str  # as read in the direction travelled
+    target: str
+    confidence: float
+    evidence_ids: list[str]
+    forward: bool
+
+
+@dataclass
+class Reached:
+    key: str
+    name: str
+    type: str
+    score: float
+    path: list[Step] = field(default_factory=list)
+    weak: bool = False
+
+    @property
+    def depth(self) -> int:
+        return len(self.path)
+
+    def explain(self) -> str:
+        if not self.path:
+            return f"{self.name} (question entity)"
+        text = self.path[0].source
+        for step in self.path:
+            text += f" -{step.relation}({step.confidence:.2f})-> {step.target}"
+        return f"{text} = {self.score:.2f}" + (" [weak]" if self.weak else "")
+
+
+# (keys, floor or floor per key, per-node cap, max degree or None) -> edges
+Neighbors = Callable[[list[str], float | dict[str, float], int, int | None], list[dict]]
+
+
+# defaults of AMG_TAU, AMG_MAX_DEPTH, AMG_MAX_NODES, AMG_TRAVERSAL and AMG_HUB_DEGREE
+TAU, MAX_DEPTH, MAX_NODES, STRATEGY, HUB_DEGREE = 0.5, 2, 40, "bfs", 250
+
+
+def traverse(
+    neighbors: Neighbors,
+    seeds: dict[str, tuple[str, str]],
+    tau: float = TAU,
+    max_depth: int = MAX_DEPTH,
+    max_nodes: int = MAX_NODES,
+    strategy: str = STRATEGY,
+    per_node: int = 50,
+    floor: float = 0.3,
+    hub_degree: int = HUB_DEGREE,
+) -> dict[str, Reached]:
+    """Reach nodes from ``seeds`` ({key: (name, type)}) and return them by key, seeds included."""
+    if strategy not in ("bfs", "dfs"):
+        raise ValueError(f"unknown traversal strategy {strategy!r}")
+    reached = {k: Reached(k, name, typ, 1.0) for k, (name, typ) in seeds.items()}
+    if strategy == "bfs":
+        _bfs(neighbors, reached, list(seeds), tau, max_depth, per_node, max_nodes, hub_degree)
+    else:
+        for key in seeds:
+            _dfs(neighbors, reached, key, tau, max_depth, per_node, max_nodes, hub_degree)
+    _rescue_isolated_seeds(neighbors, reached, seeds, tau, floor)
+    return _cap(reached, seeds, max_nodes)
+
+
+def _relax(reached: dict[str, Reached], parent: Reached, edge: dict, tau: float) -> Reached | None:
+    """Offer the path through ``edge``; return the node if its best score improved."""
+    score = parent.score * float(edge["confidence"])
+    if score < tau or edge["other"] == parent.key:
+        return None
+    current = reached.get(edge["other"])
+    if current is not None and (current.score >= score or current.depth == 0):
+        return None
+    relation = edge["rel"] if edge["forward"] else RELATION_INVERSES.get(edge["rel"], edge["rel"])
+    step = Step(parent.name, relation, edge["name"], float(edge["confidence"]), list(edge["evidence_ids"] or []),
+                edge["forward"])  # fmt: skip
+    node = Reached(edge["other"], edge["name"], edge["type"], score, parent.path + [step])
+    reached[node.key] = node
+    return node
+
+
+def _bfs(neighbors: Neighbors, reached, frontier: list[str], tau, max_depth, per_node, max_nodes, hub_degree) -> None:
+    for _ in range(max_depth):
+        # a child scores at most its parent's score, so only edges that can lift a child over
+        # the admission bar are fetched, and parents below the bar are not expanded at all
+        bar = _admission_bar(reached, tau, max_nodes)
+        floors = {k: bar / reached[k].score for k in frontier if reached[k].score >= bar}
+        if not floors:
+            return
+        improved: dict[str, Reached] = {}
+        parents = {k: reached[k] for k in floors}  # as of this level: paths never exceed max_depth
+        seeds_level = not any(p.depth for p in parents.values())
+        for edge in neighbors(list(floors), floors, per_node, None if seeds_level else hub_degree):
+            node = _relax(reached, parents[edge["key"]], edge, tau)
+            if node is not None:
+                improved[node.key] = node
+        frontier = list(improved)
+
+
+def _admission_bar(reached: dict[str, Reached], tau: float, max_nodes: int) -> float:
+    """The score a new node needs to be among the ``max_nodes`` best (never below tau)."""
+    if len(reached) < max_nodes:
+        return tau
+    return max(tau, sorted((r.score for r in reached.values()), reverse=True)[max_nodes - 1])
+
+
+def _dfs(neighbors: Neighbors, reached, key: str, tau, depth_left, per_node, max_nodes, hub_degree) -> None:
+    if depth_left == 0 or len(reached) >= max_nodes * 4:
+        return
+    parent = reached[key]
+    hub_cap = hub_degree if parent.depth else None
+    edges = sorted(neighbors([key], tau / parent.score, per_node, hub_cap), key=lambda e: -float(e["confidence"]))
+    for edge in edges:
+        if reached.get(key) is not parent:
+            return  # a better path to this node was found meanwhile; that visit explores it
+        node = _relax(reached, parent, edge, tau)
+        if node is not None:
+            _dfs(neighbors, reached, node.key, tau, depth_left - 1, per_node, max_nodes, hub_degree)
+
+
+def _rescue_isolated_seeds(neighbors: Neighbors, reached, seeds, tau: float, floor: float) -> None:
+    lonely = [k for k in seeds if not any(r.path and r.path[0].source == reached[k].name for r in reached.values())]
+    if not lonely:
+        return
+    for edge in neighbors(lonely, floor, 3, None):
+        if edge["other"] in reached or float(edge["confidence"]) >= tau:
+            continue
+        node = _relax(reached, reached[edge["key"]], edge, floor)
+        if node is not None:
+            node.weak = True
+
+
+def _cap(reached: dict[str, Reached], seeds, max_nodes: int) -> dict[str, Reached]:
+    """Seeds first, then the highest scores; keep paths intact (a kept node's ancestors are kept)."""
+    ordered = sorted(reached.values(), key=lambda r: (r.key not in seeds, -r.score, r.depth, r.key))
+    kept: dict[str, Reached] = {}
+    for node in ordered:
+        if len(kept) >= max(max_nodes, len(seeds)):
+            break
+        kept[node.key] = node
+    return kept

@@ -1,0 +1,29 @@
+"""Authoritative vocabularies that seed the foundation knowledge graph.
+
+Each module yields ``SeedChunk``s: small logical writes (entities with their evidence
+and curated relations) that the seeding driver writes one transaction each.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
+from tools.kg.schema import normalize_key
+
+
+@dataclass
+class SeedChunk:
+    entities: list[EntityRecord] = field(default_factory=list)
+    evidence: list[EvidenceRecord] = field(default_factory=list)
+    relations: list[RelationRecord] = field(default_factory=list)
+    supports: list[tuple[str, str]] = field(default_factory=list)
+
+    def relate(self, source: str, target: str, type_: str, evidence_id: str, description: str, origin: str) -> None:
+        """Add a curated relation (confidence 1.0, score 10); self-loops are skipped."""
+        if normalize_key(source) != normalize_key(target):
+            self.relations.append(RelationRecord(source, target, type_, 1.0, [evidence_id], 10, description, origin))
+
+    def __len__(self) -> int:
+        return len(self.entities) + len(self.relations)
+

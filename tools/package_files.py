@@ -1,0 +1,26 @@
+"""Files that ship inside installed registry packages: find a package's folder, join split files."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+
+def package_dir(module: str) -> Path | None:
+    """Folder of an importable package, or None when it is not installed."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def join_files(parts: list[Path], target: Path) -> None:
+    """Concatenate ``parts`` into ``target``; a reader never sees a half-written file."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(target.suffix + ".partial")
+    with open(partial, "wb") as out:
+        for part in parts:
+            with open(part, "rb") as src:
+                while block := src.read(1 << 22):
+                    out.write(block)
+    partial.replace(target)
