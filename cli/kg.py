@@ -68,9 +68,11 @@ def _show(args, res: Resources) -> int:
     if entity.get("description"):
         print(f"  {entity['description'][:300]}  (confidence {entity.get('description_confidence', 0):.2f})")
     print(f"  sources: {', '.join(entity.get('sources') or []) or '-'}   aliases: {', '.join((entity.get('aliases') or [])[:6]) or '-'}")
-    reached = traverse(res.store.neighbors, {entity["key"]: (entity["name"], entity["type"])}, tau=args.tau,
-                       max_depth=args.depth, max_nodes=args.limit + 1)  # fmt: skip
-    print(f"paths (confidence = product of edge confidences, tau={args.tau}, depth<={args.depth}):")
+    c = res.context
+    reached = traverse(res.store.neighbors, {entity["key"]: (entity["name"], entity["type"])}, tau=c.tau,
+                       max_depth=c.max_depth, max_nodes=args.limit + 1, strategy=c.traversal,
+                       hub_degree=c.hub_degree)  # fmt: skip
+    print(f"paths (confidence = product of edge confidences, tau={c.tau}, depth<={c.max_depth}):")
     for node in sorted(reached.values(), key=lambda n: (-n.score, n.depth, n.name)):
         if node.depth:
             evidence = sorted({i for step in node.path for i in step.evidence_ids})

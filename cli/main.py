@@ -44,8 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     kg.add_parser("stats", help="counts of entities, relations and evidence")
     show = kg.add_parser("show", help="an entity and its confidence-scored neighbourhood")
     show.add_argument("entity")
-    show.add_argument("--depth", type=int, default=2)
-    show.add_argument("--tau", type=float, default=0.5)
+    show.add_argument("--depth", dest="max_depth", type=int, help="traversal depth (AMG_MAX_DEPTH)")
+    show.add_argument("--tau", type=float, help="traversal confidence threshold (AMG_TAU)")
     show.add_argument("--limit", type=int, default=25)
     history = kg.add_parser("history", help="how an entity's relations and confidences changed")
     history.add_argument("entity")
@@ -71,7 +71,6 @@ def build_parser() -> argparse.ArgumentParser:
     _context_flags(build)
     refresh = sub.add_parser("refresh", help="re-check stale, frequently asked and borderline knowledge")
     refresh.add_argument("--every", metavar="DURATION", help="repeat every 30m / 6h / 1d, with jitter")
-    refresh.add_argument("--once", action="store_true", help="one pass, then exit (the default)")
     refresh.add_argument("--limit", type=int, default=20, help="entities per pass")
     _context_flags(refresh)
 
@@ -114,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     if args.command == "kg":
         from cli import kg
 
-        return kg.run(args, Context())
+        return kg.run(args, context_from(args))
     if args.command in ("ingest", "search"):
         from cli import corpus
 
