@@ -11,7 +11,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from agents.structured import Usage, ask
-from prompts import load
+from prompts import load, quote
 from tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 from tools.kg.schema import normalize_key, relation_type, score_to_confidence
 from tools.kg.store import GraphStore
@@ -40,8 +40,8 @@ def format_evidence(records: list[dict], texts: dict[str, str]) -> tuple[str, di
     for number, record in enumerate(records, 1):
         label = f"E{number}"
         labels[label] = record["id"]
-        body = texts.get(record["id"], record.get("snippet", "")).replace("</evidence>", "")
-        blocks.append(f'<evidence id="{label}" source="{record["kind"]}" year="{record.get("year") or ""}">\n'
+        body = quote(texts.get(record["id"], record.get("snippet", "")))
+        blocks.append(f'<evidence id="{label}" source="{quote(record["kind"])}" year="{quote(record.get("year") or "")}">\n'
                       f"{body}\n</evidence>")  # fmt: skip
     return "\n\n".join(blocks), labels
 
