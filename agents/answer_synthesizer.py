@@ -1,9 +1,14 @@
 """Agent 7, answer synthesizer: the answer, a confidence, and citations that resolve to evidence.
 
-Confidence = stated x (1/2 + 1/2 x support), where ``stated`` is the model's own
-confidence in [0, 1] and ``support`` is the best path confidence in the traversed
-subgraph among paths backed by a cited evidence item (1.0 for evidence fetched for a
-question entity this run; 0 when nothing is cited). An uncited answer is at most 0.5.
+Multiple choice: the confidence comes from the model's own probabilities. The log-probabilities
+of the option token give a distribution over the letters; the model's letter prior is divided
+out (which may change the chosen option); the chosen option's probability and the graph's
+``support`` go through the model's calibration map (tools/llm/calibration.py), fitted on half of
+the dev set. Without a map the probability is reported as it is; without log-probabilities
+(an endpoint that does not return them) and for open questions:
+confidence = stated x (1/2 + 1/2 x support), an uncited answer at most 0.5.
+``support`` is the best confidence among paths and question-entity links backed by a cited
+evidence item (1.0 for evidence fetched for a question entity this run; 0 when nothing is cited).
 
 The answer is the last turn of the question's conversation, in a few "Key: value" lines
 (Option or Answer, Confidence, Citations). Lines cost a small local model nothing to
@@ -17,11 +22,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from agents.conversation import Turn, request, talk
+from agents.conversation import Turn, request, talk_scored
 from agents.structured import Usage
 from prompts import load
+from tools.llm.calibration import CalibrationMap, debias, letter_probabilities
 
 ANSWER_TOKENS = 160
+TOP_LOGPROBS = 20
 NO_KNOWLEDGE = ("I found no medical entities in this question that the knowledge graph knows about, so I cannot "
                 "answer it from evidence.")  # fmt: skip
 _FIELD = re.compile(r"^[\W_]*(option|answer|confidence|citations?)[\W_]*?\s*[:=]\s*(.*)$", re.IGNORECASE)
@@ -71,20 +78,37 @@ def read_reply(text: str, options: dict[str, str]) -> Reply | None:
 
 
 def ask_answer(llm, dialogue: list[Turn], question: str, options: dict[str, str], usage: Usage,
-               preface: str = "") -> tuple[Reply | None, list[Turn]]:  # fmt: skip
-    """The model's answer after ``dialogue`` (``preface`` goes before the request, e.g. evidence).
+               preface: str = "") -> tuple[Reply | None, list[Turn], dict[str, float] | None]:  # fmt: skip
+    """The model's answer after ``dialogue`` (``preface`` goes before the request, e.g. evidence),
+    and for multiple choice its probabilities over the letters (None when the endpoint gives none).
 
     One repair turn when the reply is unusable; None when that fails too.
     """
     ask_text = load("answer").format(answer_line=answer_line(options))
     text = request(dialogue, question, options, preface + ask_text)
     for _ in range(2):
-        said, dialogue = talk(llm, dialogue, text, usage, ANSWER_TOKENS)
+        said, dialogue, logprobs = talk_scored(llm, dialogue, text, usage, ANSWER_TOKENS, TOP_LOGPROBS if options else 0)
         reply = read_reply(said, options)
         if reply is not None or not said:
-            return reply, dialogue
+            probs = letter_probabilities(logprobs, list(options)) if reply and options else None
+            return reply, dialogue, probs
         text = load("answer_repair").format() + ask_text
-    return None, dialogue
+    return None, dialogue, None
+
+
+def scored_option(reply: Reply, probs: dict[str, float] | None, support: float,
+                  calibration: CalibrationMap | None) -> tuple[str | None, float, dict]:  # fmt: skip
+    """(option, confidence, basis): see the module docstring for how the confidence is made."""
+    if probs is None:
+        confidence = reply.confidence * (0.5 + 0.5 * support)
+        return reply.option, confidence, {"source": "stated", "stated": reply.confidence, "support": support}
+    fair = debias(probs, calibration.letter_prior if calibration else None)
+    option = max(fair, key=fair.get)
+    confidence = calibration(fair[option], support) if calibration else fair[option]
+    basis = {"source": "letter probabilities", "letter_probs": {k: round(v, 4) for k, v in probs.items()},
+             "p_option": round(fair[option], 4), "support": support, "stated": reply.confidence,
+             "model_option": reply.option, "calibrated": calibration is not None}  # fmt: skip
+    return option, confidence, basis
 
 
 def pick_option(option: str | None, answer: str, options: dict[str, str]) -> str | None:
@@ -113,25 +137,28 @@ def support_of(citations: list[int], evidence_index: list[dict], nodes: list[dic
 
 
 def synthesize(question: str, options: dict[str, str], dialogue: list[Turn], evidence_index: list[dict],
-               nodes: list[dict], fetched_ids: list[str], entities: list[dict], llm) -> dict:  # fmt: skip
-    """State update: answer, option, confidence, citations (resolved), the conversation, usage."""
+               nodes: list[dict], fetched_ids: list[str], entities: list[dict], llm,
+               calibration: CalibrationMap | None = None, links: list[dict] = ()) -> dict:  # fmt: skip
+    """State update: answer, option, confidence (and its basis), citations (resolved), the conversation, usage."""
     if not entities and not options:
         return {"answer": NO_KNOWLEDGE, "option": None, "confidence": 0.0, "citations": [], "rationale": ""}
     usage = Usage()
-    reply, dialogue = ask_answer(llm, dialogue, question, options, usage)
+    reply, dialogue, probs = ask_answer(llm, dialogue, question, options, usage)
     if reply is None:
         return {"answer": "The model did not return a usable answer.", "option": None, "confidence": 0.0,
                 "citations": [], "dialogue": dialogue,
                 "degradations": ["answer synthesizer: no usable answer" + (" (no option named)" if options else "")],
                 **usage.as_update()}  # fmt: skip
     valid = [n for n in reply.citations if any(e["n"] == n for e in evidence_index)]
-    support = support_of(valid, evidence_index, nodes, set(fetched_ids))
-    answer = f"{reply.option}. {options[reply.option]}" if reply.option else reply.answer
+    support = support_of(valid, evidence_index, [*nodes, *({"score": x["confidence"], "steps": [x]} for x in links)],
+                         set(fetched_ids))  # fmt: skip
+    option, confidence, basis = scored_option(reply, probs, support, calibration)
+    answer = f"{option}. {options[option]}" if option else reply.answer
     citations = [
         {key: e.get(key) for key in ("n", "id", "kind", "pmid", "doi", "title", "year", "url")} | {"evidence_id": e["id"]}
         for e in evidence_index if e["n"] in valid
     ]  # fmt: skip
     return {
-        "answer": answer, "option": reply.option, "citations": citations, "dialogue": dialogue,
-        "confidence": round(reply.confidence * (0.5 + 0.5 * support), 3), **usage.as_update(),
+        "answer": answer, "option": option, "citations": citations, "dialogue": dialogue,
+        "confidence": round(confidence, 3), "confidence_basis": basis, **usage.as_update(),
     }  # fmt: skip

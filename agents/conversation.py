@@ -36,15 +36,32 @@ def talk(llm: BaseChatModel, dialogue: list[Turn], text: str, usage: Usage,
     When the endpoint rejects the request (e.g. it exceeds the context) the reply is "" and the
     conversation is returned unchanged, so the next agent can still go on from it.
     """
+    said, dialogue, _ = talk_scored(llm, dialogue, text, usage, max_tokens)
+    return said, dialogue
+
+
+def talk_scored(llm: BaseChatModel, dialogue: list[Turn], text: str, usage: Usage, max_tokens: int | None = None,
+                top_logprobs: int = 0) -> tuple[str, list[Turn], list[dict] | None]:  # fmt: skip
+    """``talk``, plus the reply's token log-probabilities (OpenAI's ``logprobs.content``) when asked.
+
+    An endpoint that refuses log-probabilities is asked again without them (the third value is then None).
+    """
     turns = [*dialogue, {"role": "user", "content": text}]
     messages = [SystemMessage(SYSTEM)] + [
         HumanMessage(t["content"]) if t["role"] == "user" else AIMessage(t["content"]) for t in turns
     ]  # fmt: skip
-    model = llm.bind(max_tokens=max_tokens) if max_tokens else llm
-    try:
-        reply = model.invoke(messages)
-    except openai.BadRequestError:
-        return "", list(dialogue)
+    limits = {"max_tokens": max_tokens} if max_tokens else {}
+    attempts = [{**limits, "logprobs": True, "top_logprobs": top_logprobs}] if top_logprobs else []
+    for params in [*attempts, limits]:
+        try:
+            reply = (llm.bind(**params) if params else llm).invoke(messages)
+            break
+        except openai.BadRequestError as exc:
+            if "logprob" not in str(exc).lower() or "logprobs" not in params:
+                return "", list(dialogue), None
+    else:
+        return "", list(dialogue), None
     usage.add(reply)
     content = str(reply.content or "")
-    return content, [*turns, {"role": "assistant", "content": content}]
+    logprobs = (reply.response_metadata.get("logprobs") or {}).get("content") if top_logprobs else None
+    return content, [*turns, {"role": "assistant", "content": content}], logprobs

@@ -1,8 +1,9 @@
 """Agent 6, reasoner: chain of thought per question entity over its traversed subgraph.
 
-Builds the numbered evidence list the answer cites, then reasons over each entity's
-description and paths (the paper's c_i): all entities in one call by default, one call
-per entity in paper-faithful mode.
+Builds the numbered evidence list the answer cites, then reasons over the edges between
+question entities, each entity's description and its best-ranked paths (the paper's c_i):
+all entities in one call by default, one call per entity in paper-faithful mode, where each
+entity's context also carries its neighbours' descriptions.
 """
 
 from __future__ import annotations
@@ -17,27 +18,29 @@ MAX_VOCABULARY = 4
 MAX_PATHS_PER_ENTITY = 5
 REASONING_TOKENS = 120  # per call: a chain of thought, not an essay (generation dominates local latency)
 DESCRIPTION_CHARS = 240  # context is read at ~200 tokens/s on the embedded model: keep each piece short
+NEIGHBOUR_CHARS = 100
+MAX_LINKS = 8
 SNIPPET_CHARS = 200
 RATIONALE_CHARS = 300
 NO_REASONING = "reasoner: no reasoning (the endpoint rejected the request or replied with nothing); answered without it"
 
 
 def shown_paths(nodes: list[dict]) -> dict[str, list[dict]]:
-    """Per question entity (traversal seed), its strongest paths: the ones the model gets to see."""
+    """Per question entity (by key), its best-ranked paths: the ones the model gets to see."""
     by_seed: dict[str, list[dict]] = {}
-    for node in sorted((n for n in nodes if n["depth"] > 0), key=lambda n: -n["score"]):
-        if len(by_seed.setdefault(node["seed"], [])) < MAX_PATHS_PER_ENTITY:
-            by_seed[node["seed"]].append(node)
+    for node in sorted((n for n in nodes if n["depth"] > 0), key=lambda n: (n.get("rank", 0), -n["score"])):
+        if len(by_seed.setdefault(node["seed_key"], [])) < MAX_PATHS_PER_ENTITY:
+            by_seed[node["seed_key"]].append(node)
     return by_seed
 
 
-def number_evidence(nodes: list[dict], fetched_ids: list[str], store: GraphStore) -> list[dict]:
+def number_evidence(nodes: list[dict], fetched_ids: list[str], store: GraphStore, links: list[dict] = ()) -> list[dict]:
     """The evidence the answer may cite, numbered from 1.
 
-    Evidence fetched for this question first, then literature behind the shown paths (strongest
-    first), then at most a few curated-vocabulary entries (structure, rarely what a question asks).
+    Evidence fetched for this question first, then literature behind the links between question
+    entities and the shown paths (strongest first), then at most a few curated-vocabulary entries.
     """
-    on_paths: list[str] = []
+    on_paths: list[str] = [i for link in links[:MAX_LINKS] for i in link["evidence_ids"]]
     for node in sorted((n for paths in shown_paths(nodes).values() for n in paths), key=lambda n: -n["score"]):
         for step in node["steps"]:
             on_paths.extend(step["evidence_ids"])
@@ -55,29 +58,48 @@ def shorten(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[:limit].rsplit(" ", 1)[0] + "..."
 
 
-def entity_contexts(entities: list[dict], nodes: list[dict], evidence_index: list[dict]) -> dict[str, str]:
-    """Per question entity, its description and paths with evidence numbers ("" when the graph has none)."""
+def _refs(evidence_ids: list[str], number: dict[str, int]) -> str:
+    refs = sorted({number[i] for i in evidence_ids if i in number})
+    return (" " + "".join(f"[{r}]" for r in refs)) if refs else ""
+
+
+def entity_contexts(entities: list[dict], nodes: list[dict], evidence_index: list[dict],
+                    neighbours: bool = False) -> dict[str, str]:  # fmt: skip
+    """Per question entity, its description and paths with evidence numbers ("" when the graph has none).
+
+    Entities are matched to the graph by key, so "metformin" finds "Metformin"; with ``neighbours``
+    each path's end node adds its description.
+    """
     number = {e["id"]: e["n"] for e in evidence_index}
-    seeds = {n["seed"]: n for n in nodes if n["depth"] == 0}
+    seeds = {n["key"]: n for n in nodes if n["depth"] == 0}
     paths_of = shown_paths(nodes)
     contexts = {}
     for entity in entities:
-        own = seeds.get(entity["name"])
+        own = seeds.get(entity["key"])
         lines = [f"Entity: {entity['name']} ({entity['type']})"]
         if own and own.get("description"):
             lines.append(f"Description: {shorten(own['description'], DESCRIPTION_CHARS)}")
-        for node in paths_of.get(entity["name"], []):
-            refs = sorted({number[i] for s in node["steps"] for i in s["evidence_ids"] if i in number})
-            lines.append(f"- {node['path']}" + (" " + "".join(f"[{r}]" for r in refs) if refs else ""))
+        for node in paths_of.get(entity["key"], []):
+            lines.append(f"- {node['path']}" + _refs([i for s in node["steps"] for i in s["evidence_ids"]], number))
+            if neighbours and node.get("description"):
+                lines.append(f"  ({node['name']}: {shorten(node['description'], NEIGHBOUR_CHARS)})")
         contexts[entity["name"]] = "\n".join(lines) if len(lines) > 1 else ""
     return contexts
 
 
-def joint_context(contexts: dict[str, str]) -> str:
-    """All entities' contexts; those the graph knows nothing about share one line."""
+def links_context(links: list[dict], evidence_index: list[dict]) -> str:
+    """The edges between question entities, strongest first ("" when there are none)."""
+    number = {e["id"]: e["n"] for e in evidence_index}
+    lines = [f"- {x['source']} -{x['relation']}({x['confidence']:.2f})-> {x['target']}" + _refs(x["evidence_ids"], number)
+             for x in links[:MAX_LINKS]]  # fmt: skip
+    return "Between the question's entities:\n" + "\n".join(lines) if lines else ""
+
+
+def joint_context(contexts: dict[str, str], links: str = "") -> str:
+    """The links, then all entities' contexts; those the graph knows nothing about share one line."""
     unknown = [name for name, text in contexts.items() if not text]
-    parts = [text for text in contexts.values() if text] + ([f"Not in the knowledge graph: {', '.join(unknown)}."]
-                                                            if unknown else [])  # fmt: skip
+    parts = [links] * bool(links) + [text for text in contexts.values() if text] + (
+        [f"Not in the knowledge graph: {', '.join(unknown)}."] if unknown else [])  # fmt: skip
     return "\n\n".join(parts) or "(no entities)"
 
 
@@ -101,7 +123,7 @@ def conclusion(reasoning: str) -> str:
 
 
 def reason(question: str, options: dict[str, str], entities: list[dict], nodes: list[dict], evidence_index: list[dict],
-           llm, per_entity: bool, dialogue: list[Turn]) -> dict:  # fmt: skip
+           llm, per_entity: bool, dialogue: list[Turn], links: list[dict] = ()) -> dict:  # fmt: skip
     """State update: ``reasoning`` ({entity: text}), its conclusion as the ``rationale`` (joint mode),
     the conversation with the reasoning turn, usage.
 
@@ -109,17 +131,20 @@ def reason(question: str, options: dict[str, str], entities: list[dict], nodes: 
     carries all contexts and the joined reasoning as one turn, as if asked at once.
     """
     usage = Usage()
-    contexts = entity_contexts(entities, nodes, evidence_index)
+    contexts = entity_contexts(entities, nodes, evidence_index, neighbours=per_entity)
+    between = links_context(list(links), evidence_index)
     evidence = evidence_block(evidence_index)
     prompt = load("reasoning")
-    whole = request(dialogue, question, options, prompt.format(context=joint_context(contexts), evidence=evidence))
+    whole = request(dialogue, question, options, prompt.format(context=joint_context(contexts, between),
+                                                               evidence=evidence))  # fmt: skip
     if not per_entity:
         said, dialogue = talk(llm, dialogue, whole, usage, REASONING_TOKENS)
         update = {"reasoning": {"all": said}, "rationale": conclusion(said), "dialogue": dialogue, **usage.as_update()}
         return update if said else {**update, "degradations": [NO_REASONING]}
     reasoning = {
         name: talk(llm, dialogue, request(dialogue, question, options,
-                                          prompt.format(context=joint_context({name: context}), evidence=evidence)),
+                                          prompt.format(context=joint_context({name: context}, between),
+                                                        evidence=evidence)),
                    usage, REASONING_TOKENS)[0]
         for name, context in contexts.items()
     }  # fmt: skip

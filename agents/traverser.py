@@ -1,28 +1,64 @@
-"""Agent 5, confidence-propagating traverser: the question's subgraph with explainable paths."""
+"""Agent 5, confidence-propagating traverser: the question's subgraph with explainable paths.
+
+Besides each entity's paths it returns the edges *between* question entities (``links``):
+when the options are entities, the edge that answers ("metformin has_adverse_effect diarrhea")
+is one of them. Paths are ranked against the question (tools/kg/ranking.py): each node's
+``rank`` is its place among its question entity's paths, best first.
+"""
 
 from __future__ import annotations
 
+from typing import Callable
+
+from tools.kg.ranking import order, verbalise
 from tools.kg.store import GraphStore
-from tools.kg.traversal import traverse
+from tools.kg.traversal import question_links, traverse
+
+Embed = Callable[[list[str]], list[list[float]]]
 
 
 def traverse_subgraph(entities: list[dict], store: GraphStore, tau: float, max_depth: int, max_nodes: int,
-                      strategy: str, hub_degree: int) -> dict:  # fmt: skip
-    """State update: ``subgraph`` = {nodes: [...], seeds: [...]} reached from the entities in the graph."""
+                      strategy: str, hub_degree: int, query: str = "", embed: Embed | None = None,
+                      ranking: str = "mmr", with_links: bool = True) -> dict:  # fmt: skip
+    """State update: ``subgraph`` = {nodes, seeds, links} reached from the entities in the graph."""
     present = store.entities([e["key"] for e in entities])
     seeds = {key: (props["name"], props.get("type", "other")) for key, props in present.items()}
     if not seeds:
-        return {"subgraph": {"nodes": [], "seeds": []}}
+        return {"subgraph": {"nodes": [], "seeds": [], "links": []}}
     reached = traverse(store.neighbors, seeds, tau=tau, max_depth=max_depth, max_nodes=max_nodes, strategy=strategy,
                        hub_degree=hub_degree)
+    seed_of = {name: key for key, (name, _) in seeds.items()}
     details = store.entities(list(reached))
     nodes = []
     for node in reached.values():
         nodes.append({
             "key": node.key, "name": node.name, "type": node.type, "score": round(node.score, 4),
             "depth": node.depth, "weak": node.weak, "seed": node.path[0].source if node.path else node.name,
+            "seed_key": seed_of.get(node.path[0].source, node.key) if node.path else node.key,
             "path": node.explain(), "description": (details.get(node.key) or {}).get("description"),
-            "steps": [{"source": s.source, "relation": s.relation, "target": s.target, "confidence": s.confidence,
-                       "evidence_ids": s.evidence_ids, "forward": s.forward} for s in node.path],
+            "steps": [_step(s) for s in node.path],
         })  # fmt: skip
-    return {"subgraph": {"nodes": nodes, "seeds": list(seeds)}}
+    _rank(nodes, query, embed if ranking != "confidence" else None, ranking)
+    links = [_step(s) for s in question_links(store.neighbors, seeds)] if with_links else []
+    return {"subgraph": {"nodes": nodes, "seeds": list(seeds), "links": links}}
+
+
+def _step(step) -> dict:
+    return {"source": step.source, "relation": step.relation, "target": step.target, "confidence": step.confidence,
+            "evidence_ids": step.evidence_ids, "forward": step.forward}  # fmt: skip
+
+
+def _rank(nodes: list[dict], query: str, embed: Embed | None, ranking: str) -> None:
+    """Set each path node's ``rank`` among its question entity's paths (0 = shown first)."""
+    paths = [n for n in nodes if n["depth"] > 0]
+    texts = [verbalise(n["steps"]) for n in paths]
+    vectors = embed([query, *texts]) if embed and query and paths else None
+    for seed in {n["seed_key"] for n in paths}:
+        members = [i for i, n in enumerate(paths) if n["seed_key"] == seed]
+        scores = [paths[i]["score"] for i in members]
+        if vectors is None:
+            ranked = order([], [[0.0]] * len(members), scores, "confidence")
+        else:
+            ranked = order(vectors[0], [vectors[1 + i] for i in members], scores, ranking)
+        for place, local in enumerate(ranked):
+            paths[members[local]]["rank"] = place

@@ -46,16 +46,17 @@ def run(args, context: Context) -> int:
 def _answer(mode: str, item: dict, context: Context, res, use_options: bool) -> dict:
     q, options = item["question"], item["options"]
     if mode == "closed-book":
-        return baselines.closed_book(q, options, res.llm)
+        return baselines.closed_book(q, options, res.llm, res.calibration)
     if mode == "cot":
-        return baselines.chain_of_thought(q, options, res.llm)
+        return baselines.chain_of_thought(q, options, res.llm, res.calibration)
     if mode == "rag":
         query = q + (" " + " ".join(options.values()) if use_options else "")
-        return baselines.retrieval(q, options, res.llm, res.passages, query)
+        return baselines.retrieval(q, options, res.llm, res.passages, query, calibration=res.calibration)
     result = graph.invoke({"question": q, "options": options}, context=context)
     return {"option": result.get("option"), "confidence": result.get("confidence", 0.0),
-            "llm_calls": result.get("llm_calls", 0), "tokens": result.get("tokens", 0),
-            "timings_ms": result.get("timings_ms", {}), "citations": len(result.get("citations", []))}  # fmt: skip
+            "confidence_basis": result.get("confidence_basis"), "llm_calls": result.get("llm_calls", 0),
+            "tokens": result.get("tokens", 0), "timings_ms": result.get("timings_ms", {}),
+            "citations": len(result.get("citations", []))}  # fmt: skip
 
 
 def _bench(args, context: Context, res) -> int:
@@ -79,7 +80,8 @@ def _bench(args, context: Context, res) -> int:
             row = {"id": item["id"], "subject": item["subject"], "gold": item["answer"], "predicted": answer["option"],
                    "correct": answer["option"] == item["answer"], "confidence": answer["confidence"],
                    "latency_s": round(time.perf_counter() - started, 3), "llm_calls": answer["llm_calls"],
-                   "tokens": answer["tokens"], "timings_ms": answer.get("timings_ms", {})}  # fmt: skip
+                   "tokens": answer["tokens"], "timings_ms": answer.get("timings_ms", {}),
+                   "confidence_basis": answer.get("confidence_basis")}  # fmt: skip
             sink.write(json.dumps(row) + "\n")
             sink.flush()
     after = res.store.stats() if args.mode == "kg" else None

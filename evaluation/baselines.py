@@ -3,36 +3,41 @@ CoT, and RAG (textbook passages, no graph). The full graph is the ``kg`` mode (t
 
 from __future__ import annotations
 
-from agents.answer_synthesizer import Reply, ask_answer
+from agents.answer_synthesizer import ask_answer, scored_option
 from agents.conversation import request, talk
 from agents.reasoner import REASONING_TOKENS
 from agents.structured import Usage
 from prompts import load
 from tools.evidence.passages import PassageStore
+from tools.llm.calibration import CalibrationMap
 
 
-def _result(reply: Reply | None, usage: Usage) -> dict:
+def _result(answered: tuple, usage: Usage, calibration: CalibrationMap | None) -> dict:
+    reply, _, probs = answered
     if reply is None:
         return {"option": None, "confidence": 0.0, **usage.as_update()}
-    return {"option": reply.option, "confidence": reply.confidence, **usage.as_update()}
+    option, confidence, basis = scored_option(reply, probs, 0.0, calibration)
+    return {"option": option, "confidence": confidence, "confidence_basis": basis, **usage.as_update()}
 
 
-def closed_book(question: str, options: dict[str, str], llm) -> dict:
+def closed_book(question: str, options: dict[str, str], llm, calibration: CalibrationMap | None = None) -> dict:
     usage = Usage()
-    return _result(ask_answer(llm, [], question, options, usage)[0], usage)
+    return _result(ask_answer(llm, [], question, options, usage), usage, calibration)
 
 
-def chain_of_thought(question: str, options: dict[str, str], llm) -> dict:
+def chain_of_thought(question: str, options: dict[str, str], llm, calibration: CalibrationMap | None = None) -> dict:
     usage = Usage()
     thinking = load("reasoning").format(context="(none: use your own medical knowledge)",
                                         evidence=load("evidence").format(evidence="(none)"))  # fmt: skip
     _, dialogue = talk(llm, [], request([], question, options, thinking), usage, REASONING_TOKENS)
-    return _result(ask_answer(llm, dialogue, question, options, usage)[0], usage)
+    return _result(ask_answer(llm, dialogue, question, options, usage), usage, calibration)
 
 
-def retrieval(question: str, options: dict[str, str], llm, passages: PassageStore, query: str, k: int = 4) -> dict:
+def retrieval(question: str, options: dict[str, str], llm, passages: PassageStore, query: str, k: int = 4,
+              calibration: CalibrationMap | None = None) -> dict:  # fmt: skip
     usage = Usage()
     found = passages.search(query, k=k)
     lines = "\n".join(f"[{n}] ({p.source}) {' '.join(p.text.split())[:600]}" for n, p in enumerate(found, 1))
     preface = load("evidence").format(evidence=lines or "(none)") + "\n"
-    return {**_result(ask_answer(llm, [], question, options, usage, preface)[0], usage), "passages": len(found)}
+    answered = ask_answer(llm, [], question, options, usage, preface)
+    return {**_result(answered, usage, calibration), "passages": len(found)}

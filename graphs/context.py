@@ -13,6 +13,7 @@ from pathlib import Path
 
 from dotenv import load_dotenv
 
+from tools.kg.ranking import RANKINGS
 from tools.kg.traversal import HUB_DEGREE, MAX_DEPTH, MAX_NODES, STRATEGY, TAU
 
 MODES = ("offline", "dynamic", "hybrid")
@@ -31,7 +32,7 @@ class Context:
     openai_base_url: str | None = _env("OPENAI_BASE_URL", "", "OpenAI-compatible endpoint; empty = local llama.cpp")
     openai_api_key: str | None = _env("OPENAI_API_KEY", "", "API key for that endpoint")
     llm_model: str | None = _env("AMG_LLM_MODEL", "gpt-4o-mini", "model name at the endpoint")
-    local_model: str | None = _env("AMG_LOCAL_MODEL", "0.5b", "embedded model: 0.5b | 1.5b | smollm2")
+    local_model: str | None = _env("AMG_LOCAL_MODEL", "1.5b", "embedded model: 1.5b | 0.5b (fast, for tests) | smollm2")
     neo4j_uri: str | None = _env("NEO4J_URI", "", "Neo4j 5 URI; empty = embedded ArcadeDB Bolt server")
     neo4j_user: str | None = _env("NEO4J_USER", "neo4j", "Neo4j user")
     neo4j_password: str | None = _env("NEO4J_PASSWORD", "", "Neo4j password")
@@ -48,6 +49,8 @@ class Context:
     max_nodes: int | None = _env("AMG_MAX_NODES", str(MAX_NODES), "nodes kept per traversal")
     traversal: str | None = _env("AMG_TRAVERSAL", STRATEGY, "bfs | dfs")
     hub_degree: int | None = _env("AMG_HUB_DEGREE", str(HUB_DEGREE), "nodes with more relations are expanded only as question entities")
+    path_ranking: str | None = _env("AMG_PATH_RANKING", "mmr", "paths shown to the reasoner: mmr | similarity | confidence")
+    question_links: bool | None = _env("AMG_QUESTION_LINKS", "true", "show the reasoner the edges between question entities")
     per_entity_reasoning: bool | None = _env("AMG_PER_ENTITY_REASONING", "false", "one reasoning call per entity")
     max_evidence: int | None = _env("AMG_MAX_EVIDENCE", "5", "evidence records fetched per entity")
     retrieval_uses_options: bool | None = _env("AMG_RETRIEVAL_USES_OPTIONS", "true",
@@ -74,6 +77,8 @@ class Context:
             problems.append(f"AMG_MODE={self.mode!r} (choose {', '.join(MODES)})")
         if self.traversal not in STRATEGIES:
             problems.append(f"AMG_TRAVERSAL={self.traversal!r} (choose bfs or dfs)")
+        if self.path_ranking not in RANKINGS:
+            problems.append(f"AMG_PATH_RANKING={self.path_ranking!r} (choose {', '.join(RANKINGS)})")
         if not 0.0 < float(self.tau) <= 1.0:
             problems.append(f"AMG_TAU={self.tau} (must be in (0, 1])")
         if not 1 <= int(self.max_entities) <= 32:

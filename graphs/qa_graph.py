@@ -83,8 +83,10 @@ def expand_entity(task: dict, runtime: Runtime[Context]) -> dict:
 @timed("traverse")
 def traverse(state: QAState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
-    return traverse_subgraph(state["entities"], resources_for(ctx).store, ctx.tau, ctx.max_depth, ctx.max_nodes,
-                             ctx.traversal, ctx.hub_degree)  # fmt: skip
+    res = resources_for(ctx)
+    query = " ".join([state["question"], *state.get("options", {}).values()])
+    return traverse_subgraph(state["entities"], res.store, ctx.tau, ctx.max_depth, ctx.max_nodes, ctx.traversal,
+                             ctx.hub_degree, query, res.embed, ctx.path_ranking, ctx.question_links)  # fmt: skip
 
 
 def _fetched_ids(state: QAState) -> list[str]:
@@ -95,10 +97,10 @@ def _fetched_ids(state: QAState) -> list[str]:
 def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
     res = resources_for(ctx)
-    nodes = state["subgraph"].get("nodes", [])
-    index = number_evidence(nodes, _fetched_ids(state), res.store)
+    nodes, links = state["subgraph"].get("nodes", []), state["subgraph"].get("links", [])
+    index = number_evidence(nodes, _fetched_ids(state), res.store, links)
     update = reason(state["question"], state.get("options", {}), state["entities"], nodes, index, res.llm,
-                    ctx.per_entity_reasoning, state.get("dialogue", []))  # fmt: skip
+                    ctx.per_entity_reasoning, state.get("dialogue", []), links)  # fmt: skip
     return {**update, "evidence_index": index}
 
 
@@ -108,6 +110,7 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     update = synthesize(
         state["question"], state.get("options", {}), state.get("dialogue", []), state.get("evidence_index", []),
         state.get("subgraph", {}).get("nodes", []), _fetched_ids(state), state.get("entities", []), res.llm,
+        res.calibration, state.get("subgraph", {}).get("links", []),
     )  # fmt: skip
     update["messages"] = [AIMessage(chat_reply({**state, **update}))]
     return update

@@ -10,7 +10,7 @@ import threading
 from functools import cached_property
 
 from graphs.context import Context
-from tools.evidence.embeddings import model_path
+from tools.evidence.embeddings import embed, model_path
 from tools.evidence.finder import EvidenceFinder
 from tools.evidence.passages import PassageStore
 from tools.evidence.pubmed import PubMedClient
@@ -20,6 +20,7 @@ from tools.kg.bolt_store import Neo4jGraphStore
 from tools.kg.connection import connect_graph
 from tools.kg.linking import EntityLinker
 from tools.kg.store import GraphStore
+from tools.llm.calibration import CalibrationMap, map_for
 from tools.llm.chat import chat_model
 
 
@@ -61,8 +62,16 @@ class Resources:
         return getattr(self.llm, "model_name", None) or str(self.context.llm_model)
 
     @cached_property
+    def calibration(self) -> CalibrationMap | None:
+        """The answer-confidence map measured for this model, if any (tools/llm/calibration/)."""
+        return map_for(self.model_name)
+
+    @cached_property
     def embedding_path(self):
         return model_path(self.context.embedding_model, self.context.data_path)
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        return embed(str(self.embedding_path), texts)
 
     @cached_property
     def passages(self) -> PassageStore:

@@ -58,6 +58,7 @@ class QAState(TypedDict, total=False):
     answer: str
     option: str | None
     confidence: float
+    confidence_basis: dict  # how the confidence was made (agents.answer_synthesizer)
     citations: list[dict]
     rationale: str
     notices: list[str]
@@ -80,6 +81,6 @@ class QAInput(TypedDict, total=False):
 PER_TURN_RESET = {
     "evidence": RESET, "new_relations": RESET, "timings_ms": RESET, "llm_calls": RESET, "tokens": RESET,
     "degradations": RESET, "entities": [], "gaps": [], "subgraph": {}, "evidence_index": [], "reasoning": {},
-    "dialogue": [], "citations": [], "answer": "", "option": None, "confidence": 0.0, "rationale": "", "notices": [],
+    "dialogue": [], "citations": [], "answer": "", "option": None, "confidence": 0.0, "confidence_basis": {}, "rationale": "", "notices": [],
     "problem": None,
 }  # fmt: skip

@@ -2,7 +2,8 @@
 
 A responder gets the request body (dict) and returns either
 ``{"tool": NAME, "args": {...}}`` (a forced tool call, as llama.cpp returns for
-``with_structured_output(method="function_calling")``) or ``{"content": "text"}``.
+``with_structured_output(method="function_calling")``) or ``{"content": "text"}``, optionally
+with ``"logprobs": [...]`` (OpenAI's ``logprobs.content``: per token, its logprob and top alternatives).
 The helpers below tell which agent is asking from the newest turn of the conversation.
 """
 
@@ -36,9 +37,12 @@ def completion(reply: dict, model: str) -> dict:
             "id": "call_1", "type": "function",
             "function": {"name": reply["tool"], "arguments": json.dumps(reply["args"])},
         }]}  # fmt: skip
+    choice = {"index": 0, "message": message, "finish_reason": "tool_calls" if "tool" in reply else "stop"}
+    if "logprobs" in reply:
+        choice["logprobs"] = {"content": reply["logprobs"], "refusal": None}
     return {
         "id": "chatcmpl-scripted", "object": "chat.completion", "created": int(time.time()), "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if "tool" in reply else "stop"}],
+        "choices": [choice],
         "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
     }  # fmt: skip
 

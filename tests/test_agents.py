@@ -137,7 +137,7 @@ def test_agents_continue_one_conversation(store, linker):
 
 def test_answer_cites_resolvable_evidence_and_combines_confidence(store):
     store.upsert(evidence=[EvidenceRecord(**{k: v for k, v in PMID_EV.items()})])
-    nodes = [{"key": "t2dm", "name": "T2DM", "type": "disease", "score": 0.9, "depth": 1, "weak": False, "seed": "Metformin",
+    nodes = [{"key": "t2dm", "name": "T2DM", "type": "disease", "score": 0.9, "depth": 1, "weak": False, "seed": "Metformin", "seed_key": "metformin",
               "path": "...", "steps": [{"evidence_ids": ["pmid:31000001"]}]}]  # fmt: skip
     index = number_evidence(nodes, [], store)
     assert [(e["n"], e["id"]) for e in index] == [(1, "pmid:31000001")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tools.kg.records import EvidenceRecord, RelationRecord
-from tools.kg.traversal import traverse
+from tools.kg.traversal import question_links, traverse
 
 # From metformin: t2dm 0.9; polyuria 0.9*0.8 (edge points into t2dm); nephropathy 0.9*0.6;
 # dialysis 0.54*0.9 only at depth 3; lactic acidosis 0.4 is under tau=0.5.
@@ -108,3 +108,15 @@ def test_admission_bar_keeps_exactly_the_best_nodes():
         assert all(r.depth <= 3 for r in full.values())
         best = sorted((round(r.score, 9) for r in full.values()), reverse=True)[:8]
         assert sorted((round(r.score, 9) for r in capped.values()), reverse=True) == best
+
+
+def test_edges_between_question_entities_are_kept(small_graph):
+    """A traversal never re-enters a seed; the edge between two question entities comes back as a link."""
+    seeds = {"metformin": ("Metformin", "drug"), "t2dm": ("T2DM", "disease"), "lactic acidosis": ("Lactic acidosis", "phenotype")}
+    reached = traverse(small_graph.neighbors, seeds, tau=0.5, max_depth=2)
+    assert all(not any(s.target in ("T2DM", "Metformin") for s in r.path) for r in reached.values())
+    links = question_links(small_graph.neighbors, seeds)
+    assert [(x.source, x.relation, x.target, x.confidence) for x in links] == [
+        ("Metformin", "treats", "T2DM", 0.9), ("Lactic acidosis", "adverse_effect_of", "Metformin", 0.4)]
+    assert links[0].evidence_ids == ["pmid:7"], "stored forward, once, with its evidence"
+    assert question_links(small_graph.neighbors, {"metformin": ("Metformin", "drug")}) == []

@@ -91,6 +91,27 @@ def traverse(
     return _cap(reached, seeds, max_nodes)
 
 
+def question_links(neighbors: Neighbors, seeds: dict[str, tuple[str, str]], floor: float = 0.3,
+                   per_node: int = 200) -> list[Step]:
+    """Edges between two question entities (each once, as stored), strongest first.
+
+    A traversal never re-enters a seed, so the edge that often answers a question ("metformin
+    -has_adverse_effect-> diarrhea" when both are named) is read here, not as a path.
+    """
+    if len(seeds) < 2:
+        return []
+    links: dict[tuple[str, str, str], Step] = {}
+    for edge in neighbors(list(seeds), floor, per_node, None):
+        if edge["other"] not in seeds or edge["other"] == edge["key"]:
+            continue
+        source, target = (edge["key"], edge["other"]) if edge["forward"] else (edge["other"], edge["key"])
+        links.setdefault((source, edge["rel"], target), Step(
+            seeds[source][0], edge["rel"], seeds[target][0], float(edge["confidence"]),
+            list(edge["evidence_ids"] or []), True,
+        ))  # fmt: skip
+    return sorted(links.values(), key=lambda s: -s.confidence)
+
+
 def _relax(reached: dict[str, Reached], parent: Reached, edge: dict, tau: float) -> Reached | None:
     """Offer the path through ``edge``; return the node if its best score improved."""
     score = parent.score * float(edge["confidence"])

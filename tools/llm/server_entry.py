@@ -1,15 +1,22 @@
-"""Entry point of the embedded LLM server: ``llama_cpp.server`` reading ``max_completion_tokens``.
+"""Entry point of the embedded LLM server: ``llama_cpp.server`` with two OpenAI behaviours it lacks.
 
-``ChatOpenAI`` sends the output limit as ``max_completion_tokens`` (OpenAI's current name);
-llama-cpp-python's server only reads ``max_tokens`` and would otherwise generate until the
-context is full. A small ASGI wrapper copies the one name to the other before the app sees it.
+- ``ChatOpenAI`` sends the output limit as ``max_completion_tokens`` (OpenAI's current name);
+  llama-cpp-python's server only reads ``max_tokens`` and would otherwise generate until the
+  context is full. A small ASGI wrapper copies the one name to the other before the app sees it.
+- ``logprobs``/``top_logprobs`` on chat completions: llama-cpp-python serves them only for a
+  model loaded with ``logits_all``, which computes and copies every prompt token's logits and
+  halved prompt reading. The answer's confidence needs the log-probabilities of the generated
+  tokens only, which sampling has anyway: a logits processor records them at each step.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 
+import numpy as np
 import uvicorn
+from llama_cpp import Llama, LogitsProcessorList
 from llama_cpp.server import __main__ as llama_server
 
 
@@ -53,7 +60,52 @@ def alias_limit(body: bytes) -> bytes:
     return body
 
 
+def with_step_logprobs(create):
+    """Wrap ``Llama.create_chat_completion`` so a request for logprobs works without ``logits_all``."""
+
+    @functools.wraps(create)
+    def create_chat_completion(self: Llama, *args, logprobs=None, top_logprobs=None, logits_processor=None,
+                               stream=False, **kwargs):  # fmt: skip
+        if not logprobs or stream or self._logits_all:
+            return create(self, *args, logprobs=logprobs, top_logprobs=top_logprobs, logits_processor=logits_processor,
+                          stream=stream, **kwargs)  # fmt: skip
+        steps: list[tuple[int, np.ndarray]] = []
+
+        def record(input_ids, scores):
+            steps.append((len(input_ids), np.array(scores, dtype=np.float32)))
+            return scores
+
+        processors = LogitsProcessorList([record, *(logits_processor or [])])
+        result = create(self, *args, logits_processor=processors, stream=False, **kwargs)
+        result["choices"][0]["logprobs"] = {"content": _content(self, steps, int(top_logprobs or 1)), "refusal": None}
+        return result
+
+    return create_chat_completion
+
+
+def _content(llama: Llama, steps: list[tuple[int, np.ndarray]], top: int) -> list[dict]:
+    """OpenAI's ``logprobs.content``: per generated token, its log-probability and the top alternatives."""
+    content = []
+    for position, logits in steps:
+        if position >= llama.n_tokens:
+            break  # the last step's token (often end-of-turn) was never evaluated: not part of the reply
+        chosen = int(llama.input_ids[position])
+        logprobs = logits - (logits.max() + np.log(np.exp(logits - logits.max()).sum()))
+        best = np.argpartition(-logprobs, top)[:top]
+        best = best[np.argsort(-logprobs[best])]
+        content.append({
+            "token": _text(llama, chosen), "logprob": float(logprobs[chosen]), "bytes": None,
+            "top_logprobs": [{"token": _text(llama, int(i)), "logprob": float(logprobs[i]), "bytes": None} for i in best],
+        })  # fmt: skip
+    return content
+
+
+def _text(llama: Llama, token: int) -> str:
+    return llama.detokenize([token]).decode("utf-8", errors="replace")
+
+
 def main() -> None:
+    Llama.create_chat_completion = with_step_logprobs(Llama.create_chat_completion)
     serve = uvicorn.run
     uvicorn.run = lambda app, **kwargs: serve(CompletionTokensAlias(app), **kwargs)
     llama_server.main()

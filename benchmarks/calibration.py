@@ -1,0 +1,83 @@
+"""Calibration of the answer confidence: fit on one half of the dev set, report on the other.
+
+Reads the per-question results of `amg bench` (letter probabilities, graph support), fits the
+model's letter prior and a Platt map on the "fit" half (evaluation/calibration.py), and reports
+on the "eval" half: accuracy before/after dividing out the letter prior, the predicted-letter
+distribution, ECE of the raw probability and of the calibrated confidence, and how often a
+wrong answer prints >= 0.8. With --write the kg mode's map is saved for the model
+(tools/llm/calibration/<model>.json), with how it was made.
+
+    python -m benchmarks.calibration bench-out/mmlu-med-dev [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from datetime import datetime, timezone
+from pathlib import Path
+
+from benchmarks.report import emit
+from evaluation.calibration import features, fit_map, half
+from evaluation.metrics import ece, reliability_png
+from tools.llm.calibration import MAPS
+
+
+def load_rows(folder: Path) -> list[dict]:
+    path = folder / "results.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+    return [r for r in rows if (r.get("confidence_basis") or {}).get("letter_probs")]
+
+
+def evaluate(mode: str, rows: list[dict], model: str, dataset: str) -> tuple[dict, object]:
+    fit = [r for r in rows if half(r["id"]) == "fit"]
+    held = [r for r in rows if half(r["id"]) == "eval"]
+    cmap = fit_map(fit, {"model": model, "mode": mode, "dataset": dataset, "split": "sha1(id) even = fit, odd = eval",
+                         "n_fit": len(fit), "n_eval": len(held),
+                         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")})  # fmt: skip
+    raw_option = [r["confidence_basis"]["model_option"] for r in held]
+    raw_p = [r["confidence_basis"]["letter_probs"].get(o or "", 0.0) for r, o in zip(held, raw_option)]
+    scored = [features(r, cmap.letter_prior) for r in held]
+    calibrated = [cmap(p, s) for _, p, s in scored]
+    correct_raw = [o == r["gold"] for o, r in zip(raw_option, held)]
+    correct = [o == r["gold"] for (o, _, _), r in zip(scored, held)]
+    figures = {
+        "n_fit": len(fit), "n_eval": len(held),
+        "accuracy_model_option": round(sum(correct_raw) / len(held), 3),
+        "accuracy_debiased": round(sum(correct) / len(held), 3),
+        "letters_model": dict(sorted(Counter(raw_option).items())),
+        "letters_debiased": dict(sorted(Counter(o for o, _, _ in scored).items())),
+        "ece_raw_probability": round(ece(raw_p, correct_raw), 3),
+        "ece_calibrated": round(ece(calibrated, correct), 3),
+        "wrong_at_0.8_or_more": sum(c >= 0.8 and not ok for c, ok in zip(calibrated, correct)),
+        "map": {"a": cmap.a, "b": cmap.b, "c": cmap.c, "letter_prior": cmap.letter_prior},
+    }
+    return figures, (cmap, calibrated, correct)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("folder", type=Path, help="bench-out/<dataset>, holding one folder per mode")
+    parser.add_argument("--write", action="store_true", help="save the kg mode's map for its model")
+    args = parser.parse_args()
+    figures, rows_out = {}, []
+    for mode_dir in sorted(p for p in args.folder.iterdir() if (p / "summary.json").exists()):
+        summary = json.loads((mode_dir / "summary.json").read_text())
+        rows = load_rows(mode_dir)
+        if len(rows) < 20:
+            continue
+        found, (cmap, calibrated, correct) = evaluate(mode_dir.name, rows, summary["model"], args.folder.name)
+        figures[mode_dir.name] = found
+        reliability_png(calibrated, correct, mode_dir / "reliability-calibrated.png",
+                        f"{mode_dir.name}, calibrated, held-out half (n={found['n_eval']})")  # fmt: skip
+        rows_out += [(f"{mode_dir.name} {k}", v) for k, v in found.items() if k != "map"]
+        if args.write and mode_dir.name == "kg":
+            cmap.about["eval_figures"] = {k: v for k, v in found.items() if k != "map"}
+            cmap.save(MAPS / f"{summary['model']}.json")
+            rows_out.append(("kg map written", str(MAPS / f"{summary['model']}.json")))
+    emit(f"Answer-confidence calibration ({args.folder.name}; fit half -> held-out half)", rows_out, figures)
+
+
+if __name__ == "__main__":
+    main()

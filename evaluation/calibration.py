@@ -1,0 +1,61 @@
+"""Fitting the answer-confidence map (tools/llm/calibration.py) on one half of a dev set.
+
+The split is by a hash of the question id, so it is stable across runs and orderings:
+half "fit" learns the letter prior and the Platt map, half "eval" reports them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+from tools.llm.calibration import CalibrationMap, debias, logit
+
+
+def half(question_id: str) -> str:
+    return "fit" if int(hashlib.sha1(question_id.encode()).hexdigest(), 16) % 2 == 0 else "eval"
+
+
+def letter_prior(rows: list[dict]) -> dict[str, float]:
+    """The model's mean letter distribution: with shuffled options every position is right equally often."""
+    totals: dict[str, float] = {}
+    for row in rows:
+        for letter, p in row["confidence_basis"]["letter_probs"].items():
+            totals[letter] = totals.get(letter, 0.0) + p
+    total = sum(totals.values())
+    return {k: round(v / total, 4) for k, v in sorted(totals.items())} if total else {}
+
+
+def features(row: dict, prior: dict[str, float] | None) -> tuple[str, float, float]:
+    """(option, its debiased probability, graph support) of one bench row."""
+    basis = row["confidence_basis"]
+    fair = debias(basis["letter_probs"], prior)
+    option = max(fair, key=fair.get)
+    return option, fair[option], float(basis.get("support") or 0.0)
+
+
+def fit_platt(p_option: list[float], support: list[float], correct: list[bool], l2: float = 1e-2,
+              use_support: bool = True) -> tuple[float, float, float]:  # fmt: skip
+    """(a, b, c) of sigmoid(a * logit(p) + b * support + c), by Newton's method on the log loss (small ridge)."""
+    x = np.array([[logit(p), s if use_support else 0.0, 1.0] for p, s in zip(p_option, support)])
+    y = np.array(correct, dtype=float)
+    w = np.array([1.0, 0.0, 0.0])
+    for _ in range(50):
+        z = 1 / (1 + np.exp(-(x @ w)))
+        gradient = x.T @ (z - y) + l2 * w
+        hessian = (x.T * (z * (1 - z))) @ x + l2 * np.eye(3)
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return float(w[0]), float(w[1]), float(w[2])
+
+
+def fit_map(rows: list[dict], about: dict) -> CalibrationMap:
+    """Letter prior and Platt map from ``rows`` (bench rows with letter probabilities)."""
+    prior = letter_prior(rows)
+    scored = [(features(r, prior), r["gold"]) for r in rows]
+    a, b, c = fit_platt([p for (_, p, _), _ in scored], [s for (_, _, s), _ in scored],
+                        [option == gold for (option, _, _), gold in scored])  # fmt: skip
+    return CalibrationMap(round(a, 4), round(b, 4), round(c, 4), prior, about)

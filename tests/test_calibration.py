@@ -1,0 +1,63 @@
+"""Answer confidence from the model's own letter probabilities, debiased and calibrated."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from langchain_openai import ChatOpenAI
+
+from agents.answer_synthesizer import synthesize
+from testing.scripted_llm import answer_lines, asks_for_answer
+from tools.llm.calibration import CalibrationMap, debias, letter_probabilities
+
+
+def step(token: str, alternatives: dict[str, float]) -> dict:
+    return {"token": token, "logprob": math.log(alternatives[token.strip()] if token.strip() in alternatives else 0.5),
+            "top_logprobs": [{"token": t, "logprob": math.log(p)} for t, p in alternatives.items()]}  # fmt: skip
+
+
+def test_letter_probabilities_read_the_option_token():
+    logprobs = [step("Option", {"Option": 0.99}), step(":", {":": 0.99}),
+                step(" B", {" B": 0.6, " C": 0.2, "B": 0.1, " A": 0.05, "x": 0.05})]  # fmt: skip
+    probs = letter_probabilities(logprobs, ["A", "B", "C", "D"])
+    assert probs["B"] == pytest.approx(0.7 / 0.95) and probs["C"] == pytest.approx(0.2 / 0.95)
+    assert probs["D"] == pytest.approx(1e-4), "a letter outside the top alternatives gets a floor, not zero"
+    assert letter_probabilities([step("Sure", {"Sure": 1.0})], ["A", "B"]) is None
+
+
+def test_debias_divides_out_the_letter_prior():
+    fair = debias({"A": 0.25, "B": 0.25, "C": 0.5, "D": 0.0001}, {"A": 0.2, "B": 0.2, "C": 0.5, "D": 0.1})
+    assert fair["A"] == pytest.approx(fair["B"]) and fair["A"] > fair["C"], "a lean towards C is not evidence"
+    assert sum(fair.values()) == pytest.approx(1.0)
+
+
+def test_calibration_map_is_monotone_and_round_trips(tmp_path):
+    cmap = CalibrationMap(a=0.8, b=1.2, c=-0.9, letter_prior={"A": 0.3}, about={"n": 150})
+    grid = [cmap(p / 20, s) for s in (0.0, 1.0) for p in range(1, 20)]
+    assert all(x < y for x, y in zip(grid[:19], grid[1:19])) and all(x < y for x, y in zip(grid[19:], grid[20:]))
+    assert cmap(0.6, 1.0) > cmap(0.6, 0.0), "graph support raises the confidence"
+    cmap.save(tmp_path / "m.json")
+    assert CalibrationMap.load(tmp_path / "m.json") == cmap
+
+
+def test_scripted_letter_logprobs_become_the_formula_confidence(scripted_server):
+    """Over real HTTP: the answer's token log-probabilities -> debiased option probability -> the map."""
+    alternatives = {" C": 0.5, " B": 0.3, " A": 0.1, " D": 0.1}
+    logprobs = [step("Option", {"Option": 1.0}), step(":", {":": 1.0}), step(" C", alternatives)]
+    server = scripted_server(lambda body: {**answer_lines(option="C", confidence=0.9), "logprobs": logprobs}
+                             if asks_for_answer(body) else {"content": ""})  # fmt: skip
+    llm = ChatOpenAI(base_url=server.base_url, api_key="x", model="scripted", temperature=0)
+    options = {"A": "w", "B": "x", "C": "y", "D": "z"}
+    prior = {"A": 0.2, "B": 0.2, "C": 0.4, "D": 0.2}
+    cmap = CalibrationMap(a=1.0, b=0.5, c=-0.2, letter_prior=prior)
+    out = synthesize("q?", options, [], [], [], [], [{"key": "x"}], llm, cmap)
+    raw = {"A": 0.1, "B": 0.3, "C": 0.5, "D": 0.1}
+    fair = {k: raw[k] / prior[k] for k in raw}
+    total = sum(fair.values())
+    assert out["option"] == "B", "C's lead was the letter prior's; B leads once it is divided out"
+    expected = 1 / (1 + math.exp(-(math.log((fair["B"] / total) / (1 - fair["B"] / total)) + 0.5 * 0.0 - 0.2)))
+    assert out["confidence"] == round(expected, 3)
+    assert out["confidence_basis"]["model_option"] == "C" and server.requests[-1]["top_logprobs"] == 20
+    plain = synthesize("q?", options, [], [], [], [], [{"key": "x"}], llm, None)
+    assert plain["option"] == "C" and plain["confidence"] == round(0.5, 3), "no map: the model's own probability"

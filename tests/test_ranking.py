@@ -1,0 +1,45 @@
+"""Paths are ranked against the question: relevance first, MMR for diversity, ties broken by it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agents.traverser import traverse_subgraph
+from tools.evidence.embeddings import embed, model_path
+from tools.kg.ranking import order, verbalise
+from tools.kg.records import EvidenceRecord, RelationRecord
+
+
+def test_mmr_prefers_relevant_then_different():
+    query = [1.0, 0.0, 0.0]
+    paths = [[0.9, 0.1, 0.0], [0.9, 0.11, 0.0], [0.6, 0.0, 0.8], [0.0, 1.0, 0.0]]
+    assert order(query, paths, [1.0] * 4, "similarity")[:2] == [0, 1]
+    assert order(query, paths, [1.0] * 4, "mmr")[:2] == [0, 2], "the near-duplicate of the first waits"
+    assert order(query, paths, [0.5, 0.6, 0.7, 0.9], "confidence") == [3, 2, 1, 0]
+    with pytest.raises(ValueError):
+        order(query, paths, [1.0] * 4, "random")
+
+
+def test_relevant_path_outranks_an_irrelevant_tie(store):
+    """Two curated 1.00 edges tie on confidence; the one the question is about is shown first."""
+    minilm = str(model_path("minilm", Path("/nonexistent")))
+    store.upsert(evidence=[EvidenceRecord(id="vocab:x", kind="vocabulary")], relations=[
+        RelationRecord("Metformin", "Biguanide", "is_a", 1.0, ["vocab:x"], 10),
+        RelationRecord("Diarrhea", "Metformin", "adverse_effect_of", 1.0, ["vocab:x"], 10),
+        RelationRecord("Metformin", "Guanidines", "is_a", 1.0, ["vocab:x"], 10),
+    ])  # fmt: skip
+    entities = [{"key": "metformin", "name": "metformin", "type": "drug"}]
+    query = "What is the most common gastrointestinal side effect of metformin?"
+    ranked = traverse_subgraph(entities, store, 0.5, 1, 40, "bfs", 250, query, lambda t: embed(minilm, t), "mmr")
+    first = min((n for n in ranked["subgraph"]["nodes"] if n["depth"]), key=lambda n: n["rank"])
+    assert first["name"] == "Diarrhea"
+    plain = traverse_subgraph(entities, store, 0.5, 1, 40, "bfs", 250, query, None, "confidence")
+    assert {n["rank"] for n in plain["subgraph"]["nodes"] if n["depth"]} == {0, 1, 2}
+
+
+def test_verbalised_path_reads_as_words():
+    steps = [{"source": "Metformin", "relation": "treats", "target": "T2DM"},
+             {"source": "T2DM", "relation": "has_symptom", "target": "Polyuria"}]  # fmt: skip
+    assert verbalise(steps) == "Metformin treats T2DM has symptom Polyuria"

@@ -1,0 +1,90 @@
+"""From the model's own token probabilities to an answer confidence that means what it says.
+
+1. ``letter_probabilities``: where the reply names its option, the top log-probabilities of
+   that token give a distribution over the question's letters (" B" and "B" count as B).
+2. ``debias``: small models prefer some letters whatever the question; dividing by the
+   model's letter prior (its mean letter distribution on shuffled questions, where every
+   position is equally likely to be right) removes that lean at no extra model call.
+3. ``CalibrationMap``: a Platt map fitted on one half of the dev set
+   (benchmarks/calibration.py), from the chosen option's probability and the graph's
+   support to the probability of being right; shipped per model as a small versioned
+   JSON file that records how it was made.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MAPS = Path(__file__).parent / "calibration"
+_EPS = 1e-4
+
+
+def letter_probabilities(logprobs: list[dict] | None, letters: list[str]) -> dict[str, float] | None:
+    """Distribution over ``letters`` at the first generated token that is one of them, or None."""
+    for step in logprobs or []:
+        if _letter(step.get("token", ""), letters) is None:
+            continue
+        mass = {letter: 0.0 for letter in letters}
+        for alternative in step.get("top_logprobs") or [step]:
+            letter = _letter(alternative.get("token", ""), letters)
+            if letter is not None:
+                mass[letter] += math.exp(float(alternative["logprob"]))
+        total = sum(mass.values())
+        return {k: max(v / total, _EPS) for k, v in mass.items()} if total > 0 else None
+    return None
+
+
+def _letter(token: str, letters: list[str]) -> str | None:
+    text = token.strip().strip("()*.:`").upper()
+    return text if text in letters else None
+
+
+def debias(probs: dict[str, float], prior: dict[str, float] | None) -> dict[str, float]:
+    """``probs`` divided by the model's letter prior (by position), renormalised."""
+    if not prior:
+        return dict(probs)
+    uniform = 1 / len(probs)
+    raw = {k: p / max(prior.get(k, uniform), _EPS) * uniform for k, p in probs.items()}
+    total = sum(raw.values())
+    return {k: v / total for k, v in raw.items()}
+
+
+def logit(p: float) -> float:
+    p = min(max(p, _EPS), 1 - _EPS)
+    return math.log(p / (1 - p))
+
+
+@dataclass
+class CalibrationMap:
+    """P(correct) = sigmoid(a * logit(p_option) + b * support + c), with the letter prior it assumes."""
+
+    a: float = 1.0
+    b: float = 0.0
+    c: float = 0.0
+    letter_prior: dict[str, float] = field(default_factory=dict)
+    about: dict = field(default_factory=dict)  # model, data, split, n, date, figures
+
+    def __call__(self, p_option: float, support: float) -> float:
+        z = self.a * logit(p_option) + self.b * support + self.c
+        return 1 / (1 + math.exp(-z))
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"version": 1, "a": self.a, "b": self.b, "c": self.c,
+                                    "letter_prior": self.letter_prior, "about": self.about}, indent=2) + "\n")  # fmt: skip
+
+    @classmethod
+    def load(cls, path: Path) -> CalibrationMap:
+        data = json.loads(path.read_text())
+        if data.get("version") != 1:
+            raise ValueError(f"{path}: unknown calibration map version {data.get('version')!r}")
+        return cls(data["a"], data["b"], data["c"], data.get("letter_prior") or {}, data.get("about") or {})
+
+
+def map_for(model: str) -> CalibrationMap | None:
+    """The shipped map of ``model`` (by its served name), or None when it has not been measured."""
+    path = MAPS / f"{model}.json"
+    return CalibrationMap.load(path) if path.exists() else None
