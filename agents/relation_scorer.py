@@ -2,8 +2,10 @@
 
 One structured LLM call per entity (the paper's rubric: 10 direct and unambiguous, 7-9
 relevant, 4-6 weak, 1-3 none). Relation types are mapped onto the fixed vocabulary;
-relations under the keep threshold are dropped; the rest are written to the graph with
-their evidence in one transaction.
+relations under the keep threshold are dropped. What is left is written only with grounds
+(tools/kg/grounding.py): specific endpoints, a cited evidence item whose text names both,
+and a confidence of score / 10 x the model's measured extraction reliability. A description
+that echoes the prompt is refused; a curated description is never replaced.
 """
 
 from __future__ import annotations
@@ -12,9 +14,13 @@ from pydantic import BaseModel, Field
 
 from agents.structured import Usage, ask
 from prompts import load, quote
+from tools.kg.grounding import echoes, is_generic, mentions
 from tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 from tools.kg.schema import normalize_key, relation_type, score_to_confidence
 from tools.kg.store import GraphStore
+from tools.llm.calibration import extraction_reliability
+
+LLM_DESCRIPTION_CAP = 0.95  # curated descriptions are 1.0 and are never replaced by a model's
 
 
 class ScoredRelation(BaseModel):
@@ -62,13 +68,20 @@ def score_relations(entity: dict, others: list[dict], evidence: dict, llm, model
     if reply is None:
         return {"new_relations": [], "degradations": [f"relation scorer: no usable assessment for {entity['name']}"],
                 **usage.as_update()}  # fmt: skip
-    relations, weakened = _relations(entity, reply, labels, keep_score, model_name, records)
+    texts = {r["id"]: f"{r.get('title') or ''} {evidence.get('texts', {}).get(r['id']) or r.get('snippet') or ''}"
+             for r in records}  # fmt: skip
+    reliability = extraction_reliability(model_name)
+    relations, weakened, refused = _relations(entity, reply, labels, keep_score, model_name, records, texts,
+                                              _aliases(store, reply), reliability)  # fmt: skip
     evidence_records = [EvidenceRecord(**r) for r in records]
     description = reply.description.strip()[:2000] or None
+    if description and echoes(description, [prompt, EntityAssessment.__doc__ or "", str(EntityAssessment.model_json_schema())]):
+        description, refused = None, refused + [f"description of {entity['name']} echoes the prompt"]
+    confidence = min(score_to_confidence(reply.description_score) * reliability, LLM_DESCRIPTION_CAP)
     store.upsert(
         entities=[EntityRecord(name=entity["name"], type=entity["type"], description=description,
-                               description_confidence=score_to_confidence(reply.description_score) if description
-                               else None, sources=sorted({r["kind"] for r in records}))],
+                               description_confidence=confidence if description else None,
+                               sources=sorted({r["kind"] for r in records}))],
         evidence=evidence_records,
         relations=relations,
         supports=[(entity["name"], r.id) for r in evidence_records],
@@ -76,30 +89,59 @@ def score_relations(entity: dict, others: list[dict], evidence: dict, llm, model
     store.touch([entity["key"]], "refreshed_at")
     new = [{"source": r.source, "type": r.type, "target": r.target, "confidence": r.confidence,
             "evidence_ids": r.evidence_ids} for r in relations]  # fmt: skip
-    return {"new_relations": new, "weakened": weakened, **usage.as_update()}
+    return {"new_relations": new, "weakened": weakened, "refused": refused, **usage.as_update()}
 
 
-def _relations(entity, reply: EntityAssessment, labels, keep_score, model_name, records):
-    """Relations to write, and (source, type, target, score, evidence) of those scored under the threshold."""
+def _aliases(store: GraphStore, reply: EntityAssessment) -> dict[str, list[str]]:
+    """Per endpoint key named in the reply: the names it is known by in the graph (for the mention check)."""
+    keys = {normalize_key(n) for rel in reply.relations for n in (rel.source, rel.target)} - {""}
+    found = store.lookup(sorted(keys))
+    linked = store.entities(sorted({hits[0]["key"] for hits in found.values()}))
+    return {key: [hits[0]["name"], *(linked.get(hits[0]["key"], {}).get("aliases") or [])]
+            for key, hits in found.items()}  # fmt: skip
+
+
+def _relations(entity, reply: EntityAssessment, labels, keep_score, model_name, records, texts, aliases, reliability):
+    """Relations to write; (source, type, target, score, evidence) of those scored under the threshold; refusals."""
     kept: dict[tuple, RelationRecord] = {}
     weakened: list[dict] = []
-    origin = records[0]["kind"] if len({r["kind"] for r in records}) == 1 else "mixed"
+    refused: list[str] = []
+    kinds = {r["id"]: r["kind"] for r in records}
     for rel in reply.relations:
         rel_type, flipped = relation_type(rel.type)
         source, target = (rel.target, rel.source) if flipped else (rel.source, rel.target)
         if entity["key"] not in (normalize_key(source), normalize_key(target)):
             continue  # relations must involve the entity whose evidence this is
-        cited = [labels[e.strip().strip("[]")] for e in rel.evidence if e.strip().strip("[]") in labels]
+        cited = list(dict.fromkeys(labels[e.strip().strip("[]")] for e in rel.evidence if e.strip().strip("[]") in labels))
+        problem = _ungrounded(source, target, cited, texts, aliases)
+        if problem:
+            refused.append(f"{source} -{rel_type}-> {target}: {problem}")
+            continue
         if rel.score < keep_score:
             weakened.append({"source": source, "type": rel_type, "target": target, "score": rel.score,
-                             "evidence_ids": cited or list(labels.values())})  # fmt: skip
+                             "confidence": round(score_to_confidence(rel.score) * reliability, 3),
+                             "evidence_ids": cited})  # fmt: skip
             continue
+        origin = kinds[cited[0]] if len({kinds[c] for c in cited}) == 1 else "mixed"
         try:
             record = RelationRecord(
-                source, target, rel_type, score_to_confidence(rel.score), cited or list(labels.values()),
+                source, target, rel_type, round(score_to_confidence(rel.score) * reliability, 3), cited,
                 rel.score, rel.description[:500], origin, model_name,
             )  # fmt: skip
         except ValueError:
             continue  # empty names, self-loops, oversized text: not a relation
         kept[(record.source_key, record.target_key, record.type)] = record
-    return list(kept.values()), weakened
+    return list(kept.values()), weakened, refused
+
+
+def _ungrounded(source: str, target: str, cited: list[str], texts: dict[str, str], aliases: dict) -> str | None:
+    """Why a relation may not enter the graph, or None when it has grounds."""
+    if not cited:
+        return "cites no evidence item"
+    for name in (source, target):
+        if is_generic(name):
+            return f"{name!r} is not a specific medical entity"
+    names = {n: [n, *aliases.get(normalize_key(n), [])] for n in (source, target)}
+    if not any(all(mentions(texts[c], names[n]) for n in names) for c in cited):
+        return "no cited item names both entities"
+    return None

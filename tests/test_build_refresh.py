@@ -34,7 +34,7 @@ class Scores:
         name = prompt.split('entity "', 1)[1].split('"', 1)[0] if 'entity "' in prompt else "x"
         if tool == "EntityAssessment":
             return {"tool": tool, "args": {"description": f"About {name}.", "description_score": 7, "relations": [
-                {"source": name, "type": "treats", "target": "Target disease", "score": self.score, "evidence": ["E1"]}]}}
+                {"source": name, "type": "treats", "target": "Type 2 diabetes mellitus", "score": self.score, "evidence": ["E1"]}]}}
         return {"content": "ok"}
 
 
@@ -48,7 +48,8 @@ class SwitchableEntrez(RecordedEntrez):
 
 
 @pytest.fixture
-def env(store, scripted_server, tmp_path):
+def env(store, scripted_server, tmp_path, monkeypatch):
+    monkeypatch.setattr("agents.relation_scorer.extraction_reliability", lambda model: 1.0)  # a measured, perfect extractor
     scores = Scores()
     server = scripted_server(scores)
     entrez = SwitchableEntrez()
@@ -125,7 +126,7 @@ def test_refresh_and_qa_write_on_the_same_entity_lose_nothing(env, store):
     thread.join()
     assert not errors
     targets = {r["t"] for r in store.read("MATCH (:Entity {key:'metformin'})-[:RELATES]->(t) RETURN t.key AS t")}
-    assert targets == {"target disease"} | {f"condition {i}" for i in range(10)}
+    assert targets == {"type 2 diabetes mellitus"} | {f"condition {i}" for i in range(10)}
 
 
 def test_second_refresher_exits_clearly(env, capsys):

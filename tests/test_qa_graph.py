@@ -38,8 +38,10 @@ def responder(body: dict) -> dict:
 
 
 @pytest.fixture
-def qa(store, scripted_server, tmp_path):
-    """Run the graph with a given mode; returns (run, server, entrez)."""
+def qa(store, scripted_server, tmp_path, monkeypatch):
+    """Run the graph with a given mode; returns (run, server, entrez). The scripted extractor counts as
+    measured and perfect (reliability 1.0), so its scores are the confidences below."""
+    monkeypatch.setattr("agents.relation_scorer.extraction_reliability", lambda model: 1.0)
     store.upsert(evidence=[EvidenceRecord(id="vocab:hpo:HP:0000103", kind="vocabulary", title="Polyuria")],
                  relations=[RelationRecord("Polyuria", "Type 2 diabetes mellitus", "symptom_of", 0.8,
                                            ["vocab:hpo:HP:0000103"], 8, "", "vocabulary:hpo")])  # fmt: skip

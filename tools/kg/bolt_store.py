@@ -117,7 +117,7 @@ class Neo4jGraphStore:
                 if not found:
                     continue
                 props = found[0]["props"]
-                confidence = score_to_confidence(item["score"])
+                confidence = item.get("confidence", score_to_confidence(item["score"]))
                 event = {"at": now, "event": "weakened", "previous": props.get("confidence"), "confidence": confidence,
                          "score_raw": item["score"], "evidence_ids": item["evidence_ids"], "origin": "refresh",
                          "model": model}  # fmt: skip

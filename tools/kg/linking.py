@@ -15,15 +15,12 @@ from pathlib import Path
 
 from tools.evidence.embeddings import embed
 from tools.evidence.passages import open_collection
+from tools.kg.grounding import GENERIC_TERMS
 from tools.kg.schema import normalize_key
 from tools.kg.store import GraphStore
 
 SYNC_BATCH = 2000
 MAX_NGRAM = 6
-GENERIC_KEYS = frozenset(
-    "all patient patients man woman child year old history treatment therapy disease finding "
-    "most common following which what best likely cause effect type normal day week month".split()
-)
 
 
 @dataclass
@@ -88,7 +85,7 @@ class EntityLinker:
         for size in range(min(MAX_NGRAM, len(words)), 0, -1):
             for start in range(len(words) - size + 1):
                 key = normalize_key(" ".join(words[start : start + size]))
-                if key and key not in GENERIC_KEYS and len(key) > 2:
+                if key and key not in GENERIC_TERMS and len(key) > 2:
                     spans.setdefault(key, (start, start + size))
         if not spans:
             return []

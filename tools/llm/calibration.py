@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 MAPS = Path(__file__).parent / "calibration"
+RELIABILITY = MAPS / "extraction_reliability.json"
+DEFAULT_RELIABILITY = 0.6  # a model whose extraction precision has not been measured
 _EPS = 1e-4
 
 
@@ -88,3 +90,9 @@ def map_for(model: str) -> CalibrationMap | None:
     """The shipped map of ``model`` (by its served name), or None when it has not been measured."""
     path = MAPS / f"{model}.json"
     return CalibrationMap.load(path) if path.exists() else None
+
+
+def extraction_reliability(model: str) -> float:
+    """The measured precision of ``model``'s relation extraction (benchmarks/extraction.py), or the default."""
+    table = json.loads(RELIABILITY.read_text()) if RELIABILITY.exists() else {}
+    return float((table.get(model) or {}).get("precision", DEFAULT_RELIABILITY))

@@ -1,0 +1,43 @@
+"""What a model-extracted fact needs before it enters the graph, and what the audit checks later.
+
+- Both endpoints are medical entities: never generic words (textbook, study, patient, entity...).
+- The relation cites the specific evidence item that states it, and that item's text names both
+  endpoints (by name or alias; case-, punctuation- and plural-insensitive, through ``normalize_key``).
+- A description that echoes the prompt or the tool schema instead of the evidence is refused.
+"""
+
+from __future__ import annotations
+
+from tools.kg.schema import normalize_key
+
+GENERIC_TERMS = frozenset(normalize_key(w) for w in (
+    "all patient patients man woman child adult people year old history treatment therapy disease finding "
+    "most common following which what best likely cause effect type normal day week month "
+    "textbook book chapter evidence study studies trial trials article paper review author authors result results "
+    "entity entities relation relations data information source sources case report reports drug drugs medication "
+    "condition conditions symptom symptoms sign signs research researcher clinician doctor physician hospital "
+    "unknown none other something thing"
+).split())  # fmt: skip
+
+
+def is_generic(name: str) -> bool:
+    """True for names that are not a specific medical entity."""
+    key = normalize_key(name)
+    return not key or key in GENERIC_TERMS or len(key) < 3 or key.replace(" ", "").isdigit() or len(key.split()) > 8
+
+
+def mentions(text: str, names: list[str]) -> bool:
+    """Whether ``text`` names any of ``names`` as whole words (normalised like entity keys)."""
+    haystack = f" {normalize_key(text)} "
+    return any(f" {key} " in haystack for key in {normalize_key(n) for n in names} if key)
+
+
+def echoes(text: str, sources: list[str], size: int = 4) -> bool:
+    """Whether most of ``text``'s word runs (``size`` words) come from ``sources`` (the prompt, the schema)."""
+    words = normalize_key(text).split()
+    runs = {tuple(words[i : i + size]) for i in range(max(len(words) - size + 1, 1))}
+    seen = set()
+    for source in sources:
+        found = normalize_key(source).split()
+        seen |= {tuple(found[i : i + size]) for i in range(max(len(found) - size + 1, 1))}
+    return bool(runs) and len(runs & seen) * 2 >= len(runs)
