@@ -40,6 +40,11 @@ class EntityAssessment(BaseModel):
     relations: list[ScoredRelation] = Field(default_factory=list)
 
 
+def echo_sources() -> list[str]:
+    """Texts a model description must not merely repeat: the scoring prompt and the assessment schema."""
+    return [load("relation_scoring").text, EntityAssessment.__doc__ or "", str(EntityAssessment.model_json_schema())]
+
+
 def format_evidence(records: list[dict], texts: dict[str, str]) -> tuple[str, dict[str, str]]:
     """Evidence as numbered quoted blocks (E1, E2, ...) and the label -> evidence id map."""
     labels, blocks = {}, []
@@ -68,14 +73,13 @@ def score_relations(entity: dict, others: list[dict], evidence: dict, llm, model
     if reply is None:
         return {"new_relations": [], "degradations": [f"relation scorer: no usable assessment for {entity['name']}"],
                 **usage.as_update()}  # fmt: skip
-    texts = {r["id"]: f"{r.get('title') or ''} {evidence.get('texts', {}).get(r['id']) or r.get('snippet') or ''}"
-             for r in records}  # fmt: skip
+    texts = {r["id"]: f"{r.get('title') or ''} {r.get('snippet') or ''}" for r in records}  # as stored: auditable later
     reliability = extraction_reliability(model_name)
     relations, weakened, refused = _relations(entity, reply, labels, keep_score, model_name, records, texts,
                                               _aliases(store, reply), reliability)  # fmt: skip
     evidence_records = [EvidenceRecord(**r) for r in records]
     description = reply.description.strip()[:2000] or None
-    if description and echoes(description, [prompt, EntityAssessment.__doc__ or "", str(EntityAssessment.model_json_schema())]):
+    if description and echoes(description, [prompt, *echo_sources()]):
         description, refused = None, refused + [f"description of {entity['name']} echoes the prompt"]
     confidence = min(score_to_confidence(reply.description_score) * reliability, LLM_DESCRIPTION_CAP)
     store.upsert(

@@ -35,12 +35,17 @@ def traverse_subgraph(entities: list[dict], store: GraphStore, tau: float, max_d
             "key": node.key, "name": node.name, "type": node.type, "score": round(node.score, 4),
             "depth": node.depth, "weak": node.weak, "seed": node.path[0].source if node.path else node.name,
             "seed_key": seed_of.get(node.path[0].source, node.key) if node.path else node.key,
-            "path": node.explain(), "description": (details.get(node.key) or {}).get("description"),
+            "path": node.explain(), "description": _description(details.get(node.key) or {}),
             "steps": [_step(s) for s in node.path],
         })  # fmt: skip
     _rank(nodes, query, embed if ranking != "confidence" else None, ranking)
     links = [_step(s) for s in question_links(store.neighbors, seeds)] if with_links else []
     return {"subgraph": {"nodes": nodes, "seeds": list(seeds), "links": links}}
+
+
+def _description(entity: dict) -> str | None:
+    """The entity's description, unless the audit weakened it."""
+    return entity.get("description") if entity.get("description_status") != "weakened" else None
 
 
 def _step(step) -> dict:

@@ -1,4 +1,4 @@
-"""``amg kg ...``: seed, stats, show, history, export, import."""
+"""``amg kg ...``: seed, stats, show, audit, history, export, import."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from tqdm import tqdm
 
 from graphs.context import Context
 from graphs.resources import Resources
+from agents.relation_scorer import echo_sources
+from tools.kg.audit import audit
 from tools.kg.seeding import SOURCES, seed
 from tools.kg.transfer import export_graph, import_graph
 from tools.kg.traversal import traverse
@@ -82,6 +84,24 @@ def _show(args, res: Resources) -> int:
     return 0
 
 
+def _audit(args, res: Resources) -> int:
+    report = audit(res.store, echo_sources(), fix=args.fix)
+    if args.json:
+        print(json.dumps(report.__dict__))
+        return 0
+    print("confidence by origin / model (relations per tenth: 0.0-0.1 ... 1.0):")
+    for name, row in report.profile.items():
+        print(f"  {name:<48} n={row['n']:>7,}  mean={row['mean']:.2f}  weakened={row['weakened']:,}  {row['tenths']}")
+    print(f"checked {report.relations_checked:,} model-written relations and {report.descriptions_checked:,} "
+          f"model-written descriptions: {len(report.violations)} violation(s)")  # fmt: skip
+    for v in report.violations[:50]:
+        where = f"{v['s']} -{v['type']}-> {v['t']}" if v["what"] == "relation" else f"description of {v['key']}"
+        print(f"  {where}: {v['reason']}")
+    if report.fixed:
+        print(f"marked {report.fixed} weakened (history kept; nothing deleted)")
+    return 0
+
+
 def _history(args, res: Resources) -> int:
     entity = _resolve(res, args.entity)
     rows = res.store.relation_history(entity["key"])
@@ -109,4 +129,5 @@ def _import(args, res: Resources) -> int:
     return 0
 
 
-COMMANDS = {"seed": _seed, "stats": _stats, "show": _show, "history": _history, "export": _export, "import": _import}
+COMMANDS = {"seed": _seed, "stats": _stats, "show": _show, "audit": _audit, "history": _history, "export": _export,
+            "import": _import}  # fmt: skip

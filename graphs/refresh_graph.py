@@ -22,7 +22,9 @@ from graphs.batch_graph import batch_graph, write_run_summary
 from graphs.context import Context, run_context
 from graphs.expansion import expand
 from graphs.resources import resources_for
+from agents.relation_scorer import echo_sources
 from graphs.state import appended
+from tools.kg.audit import audit
 from tools.kg.records import iso_utc, utc_now
 
 LOCK_MINUTES = 30
@@ -67,12 +69,15 @@ def refresh_entity(task: dict, runtime: Runtime[Context]) -> dict:
 
 
 def summarize(state: RefreshState, runtime: Runtime[Context]) -> dict:
+    """The run's summary, after an audit that weakens whatever breaks the grounding rules."""
     ctx = run_context(runtime)
     results = state.get("results", [])
+    checked = audit(resources_for(ctx).store, echo_sources(), fix=True)
     summary = {"finished_at": utc_now(), "candidates": len(state.get("candidates", [])),
                "refreshed": sum(r["status"] == "refreshed" for r in results),
                "relations_rescored": sum(r.get("relations_rescored", 0) for r in results),
                "relations_weakened": sum(r.get("relations_weakened", 0) for r in results),
+               "audit": {"violations": len(checked.violations), "weakened": checked.fixed},
                "results": results}  # fmt: skip
     write_run_summary(ctx, "refresh", summary)
     return {"summary": summary}

@@ -8,7 +8,6 @@ whole on transient and constraint conflicts (concurrent writers MERGE-ing one ke
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
 from typing import Iterable
 
 from neo4j import Driver, ManagedTransaction
@@ -25,12 +24,12 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from tools.kg.bolt_bookkeeping import BookkeepingQueries
 from tools.kg.records import (
     EntityRecord,
     EvidenceRecord,
     GapReport,
     RelationRecord,
-    iso_utc,
     utc_now,
 )
 from tools.kg.schema import normalize_key, score_to_confidence
@@ -52,7 +51,7 @@ SCHEMA = (
 _RETRYABLE = (ConstraintError, TransientError, ServiceUnavailable, SessionExpired)
 
 
-class Neo4jGraphStore:
+class Neo4jGraphStore(BookkeepingQueries):
     """The ``GraphStore`` contract (tools/kg/store.py) over the neo4j driver."""
 
     def __init__(self, driver: Driver, database: str | None = None):
@@ -263,51 +262,3 @@ class Neo4jGraphStore:
             elif hits := [{**a, "how": "alias"} for a in row["aliased"] if a.get("key")]:
                 found[row["k"]] = hits
         return found
-
-    # -- build, refresh and seeding state -------------------------------------------------
-    def built_keys(self, keys: list[str]) -> set[str]:
-        rows = self.read("UNWIND $keys AS k MATCH (b:BuildItem {key: k}) RETURN b.key AS key", keys=keys)
-        return {row["key"] for row in rows}
-
-    def mark_built(self, key: str, relations: int) -> None:
-        query = "MERGE (b:BuildItem {key: $key}) SET b.done_at = $now, b.relations = $n"
-        self.write(lambda tx: tx.run(query, key=key, now=utc_now(), n=relations).consume())
-
-    def refresh_candidates(self, stale_before: str, tau: float, limit: int) -> list[dict]:
-        """Stale entities that were asked about or learned online, then entities with relations near tau."""
-        stale = self.read(
-            """MATCH (e:Entity) WHERE e.refreshed_at < $stale
-                 AND (coalesce(e.hits, 0) > 0 OR any(s IN coalesce(e.sources, []) WHERE NOT s STARTS WITH 'vocabulary'))
-               RETURN e.key AS key, e.name AS name, e.type AS type, e.refreshed_at AS since, 'stale' AS why
-               ORDER BY coalesce(e.hits, 0) DESC, e.refreshed_at LIMIT $n""",
-            stale=stale_before, n=limit,
-        )  # fmt: skip
-        borderline = self.read(
-            """MATCH (a:Entity)-[r:RELATES]->(:Entity)
-               WHERE abs(r.confidence - $tau) <= 0.1 AND NOT r.origin STARTS WITH 'vocabulary'
-               RETURN DISTINCT a.key AS key, a.name AS name, a.type AS type, a.refreshed_at AS since, 'near tau' AS why
-               LIMIT $n""",
-            tau=tau, n=limit,
-        )  # fmt: skip
-        return stale + borderline
-
-    def claim(self, key: str, owner: str, minutes: int) -> bool:
-        """Lock an entity for ``owner``, unless another owner holds a lock younger than ``minutes``."""
-        expired = iso_utc(datetime.now(timezone.utc) - timedelta(minutes=minutes))
-        query = """MATCH (e:Entity {key: $key}) WHERE e.refresh_lock IS NULL OR e.refresh_lock < $expired
-                   SET e.refresh_lock = $now, e.refresh_owner = $me RETURN e.key AS key"""
-        return bool(self.write(lambda tx: tx.run(query, key=key, expired=expired, now=utc_now(), me=owner).data()))
-
-    def release(self, key: str, owner: str) -> None:
-        query = "MATCH (e:Entity {key: $key}) WHERE e.refresh_owner = $me REMOVE e.refresh_lock, e.refresh_owner"
-        self.write(lambda tx: tx.run(query, key=key, me=owner).consume())
-
-    def seed_state(self, origin: str) -> tuple[set[int], bool]:
-        """Chunks of a vocabulary already written, and whether it is complete."""
-        rows = self.read("MATCH (s:SeedState {origin: $origin}) RETURN s.done AS done, s.complete AS complete",
-                         origin=origin)  # fmt: skip
-        return (set(rows[0]["done"] or []), bool(rows[0]["complete"])) if rows else (set(), False)
-
-    def save_seed_state(self, origin: str, done: set[int], complete: bool = False) -> None:
-        query = "MERGE (s:SeedState {origin: $origin}) SET s.done = $done, s.complete = $complete"
-        self.write(lambda tx: tx.run(query, origin=origin, done=sorted(done), complete=complete).consume())

@@ -1,0 +1,40 @@
+"""`amg kg audit`: finds what earlier versions wrote without grounds, and --fix weakens it, deleting nothing."""
+
+from __future__ import annotations
+
+import json
+
+from agents.relation_scorer import echo_sources
+from tools.kg.audit import audit
+from tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
+
+
+def test_audit_reports_and_fixes_ungrounded_writes(store):
+    text = EvidenceRecord(id="pmid:1", kind="pubmed", title="Metformin", snippet="Metformin often causes diarrhea.")
+    curated = EvidenceRecord(id="vocab:x", kind="vocabulary", title="x")
+    store.upsert(
+        entities=[EntityRecord("Clopidogrel", "drug", "What the evidence says about the entity.", 0.5),
+                  EntityRecord("Aspirin", "drug", "A salicylate.", 1.0, sources=["vocabulary:chebi"])],
+        evidence=[text, curated],
+        relations=[
+            RelationRecord("Diarrhea", "Metformin", "adverse_effect_of", 0.6, ["pmid:1"], 6, "", "pubmed", "m"),
+            RelationRecord("Metformin", "textbook", "associated_with", 1.0, ["pmid:1"], 10, "", "textbook", "m"),
+            RelationRecord("Metformin", "Hair loss", "causes", 0.7, ["pmid:1"], 7, "", "pubmed", "m"),
+            RelationRecord("Metformin", "Rash", "causes", 0.7, ["pmid:404"], 7, "", "pubmed", "m"),
+            RelationRecord("Aspirin", "Antiplatelet agent", "is_a", 1.0, ["vocab:x"], 10, "", "vocabulary:chebi"),
+        ],
+    )  # fmt: skip
+    report = audit(store, echo_sources())
+    found = {(v.get("t") or v.get("key"), v["reason"]) for v in report.violations}
+    assert found == {("textbook", "'textbook' is not a specific medical entity"),
+                     ("hair loss", "no cited item names both entities"),
+                     ("rash", "evidence not stored: pmid:404"),
+                     ("clopidogrel", "echoes the prompt")}, "curated edges and grounded ones pass"  # fmt: skip
+    assert report.relations_checked == 4 and report.profile["pubmed / m"]["n"] == 3
+    fixed = audit(store, echo_sources(), fix=True)
+    assert fixed.fixed == 4 and audit(store, echo_sources()).violations == []
+    hair = next(r for r in store.relation_history("metformin") if r["target"] == "Hair loss")
+    assert hair["status"] == "weakened" and hair["confidence"] == 0.0
+    event = json.loads(hair["history"][-1])
+    assert event["event"] == "audit" and event["previous"] == 0.7, "history keeps what it was"
+    assert store.get_entity("clopidogrel")["description"] == "What the evidence says about the entity.", "nothing deleted"

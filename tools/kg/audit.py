@@ -1,0 +1,83 @@
+"""``amg kg audit``: how confident the graph is, by origin and model, and what breaks the grounding rules.
+
+Model-written relations are checked again (tools/kg/grounding.py): evidence present and stored,
+specific endpoints, a cited item whose stored text names both; model-written descriptions must
+not echo the prompt. ``fix`` marks what breaks a rule as weakened: confidence 0, the reason in
+its history; nothing is deleted. Earlier versions wrote relations these rules now refuse; the
+audit is how an existing data dir is cleaned.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from tools.kg.grounding import echoes, is_generic, mentions
+from tools.kg.store import GraphStore
+
+PAGE = 2000
+
+
+@dataclass
+class AuditReport:
+    profile: dict[str, dict] = field(default_factory=dict)  # "origin / model" -> {n, mean, tenths}
+    relations_checked: int = 0
+    descriptions_checked: int = 0
+    violations: list[dict] = field(default_factory=list)  # {what, s, t, type | key, reason}
+    fixed: int = 0
+
+
+def audit(store: GraphStore, echo_sources: list[str], fix: bool = False) -> AuditReport:
+    report = AuditReport(profile=_profile(store.confidence_profile()))
+    skip = 0
+    while page := store.extracted_relations(skip, PAGE):
+        skip += len(page)
+        report.relations_checked += len(page)
+        texts = {e["id"]: f"{e.get('title') or ''} {e.get('snippet') or ''}"
+                 for e in store.evidence(sorted({i for r in page for i in r["evidence_ids"]}))}  # fmt: skip
+        for row in page:
+            reason = relation_problem(row, texts)
+            if reason:
+                report.violations.append({"what": "relation", **{k: row[k] for k in ("s", "t", "type")},
+                                          "confidence": row["confidence"], "evidence_ids": row["evidence_ids"],
+                                          "model": row["model"], "reason": reason})  # fmt: skip
+    skip = 0
+    while page := store.learned_descriptions(skip, PAGE):
+        skip += len(page)
+        report.descriptions_checked += len(page)
+        report.violations += [{"what": "description", "key": row["key"], "reason": "echoes the prompt"}
+                              for row in page if echoes(row["description"], echo_sources)]  # fmt: skip
+    if fix and report.violations:
+        relations = [v for v in report.violations if v["what"] == "relation"]
+        keys = [v["key"] for v in report.violations if v["what"] == "description"]
+        store.weaken(relations, keys, "audit: breaks a grounding rule")
+        report.fixed = len(relations) + len(keys)
+    return report
+
+
+def relation_problem(row: dict, texts: dict[str, str]) -> str | None:
+    """Why a stored model-written relation breaks a grounding rule, or None."""
+    if not row["evidence_ids"]:
+        return "no evidence"
+    missing = [i for i in row["evidence_ids"] if i not in texts]
+    if missing:
+        return f"evidence not stored: {', '.join(missing[:3])}"
+    for name in (row["source"], row["target"]):
+        if is_generic(name):
+            return f"{name!r} is not a specific medical entity"
+    source, target = [row["source"], *row["source_aliases"]], [row["target"], *row["target_aliases"]]
+    if not any(mentions(texts[i], source) and mentions(texts[i], target) for i in row["evidence_ids"]):
+        return "no cited item names both entities"
+    return None
+
+
+def _profile(rows: list[dict]) -> dict[str, dict]:
+    grouped: dict[str, dict] = defaultdict(lambda: {"n": 0, "total": 0.0, "tenths": [0] * 11, "weakened": 0})
+    for row in rows:
+        entry = grouped[f"{row['origin']} / {row['model'] or '-'}"]
+        entry["n"] += row["n"]
+        entry["total"] += row["total"]
+        entry["tenths"][min(max(row["tenth"], 0), 10)] += row["n"]
+        entry["weakened"] += row["n"] if row["status"] == "weakened" else 0
+    return {k: {"n": v["n"], "mean": round(v["total"] / v["n"], 2), "tenths": v["tenths"], "weakened": v["weakened"]}
+            for k, v in sorted(grouped.items())}  # fmt: skip
