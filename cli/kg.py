@@ -47,6 +47,8 @@ def _print_stats(res: Resources) -> None:
     stats = res.store.stats()
     print(f"entities {stats['entities']:,}  relations {stats['relations']:,}  evidence {stats['evidence']:,}")
     print("by type: " + ", ".join(f"{t} {n:,}" for t, n in stats["entity_types"].items()))
+    print("entities by source: " + ", ".join(f"{s} {n:,}" for s, n in stats["entities_by_source"].items()))
+    print("relations by source: " + ", ".join(f"{s} {n:,}" for s, n in stats["relations_by_origin"].items()))
 
 
 def _stats(args, res: Resources) -> int:

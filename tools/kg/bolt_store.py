@@ -230,6 +230,10 @@ class Neo4jGraphStore(BookkeepingQueries):
         )[0]
         by_type = self.read("MATCH (e:Entity) RETURN e.type AS type, count(*) AS n ORDER BY n DESC")
         counts["entity_types"] = {row["type"]: row["n"] for row in by_type}
+        by_source = self.read("MATCH (e:Entity) UNWIND coalesce(e.sources, []) AS s RETURN s, count(*) AS n ORDER BY n DESC")
+        counts["entities_by_source"] = {row["s"]: row["n"] for row in by_source}
+        by_origin = self.read("MATCH ()-[r:RELATES]->() RETURN r.origin AS o, count(*) AS n ORDER BY n DESC")
+        counts["relations_by_origin"] = {row["o"]: row["n"] for row in by_origin}
         return counts
 
     # -- linking ------------------------------------------------------------------------
