@@ -15,6 +15,7 @@ def json_result(result: dict) -> dict:
             for c in result.get("citations", [])
         ],
         "entities": result.get("entities", []),
+        "glossary": result.get("glossary", []),
         "paths": [{"path": n["path"], "score": n["score"], "weak": n["weak"]} for n in nodes if n["depth"] > 0],
         "reasoning": result.get("reasoning", {}),
         "notices": result.get("notices", []),

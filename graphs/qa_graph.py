@@ -18,7 +18,8 @@ from langgraph.types import Send
 from agents.answer_synthesizer import synthesize
 from agents.gap_detector import detect_gaps
 from agents.query_parser import parse_query
-from agents.reasoner import number_evidence, reason
+from agents.glossary import glossary
+from agents.reasoner import number_evidence, reason, shown_paths
 from agents.traverser import traverse_subgraph
 from graphs.context import Context, run_context
 from graphs.expansion import expand
@@ -112,6 +113,9 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
         state.get("subgraph", {}).get("nodes", []), _fetched_ids(state), state.get("entities", []), res.llm,
         res.calibration, state.get("subgraph", {}).get("links", []),
     )  # fmt: skip
+    shown = [n for paths in shown_paths(state.get("subgraph", {}).get("nodes", [])).values() for n in paths]
+    steps = [{"name": s[end]} for n in shown for s in n["steps"] for end in ("source", "target")]
+    update["glossary"] = glossary(res.store, state.get("entities", []), steps, state.get("subgraph", {}).get("links", []))
     update["messages"] = [AIMessage(chat_reply({**state, **update}))]
     return update
 

@@ -15,6 +15,11 @@ def chat_reply(result: dict) -> str:
         where = f"PMID {c['pmid']}" if c.get("pmid") else (c.get("url") or c.get("id"))
         year = f", {c['year']}" if c.get("year") else ""
         lines.append(f"[{c['n']}] {c.get('title') or c['id']} ({where}{year})")
+    if result.get("glossary"):
+        lines.append("Glossary:")
+    for term in result.get("glossary", [])[:6]:
+        definition = term["definition"] if len(term["definition"]) <= 160 else term["definition"][:157] + "..."
+        lines.append(f"  {term['term']}: {definition} ({term['source']}{', ' + term['ids'][0] if term['ids'] else ''})")
     for d in result.get("degradations", []):
         lines.append(f"(degraded: {d})")
     lines.append(DISCLAIMER)

@@ -60,6 +60,7 @@ class QAState(TypedDict, total=False):
     confidence: float
     confidence_basis: dict  # how the confidence was made (agents.answer_synthesizer)
     citations: list[dict]
+    glossary: list[dict]  # curated definitions of the terms the answer rests on (agents.glossary)
     rationale: str
     notices: list[str]
     problem: str | None  # set when the input cannot be answered (empty, options without question, ...)
@@ -81,6 +82,6 @@ class QAInput(TypedDict, total=False):
 PER_TURN_RESET = {
     "evidence": RESET, "new_relations": RESET, "timings_ms": RESET, "llm_calls": RESET, "tokens": RESET,
     "degradations": RESET, "entities": [], "gaps": [], "subgraph": {}, "evidence_index": [], "reasoning": {},
-    "dialogue": [], "citations": [], "answer": "", "option": None, "confidence": 0.0, "confidence_basis": {}, "rationale": "", "notices": [],
+    "dialogue": [], "citations": [], "glossary": [], "answer": "", "option": None, "confidence": 0.0, "confidence_basis": {}, "rationale": "", "notices": [],
     "problem": None,
 }  # fmt: skip

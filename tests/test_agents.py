@@ -226,3 +226,19 @@ def test_a_request_the_endpoint_rejects_degrades_instead_of_crashing():
     out = synthesize("q?", {"A": "x", "B": "y"}, dialogue, [], [], [], [{"key": "x"}], llm)
     assert out["confidence"] == 0.0 and out["degradations"] and out["dialogue"] == dialogue
     assert len(llm.calls) == 2, "a rejected request is not repaired"
+
+
+def test_glossary_lists_curated_definitions_of_the_terms_on_the_paths(store):
+    store.upsert(entities=[
+        EntityRecord("Diarrhea", "phenotype", "Abnormally increased frequency of loose stools.", 1.0, ["HP:0002014"],
+                     ["vocabulary:hpo"]),
+        EntityRecord("Metformin", "drug", "A model's guess at metformin.", 0.5),
+        EntityRecord("Nausea", "phenotype", "A sensation of unease with an urge to vomit.", 1.0, ["HP:0002018"],
+                     ["vocabulary:hpo"]),
+    ])  # fmt: skip
+    from agents.glossary import glossary
+
+    terms = glossary(store, [{"name": "metformin"}], [{"name": "Nausea"}],
+                     [{"source": "Diarrhea", "target": "Metformin"}])  # fmt: skip
+    assert [(t["term"], t["source"], t["ids"]) for t in terms] == [
+        ("Nausea", "HPO", ["HP:0002018"]), ("Diarrhea", "HPO", ["HP:0002014"])], "model-written definitions are not listed"

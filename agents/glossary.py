@@ -1,0 +1,40 @@
+"""The answer's glossary (after MedGraphRAG): the terms its paths and links name, with curated definitions.
+
+Only curated definitions are listed (HPO, MONDO, ChEBI, MeSH...: description confidence 1.0),
+each with its source and the vocabulary id the term carries, so a reader can look it up.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tools.kg.schema import normalize_key
+from tools.kg.store import GraphStore
+
+MAX_TERMS = 12
+SOURCE_NAMES = {"vocabulary:hpo": "HPO", "vocabulary:mondo": "MONDO", "vocabulary:chebi": "ChEBI",
+                "vocabulary:mesh": "MeSH", "vocabulary:icd10": "ICD-10-CM", "vocabulary:drugs": "DrugBank/MeSH",
+                "vocabulary:who-eml": "WHO EML"}  # fmt: skip
+_ID = re.compile(r"^(HP|MONDO|DOID|CHEBI|MESH|OMIM|ORPHA|ICD10CM):", re.IGNORECASE)
+
+
+def glossary(store: GraphStore, entities: list[dict], shown: list[dict], links: list[dict]) -> list[dict]:
+    """[{term, key, definition, source, ids}] for the question entities, the shown paths' nodes and the links."""
+    names = [e["name"] for e in entities] + [n["name"] for n in shown]
+    names += [x[end] for x in links for end in ("source", "target")]
+    keys = list(dict.fromkeys(hit[0]["key"] for hit in store.lookup(_keys(names)).values()))
+    found = store.entities(keys)
+    terms = []
+    for key in keys:
+        entity = found.get(key) or {}
+        if not entity.get("description") or (entity.get("description_confidence") or 0) < 1.0:
+            continue
+        sources = [SOURCE_NAMES.get(s, s) for s in entity.get("sources") or [] if s.startswith("vocabulary:")]
+        terms.append({"term": entity["name"], "key": key, "definition": entity["description"],
+                      "source": ", ".join(sources) or "curated",
+                      "ids": [a for a in entity.get("aliases") or [] if _ID.match(a)][:4]})  # fmt: skip
+    return terms[:MAX_TERMS]
+
+
+def _keys(names: list[str]) -> list[str]:
+    return list(dict.fromkeys(k for k in (normalize_key(n) for n in names) if k))
