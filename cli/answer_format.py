@@ -16,6 +16,8 @@ def json_result(result: dict) -> dict:
         ],
         "entities": result.get("entities", []),
         "glossary": result.get("glossary", []),
+        "differential": result.get("differential", []),
+        "follow_up": result.get("follow_up", []),
         "paths": [{"path": n["path"], "score": n["score"], "weak": n["weak"]} for n in nodes if n["depth"] > 0],
         "reasoning": result.get("reasoning", {}),
         "notices": result.get("notices", []),

@@ -10,12 +10,13 @@ from __future__ import annotations
 import time
 from functools import wraps
 
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from agents.answer_synthesizer import synthesize
+from agents.diagnostician import differentiate, read_answers
 from agents.gap_detector import detect_gaps
 from agents.query_parser import parse_query
 from agents.glossary import glossary
@@ -47,10 +48,18 @@ def timed(name: str):
 
 def prepare(state: QAState, runtime: Runtime[Context]) -> dict:
     question, options, notices, problem = prepare_question(state)
-    update = {**PER_TURN_RESET, "question": question, "options": options, "notices": notices}
+    answered = read_answers(_said(state), state.get("follow_up") or [])
+    findings = {**(state.get("findings") or {}), **answered} if answered else {}
+    update = {**PER_TURN_RESET, "question": question, "options": options, "notices": notices, "findings": findings}
     if problem:
         update.update(answer=problem, problem=problem, confidence=0.0, messages=[AIMessage(problem)])
     return update
+
+
+def _said(state: QAState) -> str:
+    """This turn's own words (a chat message, or the question)."""
+    messages = state.get("messages") or []
+    return str(messages[-1].content) if messages and isinstance(messages[-1], HumanMessage) else state.get("question", "")
 
 
 @timed("parse_query")
@@ -88,6 +97,13 @@ def traverse(state: QAState, runtime: Runtime[Context]) -> dict:
     query = " ".join([state["question"], *state.get("options", {}).values()])
     return traverse_subgraph(state["entities"], res.store, ctx.tau, ctx.max_depth, ctx.max_nodes, ctx.traversal,
                              ctx.hub_degree, query, res.embed, ctx.path_ranking, ctx.question_links)  # fmt: skip
+
+
+@timed("differential")
+def differential(state: QAState, runtime: Runtime[Context]) -> dict:
+    """Candidate diagnoses for the case's findings, and follow-up questions when the leaders are close."""
+    store = resources_for(run_context(runtime)).store
+    return differentiate(state.get("entities", []), store, state.get("findings") or {})
 
 
 def _fetched_ids(state: QAState) -> list[str]:
@@ -145,6 +161,7 @@ builder.add_node("parse_query", parse)
 builder.add_node("check_gaps", check_gaps)
 builder.add_node("expand_entity", expand_entity)
 builder.add_node("traverse", traverse)
+builder.add_node("differential", differential)
 builder.add_node("reason", reason_node)
 builder.add_node("answer", answer)
 builder.add_edge(START, "prepare")
@@ -152,7 +169,8 @@ builder.add_conditional_edges("prepare", after_prepare, ["parse_query", END])
 builder.add_conditional_edges("parse_query", after_parse, ["check_gaps", "answer"])
 builder.add_conditional_edges("check_gaps", after_gaps, ["expand_entity", "traverse"])
 builder.add_edge("expand_entity", "traverse")
-builder.add_edge("traverse", "reason")
+builder.add_edge("traverse", "differential")
+builder.add_edge("differential", "reason")
 builder.add_edge("reason", "answer")
 builder.add_edge("answer", END)
 graph = builder.compile(name="AMG QA")

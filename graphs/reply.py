@@ -15,6 +15,11 @@ def chat_reply(result: dict) -> str:
         where = f"PMID {c['pmid']}" if c.get("pmid") else (c.get("url") or c.get("id"))
         year = f", {c['year']}" if c.get("year") else ""
         lines.append(f"[{c['n']}] {c.get('title') or c['id']} ({where}{year})")
+    if result.get("differential"):
+        lines.append("Differential (HPO annotations): " + "; ".join(
+            f"{c['name']} {c['probability']:.2f}" for c in result["differential"][:3]))  # fmt: skip
+    for item in result.get("follow_up", []):
+        lines.append(f"To tell them apart: {item['question']}")
     if result.get("glossary"):
         lines.append("Glossary:")
     for term in result.get("glossary", [])[:6]:

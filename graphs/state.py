@@ -61,6 +61,9 @@ class QAState(TypedDict, total=False):
     confidence_basis: dict  # how the confidence was made (agents.answer_synthesizer)
     citations: list[dict]
     glossary: list[dict]  # curated definitions of the terms the answer rests on (agents.glossary)
+    differential: list[dict]  # candidate diagnoses for the case's findings (agents.diagnostician)
+    follow_up: list[dict]  # findings worth asking about next, as questions
+    findings: dict[str, bool]  # answers to earlier follow-up questions: finding key -> present?
     rationale: str
     notices: list[str]
     problem: str | None  # set when the input cannot be answered (empty, options without question, ...)
@@ -82,6 +85,6 @@ class QAInput(TypedDict, total=False):
 PER_TURN_RESET = {
     "evidence": RESET, "new_relations": RESET, "timings_ms": RESET, "llm_calls": RESET, "tokens": RESET,
     "degradations": RESET, "entities": [], "gaps": [], "subgraph": {}, "evidence_index": [], "reasoning": {},
-    "dialogue": [], "citations": [], "glossary": [], "answer": "", "option": None, "confidence": 0.0, "confidence_basis": {}, "rationale": "", "notices": [],
+    "dialogue": [], "citations": [], "glossary": [], "differential": [], "follow_up": [], "answer": "", "option": None, "confidence": 0.0, "confidence_basis": {}, "rationale": "", "notices": [],
     "problem": None,
 }  # fmt: skip

@@ -81,7 +81,7 @@ def test_offline_mode_never_searches_and_uses_at_most_three_calls(qa):
     run, server, entrez = qa
     result = run({"question": "What is metformin used for?"}, mode="offline")
     assert entrez.requests == [] and result["llm_calls"] <= 3
-    assert set(result["timings_ms"]) == {"parse_query", "check_gaps", "traverse", "reason", "answer"}
+    assert set(result["timings_ms"]) == {"parse_query", "check_gaps", "traverse", "differential", "reason", "answer"}
     # one conversation: each request resends the previous one and its reply, as sent over HTTP
     sent = [b["messages"] for b in server.requests]
     assert len(sent) == 3

@@ -48,6 +48,7 @@ SCHEMA = (
     "CREATE INDEX entity_refreshed IF NOT EXISTS FOR (e:Entity) ON (e.refreshed_at)",
     "CREATE INDEX entity_created IF NOT EXISTS FOR (e:Entity) ON (e.created_at)",
 )
+HPO_ORIGIN = "vocabulary:hpo"  # disease-phenotype annotations whose confidence encodes a frequency
 _RETRYABLE = (ConstraintError, TransientError, ServiceUnavailable, SessionExpired)
 
 
@@ -235,6 +236,26 @@ class Neo4jGraphStore(BookkeepingQueries):
         by_origin = self.read("MATCH ()-[r:RELATES]->() RETURN r.origin AS o, count(*) AS n ORDER BY n DESC")
         counts["relations_by_origin"] = {row["o"]: row["n"] for row in by_origin}
         return counts
+
+    def disease_annotations(self, finding_keys: list[str], limit: int) -> list[dict]:
+        """HPO annotations of the ``limit`` diseases sharing most of ``finding_keys``: every finding of each."""
+        return self.read(
+            """UNWIND $keys AS k MATCH (:Entity {key: k})-[:RELATES {type: 'symptom_of', origin: $origin}]->(d:Entity)
+               WITH d, count(*) AS shared ORDER BY shared DESC, d.key LIMIT $n
+               MATCH (f:Entity)-[r:RELATES {type: 'symptom_of', origin: $origin}]->(d)
+               RETURN d.key AS disease, d.name AS name, f.key AS finding, f.name AS finding_name,
+                      r.confidence AS confidence""",
+            keys=finding_keys, n=limit, origin=HPO_ORIGIN,
+        )  # fmt: skip
+
+    def phenotype_annotations(self) -> list[dict]:
+        """Every HPO disease-phenotype annotation (~280k rows; for the diagnosis benchmark)."""
+        return self.read(
+            """MATCH (f:Entity)-[r:RELATES {type: 'symptom_of', origin: $origin}]->(d:Entity)
+               RETURN d.key AS disease, d.name AS name, f.key AS finding, f.name AS finding_name,
+                      r.confidence AS confidence""",
+            origin=HPO_ORIGIN,
+        )  # fmt: skip
 
     # -- linking ------------------------------------------------------------------------
     def entities_created_after(self, after: str, key: str, limit: int, include_vocabulary: bool) -> list[dict]:

@@ -1,0 +1,67 @@
+"""Differential diagnosis and follow-up questions from the graph (after MedRAG).
+
+The case is the question's phenotype entities (present) plus the answers to earlier follow-up
+questions (present or absent). Candidates come from the graph's HPO disease-phenotype
+annotations, ranked by tools/kg/differential.py; when the leading ones are close, the 1-3
+findings with the most expected information gain are proposed as questions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict
+
+from tools.kg.differential import frequency_of, is_close, questions, rank
+from tools.kg.schema import normalize_key
+from tools.kg.store import GraphStore
+
+CANDIDATE_POOL = 200
+SHOWN = 5
+_NEGATION = re.compile(r"\b(no|not|without|denies|absent|negative for)\b(?:\W+\w+){0,3}\W*$", re.IGNORECASE)
+
+
+def differentiate(entities: list[dict], store: GraphStore, answered: dict[str, bool]) -> dict:
+    """State update: ``differential`` (candidates with probability and findings) and ``follow_up`` questions."""
+    present = {e["key"] for e in entities if e.get("type") == "phenotype"} | {k for k, v in answered.items() if v}
+    absent = {k for k, v in answered.items() if not v}
+    if not present:
+        return {"differential": [], "follow_up": []}
+    annotations, names, finding_names = read_annotations(store.disease_annotations(sorted(present), CANDIDATE_POOL))
+    candidates = rank(annotations, names, present, absent, limit=10)
+    asked = questions(annotations, candidates, present | absent) if is_close(candidates) else []
+    label = {**finding_names, **{e["key"]: e["name"] for e in entities}}
+    shown = [{**asdict(c), "present": [label.get(f, f) for f in c.present], "absent": [label.get(f, f) for f in c.absent]}
+             for c in candidates[:SHOWN]]  # fmt: skip
+    follow = [{"finding": f, "name": label.get(f, f), "question": f"Is there {label.get(f, f).lower()}?",
+               "information_gain_bits": round(g, 3)} for f, g in asked]  # fmt: skip
+    return {"differential": shown, "follow_up": follow}
+
+
+def read_annotations(rows: list[dict]) -> tuple[dict[str, dict[str, float]], dict[str, str], dict[str, str]]:
+    """({disease: {finding: p(f | d)}}, disease names, finding names) from annotation rows."""
+    annotations: dict[str, dict[str, float]] = {}
+    names, finding_names = {}, {}
+    for row in rows:
+        annotations.setdefault(row["disease"], {})[row["finding"]] = frequency_of(row["confidence"])
+        names[row["disease"]], finding_names[row["finding"]] = row["name"], row["finding_name"]
+    return annotations, names, finding_names
+
+
+def read_answers(message: str, follow_up: list[dict]) -> dict[str, bool]:
+    """Findings the user's reply settles: {finding key: present?}; "unknown" settles nothing.
+
+    A bare "yes"/"no" answers a single question; otherwise each asked finding named in the reply
+    counts as present, or absent when a negation ("no", "without", "denies") stands just before it.
+    """
+    text = message.strip().lower()
+    bare = re.match(r"^(yes|no|y|n)\b", text)
+    if bare and len(follow_up) == 1:
+        return {follow_up[0]["finding"]: bare.group(1).startswith("y")}
+    answers = {}
+    haystack = f" {normalize_key(message)} "
+    for item in follow_up:
+        name = normalize_key(item["name"])
+        where = haystack.find(f" {name} ")
+        if name and where >= 0:
+            answers[item["finding"]] = not _NEGATION.search(haystack[:where])
+    return answers

@@ -1,0 +1,92 @@
+"""Differential diagnosis from disease-phenotype annotations, and the follow-up question that separates."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.messages import HumanMessage
+from langchain_openai import ChatOpenAI
+from langgraph.checkpoint.memory import InMemorySaver
+
+from agents.diagnostician import differentiate, read_answers
+from graphs.context import Context
+from graphs.qa_graph import builder
+from graphs.resources import Resources, install
+from testing.scripted_llm import answer_lines, asks_for_answer, asks_for_entities
+from tools.kg.differential import frequency_of, questions, rank
+from tools.kg.records import EvidenceRecord, RelationRecord
+
+# Two look-alike diseases share fever and rash; only one has hepatosplenomegaly (nearly always),
+# the other arthritis (often). A third shares fever only.
+ANNOTATIONS = {
+    "alpha": {"fever": 0.9, "rash": 0.8, "hepatosplenomegaly": 0.9, "headache": 0.3},
+    "beta": {"fever": 0.9, "rash": 0.8, "arthritis": 0.6, "headache": 0.3},
+    "gamma": {"fever": 0.9, "cough": 0.9},
+}
+NAMES = {k: k.title() for k in ANNOTATIONS}
+
+
+def test_ranking_counts_findings_for_and_against():
+    both = rank(ANNOTATIONS, NAMES, {"fever", "rash"}, set())
+    assert {c.key for c in both[:2]} == {"alpha", "beta"} and both[2].key == "gamma"
+    assert both[0].probability == pytest.approx(both[1].probability), "look-alikes tie"
+    ruled = rank(ANNOTATIONS, NAMES, {"fever", "rash"}, {"hepatosplenomegaly"})
+    assert ruled[0].key == "beta" and ruled[1].absent == ["hepatosplenomegaly"]
+    assert rank(ANNOTATIONS, NAMES, {"fever", "rash", "hepatosplenomegaly"}, set())[0].key == "alpha"
+
+
+def test_best_question_separates_the_leaders():
+    candidates = rank(ANNOTATIONS, NAMES, {"fever", "rash"}, set())
+    asked = questions(ANNOTATIONS, candidates, {"fever", "rash"})
+    assert asked[0][0] == "hepatosplenomegaly", "present in one leader nearly always, in the other never"
+    assert "headache" not in [f for f, _ in asked], "shared by both leaders equally: tells nothing"
+    assert asked[0][1] > dict(asked).get("arthritis", 0)
+
+
+def test_follow_up_answers_are_read():
+    asked = [{"finding": "hepatosplenomegaly", "name": "Hepatosplenomegaly"}, {"finding": "arthritis", "name": "Arthritis"}]
+    assert read_answers("Yes", asked[:1]) == {"hepatosplenomegaly": True}
+    assert read_answers("There is arthritis but no hepatosplenomegaly.", asked) == {"arthritis": True,
+                                                                                    "hepatosplenomegaly": False}
+    assert read_answers("not sure", asked) == {}
+    assert frequency_of(0.4 + 0.6 * 0.5) == pytest.approx(0.5)
+
+
+@pytest.fixture
+def case_graph(store):
+    ev = EvidenceRecord(id="vocab:hpoa:test", kind="vocabulary")
+    rels = [RelationRecord(f.title(), d.title(), "symptom_of", round(0.4 + 0.6 * p, 3), [ev.id], None, "", "vocabulary:hpo")
+            for d, findings in ANNOTATIONS.items() for f, p in findings.items()]  # fmt: skip
+    store.upsert(evidence=[ev], relations=rels)
+    for name in ("Fever", "Rash", "Hepatosplenomegaly", "Arthritis", "Headache", "Cough"):
+        store.write(lambda tx, n=name: tx.run("MATCH (e:Entity {name: $n}) SET e.type = 'phenotype'", n=n).consume())
+    return store
+
+
+def test_differential_from_the_graph(case_graph):
+    entities = [{"key": "fever", "name": "fever", "type": "phenotype"}, {"key": "rash", "name": "rash", "type": "phenotype"}]
+    out = differentiate(entities, case_graph, {})
+    assert {c["key"] for c in out["differential"][:2]} == {"alpha", "beta"}
+    assert out["follow_up"][0]["finding"] == "hepatosplenomegaly"
+    assert out["follow_up"][0]["question"] == "Is there hepatosplenomegaly?"
+    settled = differentiate(entities, case_graph, {"hepatosplenomegaly": True})
+    assert settled["differential"][0]["key"] == "alpha" and settled["differential"][0]["probability"] > 0.9
+    assert settled["follow_up"] == [], "no question once one candidate leads clearly"
+
+
+def test_chat_reply_to_a_follow_up_updates_the_differential(case_graph, scripted_server, tmp_path):
+    def respond(body):
+        if asks_for_entities(body):
+            return {"content": "fever | symptom\nrash | symptom"}
+        return answer_lines(answer="A febrile rash illness.", confidence=0.4) if asks_for_answer(body) else {"content": "ok"}
+
+    server = scripted_server(respond)
+    ctx = Context(data_dir=str(tmp_path), mode="offline")
+    install(Resources(ctx, store=case_graph, llm=ChatOpenAI(base_url=server.base_url, api_key="t", model="scripted")))
+    chat = builder.compile(checkpointer=InMemorySaver())
+    thread = {"configurable": {"thread_id": "case-1"}}
+    first = chat.invoke({"messages": [HumanMessage("Fever and a rash for three days: what is it?")]}, thread, context=ctx)
+    assert first["follow_up"][0]["finding"] == "hepatosplenomegaly"
+    assert "To tell them apart: Is there hepatosplenomegaly?" in first["messages"][-1].content
+    second = chat.invoke({"messages": [HumanMessage("No hepatosplenomegaly.")]}, thread, context=ctx)
+    assert second["findings"] == {"hepatosplenomegaly": False}
+    assert second["differential"][0]["key"] == "beta", "the answer moved the differential"
