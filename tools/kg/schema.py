@@ -40,6 +40,8 @@ RELATION_INVERSES = {
     "gene_associated_with": "has_associated_gene",
     "located_in": "site_of",
     "adverse_effect_of": "has_adverse_effect",
+    "has_role": "role_of",  # a drug's role or mechanism (ChEBI: metformin has_role hypoglycemic agent)
+    "member_of": "has_member",  # membership of a curated list's category (WHO essential medicines)
 }
 RELATION_TYPES = tuple(RELATION_INVERSES)
 

@@ -1,30 +1,37 @@
 """Seed the foundation KG from the vocabularies: one transaction per chunk, resumable, idempotent.
 
-Progress is kept in the graph itself (a ``SeedState`` node per vocabulary), so it always
-describes the graph it is about; a re-run skips written chunks, and a forced re-run
-changes nothing because every upsert is idempotent.
+Progress is kept in the graph itself (a ``SeedState`` node per vocabulary and version), so it
+always describes the graph it is about; a re-run skips written chunks, and a forced re-run
+changes nothing because every upsert is idempotent. A source whose module has a new
+``VERSION`` (what it writes changed) is written again over an older seed: its relations take
+the new confidences, since the newer assessment with as much evidence wins.
+Order matters: MONDO merges its diseases into the HPO and ICD-10-CM entities written before it.
 """
 
 from __future__ import annotations
 
+import importlib
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterator
 
 from tools.kg.store import GraphStore
 
-SOURCES = ("hpo", "icd10", "drugs")
+SOURCES = ("hpo", "icd10", "drugs", "chebi", "mondo", "ddi", "essential_medicines", "mesh")
 
 
 def _module(source: str):
-    if source == "hpo":
-        from tools.kg.vocabularies import hpo as module
-    elif source == "icd10":
-        from tools.kg.vocabularies import icd10 as module
-    elif source == "drugs":
-        from tools.kg.vocabularies import drugs as module
-    else:
+    if source not in SOURCES:
         raise ValueError(f"unknown vocabulary {source!r}; choose {', '.join(SOURCES)} or all")
-    return module
+    return importlib.import_module(f"tools.kg.vocabularies.{source}")
+
+
+def _chunks(module, store: GraphStore):
+    return module.chunks(module.store_resolver(store)) if hasattr(module, "store_resolver") else module.chunks()
+
+
+def _state_key(module) -> str:
+    version = getattr(module, "VERSION", 1)
+    return module.ORIGIN if version == 1 else f"{module.ORIGIN}@v{version}"
 
 
 def seed(
@@ -35,23 +42,24 @@ def seed(
 ) -> dict:
     """Write one vocabulary; returns counts of what this run wrote and skipped."""
     module = _module(source)
-    done, complete = (set(), False) if force else store.seed_state(module.ORIGIN)
+    state_key = _state_key(module)
+    done, complete = (set(), False) if force else store.seed_state(state_key)
     totals = {"source": source, "chunks": 0, "skipped_chunks": 0, "entities": 0, "relations_written": 0}
     if complete:
         totals["skipped_chunks"] = len(done)
         return totals
-    for number, chunk in _prefetched(module.chunks()):
+    for number, chunk in _prefetched(_chunks(module, store)):
         if number in done:
             totals["skipped_chunks"] += 1
         else:
             summary = store.upsert(chunk.entities, chunk.evidence, chunk.relations, chunk.supports)
             done.add(number)
-            store.save_seed_state(module.ORIGIN, done)
+            store.save_seed_state(state_key, done)
             totals["chunks"] += 1
             totals["entities"] += summary.entities
             totals["relations_written"] += summary.relations_written
         progress(source, len(chunk))
-    store.save_seed_state(module.ORIGIN, done, complete=True)
+    store.save_seed_state(state_key, done, complete=True)
     return totals
 
 

