@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from pathlib import Path
 
 from tqdm import tqdm
@@ -15,6 +16,8 @@ from tools.kg.audit import audit
 from tools.kg.seeding import SOURCES, seed
 from tools.kg.transfer import export_graph, import_graph
 from tools.kg.traversal import traverse
+
+SHOW_POOL = 400  # nodes read before choosing what to show
 
 
 def run(args, context: Context) -> int:
@@ -74,13 +77,16 @@ def _show(args, res: Resources) -> int:
     print(f"  sources: {', '.join(entity.get('sources') or []) or '-'}   aliases: {', '.join((entity.get('aliases') or [])[:6]) or '-'}")
     c = res.context
     reached = traverse(res.store.neighbors, {entity["key"]: (entity["name"], entity["type"])}, tau=c.tau,
-                       max_depth=c.max_depth, max_nodes=args.limit + 1, strategy=c.traversal,
+                       max_depth=c.max_depth, max_nodes=max(SHOW_POOL, args.limit + 1), strategy=c.traversal,
                        hub_degree=c.hub_degree)  # fmt: skip
     print(f"paths (confidence = product of edge confidences, tau={c.tau}, depth<={c.max_depth}):")
-    for node in sorted(reached.values(), key=lambda n: (-n.score, n.depth, n.name)):
-        if node.depth:
-            evidence = sorted({i for step in node.path for i in step.evidence_ids})
-            print(f"  {node.score:.2f}  {node.explain()}  [{', '.join(evidence[:3])}{' ...' if len(evidence) > 3 else ''}]")
+    paths = [n for n in reached.values() if n.depth]
+    for node in varied(paths)[: args.limit]:
+        evidence = sorted({i for step in node.path for i in step.evidence_ids})
+        print(f"  {node.score:.2f}  {node.explain()}  [{', '.join(evidence[:3])}{' ...' if len(evidence) > 3 else ''}]")
+    if len(paths) > args.limit:
+        kinds = Counter(n.path[0].relation for n in paths)
+        print(f"  ... {len(paths) - args.limit} more: " + ", ".join(f"{k} {v}" for k, v in kinds.most_common()))
     if len(reached) == 1:
         print("  (no relations at or above tau)")
     return 0
@@ -102,6 +108,16 @@ def _audit(args, res: Resources) -> int:
     if report.fixed:
         print(f"marked {report.fixed} weakened (history kept; nothing deleted)")
     return 0
+
+
+def varied(paths: list) -> list:
+    """Strongest first within each kind of first step, the kinds taking turns: a drug's 200 interactions
+    do not hide its class and role."""
+    groups: dict[str, list] = {}
+    for node in sorted(paths, key=lambda n: (-n.score, n.depth, n.name)):
+        groups.setdefault(node.path[0].relation, []).append(node)
+    turns = [(place, -group[0].score, kind) for kind, group in groups.items() for place in range(len(group))]
+    return [groups[kind][place] for place, _, kind in sorted(turns)]
 
 
 def _history(args, res: Resources) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from importlib.metadata import version
 from pathlib import Path
 
@@ -91,8 +92,15 @@ def _targets(chebi: dict, matches: dict[str, set[str]]) -> dict[str, tuple[str, 
                 for target in relations.get(rel, []):
                     if target in chebi and _useful(chebi[target], rel):
                         term = chebi[target]
-                        targets[term["id"]] = (drug_of.get(term["id"], term["name"]), kind)
+                        name = drug_of.get(term["id"]) or _class_name(term["name"], kind)
+                        targets[term["id"]] = (name, kind)
     return {cid: v for cid, v in targets.items() if len(v[0]) <= MAX_NAME_CHARS and normalize_key(v[0])}
+
+
+def _class_name(name: str, kind: str) -> str:
+    """A plural class name ("benzenes") would share its key with the compound ("benzene"): it says so instead."""
+    folded = normalize_key(name).split()
+    return f"{name} (chemical class)" if kind == "other" and folded != re.findall(r"[\w+]+", name.casefold()) else name
 
 
 def _evidence(term: dict, release: str) -> EvidenceRecord:
