@@ -41,6 +41,7 @@ def evaluate(mode: str, rows: list[dict], model: str, dataset: str) -> tuple[dic
     scored = [features(r, cmap.letter_prior) for r in held]
     calibrated = [cmap(p, s) for _, p, s in scored]
     correct_raw = [o == r["gold"] for o, r in zip(raw_option, held)]
+    stated = [_stated(r["confidence_basis"], mode) for r in held]  # the formula before this map
     correct = [o == r["gold"] for (o, _, _), r in zip(scored, held)]
     figures = {
         "n_fit": len(fit), "n_eval": len(held),
@@ -48,12 +49,19 @@ def evaluate(mode: str, rows: list[dict], model: str, dataset: str) -> tuple[dic
         "accuracy_debiased": round(sum(correct) / len(held), 3),
         "letters_model": dict(sorted(Counter(raw_option).items())),
         "letters_debiased": dict(sorted(Counter(o for o, _, _ in scored).items())),
+        "ece_stated_formula": round(ece(stated, correct_raw), 3),
         "ece_raw_probability": round(ece(raw_p, correct_raw), 3),
         "ece_calibrated": round(ece(calibrated, correct), 3),
         "wrong_at_0.8_or_more": sum(c >= 0.8 and not ok for c, ok in zip(calibrated, correct)),
         "map": {"a": cmap.a, "b": cmap.b, "c": cmap.c, "letter_prior": cmap.letter_prior},
     }
     return figures, (cmap, calibrated, correct)
+
+
+def _stated(basis: dict, mode: str) -> float:
+    """The confidence as printed before: stated x (1/2 + 1/2 x support) in kg mode, stated in the baselines."""
+    support = float(basis.get("support") or 0.0)
+    return basis["stated"] * (0.5 + 0.5 * support) if mode == "kg" else basis["stated"]
 
 
 def main() -> None:

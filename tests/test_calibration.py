@@ -61,3 +61,23 @@ def test_scripted_letter_logprobs_become_the_formula_confidence(scripted_server)
     assert out["confidence_basis"]["model_option"] == "C" and server.requests[-1]["top_logprobs"] == 20
     plain = synthesize("q?", options, [], [], [], [], [{"key": "x"}], llm, None)
     assert plain["option"] == "C" and plain["confidence"] == round(0.5, 3), "no map: the model's own probability"
+
+
+def test_platt_fit_recovers_a_known_map_and_the_split_is_stable():
+    import random
+
+    from evaluation.calibration import fit_platt, half, letter_prior
+    from tools.llm.calibration import logit
+
+    rng = random.Random(0)
+    truth = CalibrationMap(a=0.7, b=1.5, c=-0.8)
+    p = [rng.uniform(0.05, 0.95) for _ in range(4000)]
+    s = [rng.choice([0.0, 0.5, 1.0]) for _ in range(4000)]
+    y = [rng.random() < truth(pi, si) for pi, si in zip(p, s)]
+    a, b, c = fit_platt(p, s, y)
+    assert (a, b, c) == pytest.approx((0.7, 1.5, -0.8), abs=0.15)
+    assert logit(0.5) == 0.0 and half("mmlu-med-anatomy-0") == half("mmlu-med-anatomy-0")
+    assert {half(f"q{i}") for i in range(20)} == {"fit", "eval"}
+    rows = [{"confidence_basis": {"letter_probs": {"A": 0.1, "B": 0.2, "C": 0.6, "D": 0.1}}},
+            {"confidence_basis": {"letter_probs": {"A": 0.3, "B": 0.2, "C": 0.4, "D": 0.1}}}]  # fmt: skip
+    assert letter_prior(rows) == {"A": 0.2, "B": 0.2, "C": 0.5, "D": 0.1}
