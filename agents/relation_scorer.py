@@ -57,6 +57,17 @@ def format_evidence(records: list[dict], texts: dict[str, str]) -> tuple[str, di
     return "\n\n".join(blocks), labels
 
 
+def assess(entity: dict, others: list[dict], records: list[dict], texts: dict[str, str], llm,
+           usage: Usage) -> tuple[EntityAssessment | None, dict[str, str], str]:  # fmt: skip
+    """One structured call on the scoring prompt: the assessment (None if unusable), evidence labels, the prompt."""
+    block, labels = format_evidence(records, texts)
+    prompt = load("relation_scoring").format(
+        entity=entity["name"], entity_type=entity["type"], evidence=block,
+        related_entities=", ".join(o["name"] for o in others if o["key"] != entity["key"]) or "(none)",
+    )  # fmt: skip
+    return ask(llm, EntityAssessment, prompt, usage), labels, prompt
+
+
 def score_relations(entity: dict, others: list[dict], evidence: dict, llm, model_name: str,
                     store: GraphStore, keep_score: int) -> dict:  # fmt: skip
     """Assess ``entity`` from ``evidence`` ({records, texts}); write what passes; return a state update."""
@@ -64,19 +75,13 @@ def score_relations(entity: dict, others: list[dict], evidence: dict, llm, model
     if not records:
         return {"new_relations": []}
     usage = Usage()
-    block, labels = format_evidence(records, evidence.get("texts", {}))
-    prompt = load("relation_scoring").format(
-        entity=entity["name"], entity_type=entity["type"], evidence=block,
-        related_entities=", ".join(o["name"] for o in others if o["key"] != entity["key"]) or "(none)",
-    )  # fmt: skip
-    reply = ask(llm, EntityAssessment, prompt, usage)
+    reply, labels, prompt = assess(entity, others, records, evidence.get("texts", {}), llm, usage)
     if reply is None:
         return {"new_relations": [], "degradations": [f"relation scorer: no usable assessment for {entity['name']}"],
                 **usage.as_update()}  # fmt: skip
-    texts = {r["id"]: f"{r.get('title') or ''} {r.get('snippet') or ''}" for r in records}  # as stored: auditable later
     reliability = extraction_reliability(model_name)
-    relations, weakened, refused = _relations(entity, reply, labels, keep_score, model_name, records, texts,
-                                              _aliases(store, reply), reliability)  # fmt: skip
+    relations, weakened, refused = grounded_relations(entity, reply, labels, keep_score, model_name, records,
+                                                      _aliases(store, reply), reliability)  # fmt: skip
     evidence_records = [EvidenceRecord(**r) for r in records]
     description = reply.description.strip()[:2000] or None
     if description and echoes(description, [prompt, *echo_sources()]):
@@ -105,8 +110,9 @@ def _aliases(store: GraphStore, reply: EntityAssessment) -> dict[str, list[str]]
             for key, hits in found.items()}  # fmt: skip
 
 
-def _relations(entity, reply: EntityAssessment, labels, keep_score, model_name, records, texts, aliases, reliability):
+def grounded_relations(entity, reply: EntityAssessment, labels, keep_score, model_name, records, aliases, reliability):
     """Relations to write; (source, type, target, score, evidence) of those scored under the threshold; refusals."""
+    texts = {r["id"]: f"{r.get('title') or ''} {r.get('snippet') or ''}" for r in records}  # as stored: auditable later
     kept: dict[tuple, RelationRecord] = {}
     weakened: list[dict] = []
     refused: list[str] = []

@@ -1,0 +1,107 @@
+"""The extraction benchmark: its labelled set, and its scoring against a scripted model with known replies."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from langchain_openai import ChatOpenAI
+
+from benchmarks import extraction
+from testing.scripted_llm import prompt_text, requested_tool
+from tools.kg.grounding import mentions
+from tools.kg.schema import ENTITY_TYPES, RELATION_TYPES, normalize_key
+from tools.llm import calibration
+
+ITEMS = [
+    {"id": "metformin", "entity": "Metformin", "entity_type": "drug",
+     "passage": "Metformin is a biguanide used for type 2 diabetes mellitus. It does not cause hypoglycemia. "
+                "Diarrhea is common; lactic acidosis is rare.",
+     "relations": [{"source": "Metformin", "type": "treats", "target": "Type 2 diabetes mellitus", "correct": True},
+                   {"source": "Metformin", "type": "is_a", "target": "Biguanide", "correct": True},
+                   {"source": "Diarrhea", "type": "adverse_effect_of", "target": "Metformin", "correct": True},
+                   {"source": "Metformin", "type": "causes", "target": "Hypoglycemia", "correct": False}]},
+    {"id": "warfarin", "entity": "Warfarin", "entity_type": "drug",
+     "passage": "Warfarin prevents stroke in atrial fibrillation. Aspirin increases its bleeding risk.",
+     "relations": [{"source": "Warfarin", "type": "prevents", "target": "Stroke", "correct": True},
+                   {"source": "Warfarin", "type": "interacts_with", "target": "Aspirin", "correct": True},
+                   {"source": "Warfarin", "type": "treats", "target": "Atrial fibrillation", "correct": False}]},
+    {"id": "aspirin", "entity": "Aspirin", "entity_type": "drug",
+     "passage": "Aspirin prevents myocardial infarction. Peptic ulcer is an adverse effect of aspirin.",
+     "relations": [{"source": "Aspirin", "type": "prevents", "target": "Myocardial infarction", "correct": True},
+                   {"source": "Peptic ulcer", "type": "adverse_effect_of", "target": "Aspirin", "correct": True}]},
+]  # fmt: skip
+
+
+def rel(source, type_, target, score, evidence=("E1",)):
+    return {"source": source, "type": type_, "target": target, "score": score, "evidence": list(evidence)}
+
+
+REPLIES = {
+    "Metformin": [
+        rel("Metformin", "treats", "Type 2 diabetes mellitus", 9),  # correct
+        rel("Biguanide", "has_subtype", "Metformin", 8),  # read forwards: Metformin is_a Biguanide, correct
+        rel("Diarrhea", "adverse_effect_of", "Metformin", 3),  # under the keep score: a positive missed
+        rel("Metformin", "causes", "Hypoglycemia", 7),  # incorrect
+        rel("Metformin", "associated_with", "Lactic acidosis", 6),  # unlabelled
+        rel("Metformin", "treats", "Obesity", 8),  # the passage does not name obesity: refused
+    ],
+    "Warfarin": [
+        rel("Aspirin", "interacts_with", "Warfarin", 9),  # symmetric, either order: correct
+        rel("Warfarin", "prevents", "Stroke", 9, evidence=()),  # uncited: refused
+        rel("Stroke", "prevented_by", "Warfarin", 8),  # cited this time, read forwards: correct
+        rel("Atrial fibrillation", "treated_by", "Warfarin", 6),  # read forwards: Warfarin treats AF, incorrect
+    ],
+}  # fmt: skip
+
+
+def responder(body: dict) -> dict:
+    """Known assessments for Metformin and Warfarin; for Aspirin, text that is no tool call (twice)."""
+    entity = next((name for name in ("Metformin", "Warfarin") if f'"{name}"' in prompt_text(body)), None)
+    if entity is None:
+        return {"content": "Aspirin is a drug."}
+    return {"tool": requested_tool(body), "args": {"description": f"{entity}.", "relations": REPLIES[entity]}}
+
+
+def test_precision_recall_and_interval_from_known_replies(scripted_server, tmp_path, monkeypatch):
+    server = scripted_server(responder)
+    llm = ChatOpenAI(base_url=server.base_url, api_key="t", model="scripted", max_retries=0)
+    figures = extraction.evaluate(ITEMS, llm, "scripted", keep_score=4)
+    assert (figures["correct"], figures["incorrect"], figures["unlabelled"]) == (4, 2, 1)
+    assert figures["precision"] == 0.667 and figures["n_matched"] == 6
+    assert figures["positives"] == 7 and figures["recall"] == 0.571
+    assert figures["ci95"] == [0.3, 0.903], "Wilson interval of 4 / 6"
+    assert figures["unusable_replies"] == 1 and figures["calls"] == 4, "one call each, plus one repair for Aspirin"
+    monkeypatch.setattr(calibration, "RELIABILITY", tmp_path / "extraction_reliability.json")
+    calibration.RELIABILITY.write_text(json.dumps({"other-model": {"precision": 0.9}}))
+    extraction.write_reliability(figures, "test set")
+    assert calibration.extraction_reliability("scripted") == 0.667
+    assert calibration.extraction_reliability("other-model") == 0.9
+    assert calibration.extraction_reliability("unmeasured") == calibration.DEFAULT_RELIABILITY
+
+
+def test_relation_keys_read_inverses_forwards_and_symmetric_types_in_either_order():
+    key = extraction.relation_key
+    assert key("Type 2 diabetes", "treated_by", "Metformin") == key("metformin", "treats", "type 2 diabetes")
+    assert key("Aspirin", "interacts_with", "Warfarin") == key("Warfarin", "interacts with", "Aspirin")
+    assert key("Stroke", "causes", "Warfarin") != key("Warfarin", "causes", "Stroke")
+
+
+@pytest.fixture(scope="module")
+def labelled():
+    return extraction.load_pairs(extraction.DATA)
+
+
+def test_labelled_set_is_large_balanced_and_answerable(labelled):
+    pairs = [r for item in labelled for r in item["relations"]]
+    assert len(pairs) >= 100 and 35 <= len(labelled) <= 45
+    assert 0.4 <= sum(r["correct"] for r in pairs) / len(pairs) <= 0.6
+    assert len({item["id"] for item in labelled}) == len(labelled)
+    for item in labelled:
+        assert item["entity_type"] in ENTITY_TYPES and 2 <= len(item["relations"]) <= 4, item["id"]
+        keys = [extraction.relation_key(r["source"], r["type"], r["target"]) for r in item["relations"]]
+        assert len(set(keys)) == len(keys), f"{item['id']}: two candidates are the same relation"
+        for r in item["relations"]:
+            assert r["type"] in RELATION_TYPES, (item["id"], r)
+            assert normalize_key(item["entity"]) in (normalize_key(r["source"]), normalize_key(r["target"])), r
+            assert mentions(item["passage"], [r["source"]]) and mentions(item["passage"], [r["target"]]), r
