@@ -83,7 +83,8 @@ def _show(args, res: Resources) -> int:
     paths = [n for n in reached.values() if n.depth]
     for node in varied(paths)[: args.limit]:
         evidence = sorted({i for step in node.path for i in step.evidence_ids})
-        print(f"  {node.score:.2f}  {node.explain()}  [{', '.join(evidence[:3])}{' ...' if len(evidence) > 3 else ''}]")
+        said = f"  ({node.path[-1].description[:70]})" if node.depth == 1 and node.path[-1].description else ""
+        print(f"  {node.score:.2f}  {node.explain()}{said}  [{', '.join(evidence[:3])}{' ...' if len(evidence) > 3 else ''}]")
     if len(paths) > args.limit:
         kinds = Counter(n.path[0].relation for n in paths)
         print(f"  ... {len(paths) - args.limit} more: " + ", ".join(f"{k} {v}" for k, v in kinds.most_common()))

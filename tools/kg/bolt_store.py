@@ -172,7 +172,8 @@ class Neo4jGraphStore(BookkeepingQueries):
                WITH k, r, startNode(r) = e AS forward
                WITH k, r, forward, CASE WHEN forward THEN endNode(r) ELSE startNode(r) END AS n
                RETURN k AS key, n.key AS other, n.name AS name, n.type AS type, r.type AS rel,
-                      r.confidence AS confidence, r.evidence_ids AS evidence_ids, forward""",
+                      r.confidence AS confidence, r.evidence_ids AS evidence_ids, forward,
+                      r.description AS description""",
             rows=[{"k": k, "min": min_confidence.get(k, 0.0) if isinstance(min_confidence, dict) else min_confidence}
                   for k in keys],
             per=per_node, hub=max_degree,

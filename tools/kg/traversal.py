@@ -35,6 +35,7 @@ class Step:
     confidence: float
     evidence_ids: list[str]
     forward: bool
+    description: str = ""  # the edge's own words (a curated interaction's severity, a model's summary)
 
 
 @dataclass
@@ -122,7 +123,7 @@ def _relax(reached: dict[str, Reached], parent: Reached, edge: dict, tau: float)
         return None
     relation = edge["rel"] if edge["forward"] else RELATION_INVERSES.get(edge["rel"], edge["rel"])
     step = Step(parent.name, relation, edge["name"], float(edge["confidence"]), list(edge["evidence_ids"] or []),
-                edge["forward"])  # fmt: skip
+                edge["forward"], edge.get("description") or "")  # fmt: skip
     node = Reached(edge["other"], edge["name"], edge["type"], score, parent.path + [step])
     reached[node.key] = node
     return node
