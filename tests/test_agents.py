@@ -242,3 +242,10 @@ def test_glossary_lists_curated_definitions_of_the_terms_on_the_paths(store):
                      [{"source": "Diarrhea", "target": "Metformin"}])  # fmt: skip
     assert [(t["term"], t["source"], t["ids"]) for t in terms] == [
         ("Nausea", "HPO", ["HP:0002018"]), ("Diarrhea", "HPO", ["HP:0002014"])], "model-written definitions are not listed"
+
+
+def test_spotting_ignores_lowercase_words_that_match_acronym_aliases(store, linker):
+    store.upsert(entities=[EntityRecord("Hinman syndrome", "disease", aliases=["HAS"]),
+                           EntityRecord("Fabry disease", "disease"), EntityRecord("Hypohidrosis", "phenotype")])
+    found = [c.name for c in linker.spot("The man has hypohidrosis: Fabry disease? HAS ruled out.")]
+    assert found == ["Hypohidrosis", "Fabry disease", "Hinman syndrome"], "'has' is a word; 'HAS' an acronym"

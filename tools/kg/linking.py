@@ -21,6 +21,13 @@ from tools.kg.store import GraphStore
 
 SYNC_BATCH = 2000
 MAX_NGRAM = 6
+SHORT_WORD = 4  # ontology synonyms include acronyms that are also English words once case is folded
+
+
+def _plain_short_word(words: list[str], start: int, size: int) -> bool:
+    """A lone short word in lower case ("has", "the"): it names an acronym alias ("HAS", "THES") only when
+    written as one."""
+    return size == 1 and len(words[start]) <= SHORT_WORD and not words[start].isupper()
 
 
 @dataclass
@@ -85,7 +92,7 @@ class EntityLinker:
         for size in range(min(MAX_NGRAM, len(words)), 0, -1):
             for start in range(len(words) - size + 1):
                 key = normalize_key(" ".join(words[start : start + size]))
-                if key and key not in GENERIC_TERMS and len(key) > 2:
+                if key and key not in GENERIC_TERMS and len(key) > 2 and not _plain_short_word(words, start, size):
                     spans.setdefault(key, (start, start + size))
         if not spans:
             return []
