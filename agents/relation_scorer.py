@@ -80,12 +80,16 @@ def score_relations(entity: dict, others: list[dict], evidence: dict, llm, model
         return {"new_relations": [], "degradations": [f"relation scorer: no usable assessment for {entity['name']}"],
                 **usage.as_update()}  # fmt: skip
     reliability = extraction_reliability(model_name)
+    aliases = _aliases(store, [entity["name"], *(n for rel in reply.relations for n in (rel.source, rel.target))])
     relations, weakened, refused = grounded_relations(entity, reply, labels, keep_score, model_name, records,
-                                                      _aliases(store, reply), reliability)  # fmt: skip
+                                                      aliases, reliability)  # fmt: skip
     evidence_records = [EvidenceRecord(**r) for r in records]
     description = reply.description.strip()[:2000] or None
     if description and echoes(description, [prompt, *echo_sources()]):
         description, refused = None, refused + [f"description of {entity['name']} echoes the prompt"]
+    names = [entity["name"], *aliases.get(normalize_key(entity["name"]), [])]
+    if description and not any(mentions(f"{r.get('title') or ''} {r.get('snippet') or ''}", names) for r in records):
+        description, refused = None, refused + [f"description of {entity['name']}: no evidence item names it"]
     confidence = min(score_to_confidence(reply.description_score) * reliability, LLM_DESCRIPTION_CAP)
     store.upsert(
         entities=[EntityRecord(name=entity["name"], type=entity["type"], description=description,
@@ -101,9 +105,9 @@ def score_relations(entity: dict, others: list[dict], evidence: dict, llm, model
     return {"new_relations": new, "weakened": weakened, "refused": refused, **usage.as_update()}
 
 
-def _aliases(store: GraphStore, reply: EntityAssessment) -> dict[str, list[str]]:
-    """Per endpoint key named in the reply: the names it is known by in the graph (for the mention check)."""
-    keys = {normalize_key(n) for rel in reply.relations for n in (rel.source, rel.target)} - {""}
+def _aliases(store: GraphStore, names: list[str]) -> dict[str, list[str]]:
+    """Per key of ``names``: the names it is known by in the graph (for the mention checks)."""
+    keys = {normalize_key(n) for n in names} - {""}
     found = store.lookup(sorted(keys))
     linked = store.entities(sorted({hits[0]["key"] for hits in found.values()}))
     return {key: [hits[0]["name"], *(linked.get(hits[0]["key"], {}).get("aliases") or [])]

@@ -117,12 +117,16 @@ def test_scorer_writes_only_grounded_relations_with_provenance(store):
 def test_scorer_refuses_echoed_descriptions_and_keeps_curated_ones(store):
     store.upsert(entities=[EntityRecord("Aspirin", "drug", "A salicylate NSAID (curated).", 1.0, sources=["vocabulary:x"])])
     evidence = {"records": [{**PMID_EV, "snippet": "Aspirin inhibits cyclooxygenase."}], "texts": {}}
-    for name, said in (("Aspirin", "An antiplatelet drug."), ("Clopidogrel", "What the evidence says about the entity.")):
+    refused = []
+    for name, said in (("Aspirin", "An antiplatelet drug."), ("Clopidogrel", "What the evidence says about the entity."),
+                       ("Metoprolol", "A beta blocker that slows the heart.")):  # fmt: skip
         llm = chat(EntityAssessment={"args": {"description": said, "description_score": 10, "relations": []}})
-        out = score_relations({"key": name.lower(), "name": name, "type": "drug"}, [], evidence, llm, "m", store, 4)
+        refused += score_relations({"key": name.lower(), "name": name, "type": "drug"}, [], evidence, llm, "m", store,
+                                   4)["refused"]  # fmt: skip
     assert store.get_entity("aspirin")["description"] == "A salicylate NSAID (curated)."
     assert store.get_entity("clopidogrel").get("description") is None
-    assert out["refused"] == ["description of Clopidogrel echoes the prompt"]
+    assert store.get_entity("metoprolol").get("description") is None, "its only evidence is about aspirin"
+    assert refused == ["description of Clopidogrel echoes the prompt", "description of Metoprolol: no evidence item names it"]
 
 
 def test_reasoner_per_entity_and_joint(store):
