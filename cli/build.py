@@ -58,7 +58,8 @@ def _build(args, context: Context) -> int:
                 summary = change["summary"]
     bar.close()
     print(f"built {summary['entities_built']} entities ({summary['skipped_already_done']} skipped as done): "
-          f"{summary['relations_added']} relations, {summary['evidence_stored']} evidence records")  # fmt: skip
+          f"{summary['relations_added']} relations, {summary['evidence_stored']} evidence records; "
+          f"{summary['relations_refused']} refused for lack of grounds (listed in the run summary)")  # fmt: skip
     for failure in summary["failures"]:
         print(f"  not built: {failure['entity']}: {failure['reason']}")
     return 0 if not summary["failures"] else 1

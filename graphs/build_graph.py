@@ -90,7 +90,8 @@ def build_entity(task: dict, runtime: Runtime[Context]) -> dict:
         return {"results": [{"entity": entity["name"], "status": "failed", "reason": reason}]}
     res.store.mark_built(entity["key"], len(out["new_relations"]))
     return {"results": [{"entity": entity["name"], "status": "done", "evidence": len(out["records"]),
-                         "relations": len(out["new_relations"]), "llm_calls": out["llm_calls"]}]}  # fmt: skip
+                         "relations": len(out["new_relations"]), "refused": out["refused"],
+                         "llm_calls": out["llm_calls"]}]}  # fmt: skip
 
 
 def summarize(state: BuildState, runtime: Runtime[Context]) -> dict:
@@ -102,6 +103,7 @@ def summarize(state: BuildState, runtime: Runtime[Context]) -> dict:
         "skipped_already_done": state.get("skipped", 0),
         "relations_added": sum(r.get("relations", 0) for r in results),
         "evidence_stored": sum(r.get("evidence", 0) for r in results),
+        "relations_refused": sum(len(r.get("refused", [])) for r in results),
         "failures": [r for r in results if r["status"] != "done"],
     }
     write_run_summary(ctx, "build", summary)

@@ -21,6 +21,7 @@ def expand(entity: dict, question: str, others: list[dict], res: Resources, ctx:
         "records": found["records"],
         "new_relations": scored.get("new_relations", []),
         "weakened": scored.get("weakened", []),
+        "refused": scored.get("refused", []),
         "degradations": found["degradations"] + scored.get("degradations", []),
         "llm_calls": scored.get("llm_calls", 0),
         "tokens": scored.get("tokens", 0),
