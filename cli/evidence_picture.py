@@ -109,6 +109,10 @@ def render(result: dict) -> str:
     terms = "".join(f"<dt><b>{html.escape(t['term'])}</b> <small>({html.escape(t['source'])}"
                     f"{', ' + html.escape(t['ids'][0]) if t.get('ids') else ''})</small></dt>"
                     f"<dd>{html.escape(t['definition'])}</dd>" for t in result.get("glossary", []))  # fmt: skip
+    differential = "".join(f"<li>{html.escape(c['name'])} {c['probability']:.2f} <small>(has "
+                           f"{html.escape(', '.join(c['present']) or '-')})</small></li>"
+                           for c in result.get("differential", []))  # fmt: skip
+    follow = "".join(f"<li>{html.escape(f['question'])}</li>" for f in result.get("follow_up", []))
     return (
         f"<!doctype html><html lang='en'><meta charset='utf-8'><title>AMG evidence</title><style>{STYLE}</style>"
         f"<h2>{html.escape(result.get('question', ''))}</h2>"
@@ -117,7 +121,9 @@ def render(result: dict) -> str:
         f"<p class='legend'><small><span style='color:{CURATED}'>&#9632; curated vocabulary</span>"
         f"<span style='color:{EXTRACTED}'>&#9632; extracted by a model from literature</span>"
         "<span>thicker = more confident; yellow = question entity</span></small></p>"
-        f"<h3>Cited evidence</h3><ol style='list-style:none;padding:0'>{cites or '<li>none</li>'}</ol>"
+        + (f"<h3>Differential (HPO annotations)</h3><ol>{differential}</ol>" if differential else "")
+        + (f"<h3>To tell them apart, ask</h3><ul>{follow}</ul>" if follow else "")
+        + f"<h3>Cited evidence</h3><ol style='list-style:none;padding:0'>{cites or '<li>none</li>'}</ol>"
         + (f"<h3>Glossary</h3><dl>{terms}</dl>" if terms else "")
         + "<p><small>AMG is a research tool: this is not medical advice.</small></p></html>"
     )

@@ -85,7 +85,9 @@ def test_paths_behind_cited_evidence_are_drawn_even_when_ranked_low():
     assert any(s[0]["target"].startswith("An unrelated") for s in rested_on(cited))
 
 
-def test_page_lists_citations_with_links_and_the_glossary():
-    page = render(RESULT)
+def test_page_lists_citations_with_links_the_glossary_and_the_differential():
+    page = render({**RESULT, "differential": [{"name": "Fabry disease", "probability": 0.33, "present": ["Hypohidrosis"]}],
+                   "follow_up": [{"question": "Is there angiokeratoma?"}]})  # fmt: skip
+    assert "Fabry disease 0.33" in page and "Is there angiokeratoma?" in page
     assert 'href="https://pubmed.ncbi.nlm.nih.gov/31000001/"' in page
     assert "Abnormally increased frequency of loose stools." in page and "HP:0002014" in page
