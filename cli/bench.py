@@ -27,6 +27,7 @@ from evaluation.metrics import (
 from graphs.context import Context
 from graphs.qa_graph import graph
 from graphs.resources import resources_for
+from tools.llm.chat import ModelUnavailable
 from tools.llm.weights import LOCAL_MODELS
 
 
@@ -76,12 +77,15 @@ def _bench(args, context: Context, res) -> int:
     with results_path.open("a") as sink:
         for item in tqdm([i for i in items if i["id"] not in done], desc=f"{dataset.name} {args.mode}", unit=" q"):
             started = time.perf_counter()
-            answer = _answer(args.mode, item, context, res, args.use_options)
+            try:
+                answer = _answer(args.mode, item, context, res, args.use_options)
+            except ModelUnavailable as exc:  # one question's failed call is an unanswered question, not a lost run
+                answer = {"option": None, "confidence": 0.0, "llm_calls": 0, "tokens": 0, "error": str(exc)}
             row = {"id": item["id"], "subject": item["subject"], "gold": item["answer"], "predicted": answer["option"],
                    "correct": answer["option"] == item["answer"], "confidence": answer["confidence"],
                    "latency_s": round(time.perf_counter() - started, 3), "llm_calls": answer["llm_calls"],
                    "tokens": answer["tokens"], "timings_ms": answer.get("timings_ms", {}),
-                   "confidence_basis": answer.get("confidence_basis")}  # fmt: skip
+                   "confidence_basis": answer.get("confidence_basis"), "error": answer.get("error")}  # fmt: skip
             sink.write(json.dumps(row) + "\n")
             sink.flush()
     after = res.store.stats() if args.mode == "kg" else None

@@ -6,15 +6,20 @@ import argparse
 import sys
 
 import openai
+from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
+from cli.terminal import printable
 from graphs.context import Context
 from tools.evidence.embeddings import EmbeddingModelMissing
 from tools.evidence.remote_calls import SourceUnavailable
-from tools.kg.connection import GraphUnavailable
+from tools.kg.connection import GraphUnavailable, graph_lost
+from tools.kg.seeding import SOURCES
+from tools.llm.chat import ModelUnavailable
 from tools.servers import LocalServerError
 
 USER_ERRORS = (ValueError, FileNotFoundError, GraphUnavailable, LocalServerError, EmbeddingModelMissing,
-               SourceUnavailable, openai.APIConnectionError, openai.AuthenticationError, openai.NotFoundError)  # fmt: skip
+               SourceUnavailable, ModelUnavailable, openai.APIConnectionError, openai.AuthenticationError,
+               openai.NotFoundError)  # fmt: skip
 
 
 def _context_flags(parser: argparse.ArgumentParser, mode_flag: str = "--mode") -> None:
@@ -36,8 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("doctor", help="check every component and print how to fix what is broken")
 
     kg = sub.add_parser("kg", help="the knowledge graph").add_subparsers(dest="kg_command", required=True)
-    seed = kg.add_parser("seed", help="foundation KG from HPO, ICD-10-CM and drug vocabularies")
-    seed.add_argument("--source", default="all", choices=["hpo", "icd10", "drugs", "all"])
+    seed = kg.add_parser("seed", help="foundation KG: HPO, ICD-10-CM, drugs, ChEBI, MONDO/DOID, ANSM interactions, WHO EML, MeSH")
+    seed.add_argument("--source", default="all", choices=[*SOURCES, "all"])
     seed.add_argument("--force", action="store_true", help="rewrite chunks already written (changes nothing)")
     seed.add_argument("--name-index", action="store_true",
                       help="also embed vocabulary names for fuzzy linking (slow: ~640 names/s)")
@@ -102,10 +107,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def context_from(args: argparse.Namespace) -> Context:
+    """The environment's settings with the command's flags in their place (a flag beats a bad variable)."""
     names = ("tau", "max_depth", "max_entities", "traversal", "sources", "local_model", "per_entity_reasoning")
-    context = Context().with_overrides(mode=getattr(args, "evidence_mode", None), **{n: getattr(args, n, None) for n in names})
-    context.validate()
-    return context
+    flags = {"mode": getattr(args, "evidence_mode", None), **{n: getattr(args, n, None) for n in names}}
+    return Context(**{name: value for name, value in flags.items() if value is not None})
 
 
 def run(args: argparse.Namespace) -> int:
@@ -139,7 +144,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return run(args)
     except USER_ERRORS as exc:
-        print(f"amg: error: {exc}", file=sys.stderr)
+        print(f"amg: error: {printable(str(exc))}", file=sys.stderr)
+        return 2
+    except (ServiceUnavailable, SessionExpired) as exc:  # the graph went away after connecting
+        print(f"amg: error: {graph_lost(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("amg: interrupted", file=sys.stderr)

@@ -12,6 +12,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 from cli.answer_format import json_result
 from cli.evidence_picture import write_picture
+from cli.terminal import json_printable, printable
 from graphs.context import Context
 from graphs.qa_graph import builder, graph
 from graphs.reply import chat_reply
@@ -22,9 +23,12 @@ def parse_options(raw: list[str]) -> dict[str, str]:
     options = {}
     for item in raw:
         letter, sep, text = item.partition("=")
-        if not sep or not letter.strip() or not text.strip():
+        letter, text = letter.strip().upper(), text.strip()
+        if not sep or not letter or not text:
             raise ValueError(f"--option takes LETTER=TEXT, got {item!r}")
-        options[letter.strip().upper()] = text.strip()
+        if letter in options:
+            raise ValueError(f"--option {letter} was given more than once; each option needs its own letter")
+        options[letter] = text
     return options
 
 
@@ -44,9 +48,9 @@ def _ask(args, context: Context) -> int:
     if args.graph:
         write_picture(result, Path(args.graph))
     if args.json:
-        print(json.dumps(json_result(result), indent=2, ensure_ascii=False))
+        print(json_printable(json.dumps(json_result(result), indent=2, ensure_ascii=False)))
     else:
-        print(chat_reply(result))
+        print(printable(chat_reply(result)))
         if args.graph:
             print(f"evidence subgraph written to {args.graph}")
     return 0
@@ -64,14 +68,17 @@ def _chat(args, context: Context) -> int:
             if not text:
                 break
             result = chat_graph.invoke({"messages": [HumanMessage(text)]}, config=config, context=context)
-            print("amg> " + result["messages"][-1].content.replace("\n", "\n     "))
+            print("amg> " + printable(result["messages"][-1].content).replace("\n", "\n     "))
     return 0
 
 
 def _lines():
     """Lines from a pipe, or prompted lines from a terminal until Ctrl-D."""
     if not sys.stdin.isatty():
-        yield from sys.stdin
+        try:
+            yield from sys.stdin
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"standard input is not UTF-8 text (byte {exc.object[exc.start]:#04x})") from None
         return
     while True:
         try:

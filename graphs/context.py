@@ -32,6 +32,7 @@ class Context:
     openai_base_url: str | None = _env("OPENAI_BASE_URL", "", "OpenAI-compatible endpoint; empty = local llama.cpp")
     openai_api_key: str | None = _env("OPENAI_API_KEY", "", "API key for that endpoint")
     llm_model: str | None = _env("AMG_LLM_MODEL", "gpt-4o-mini", "model name at the endpoint")
+    llm_timeout: float | None = _env("AMG_LLM_TIMEOUT", "60", "seconds one model call may take, retries included")
     local_model: str | None = _env("AMG_LOCAL_MODEL", "1.5b", "embedded model: 1.5b | 0.5b (fast, for tests) | smollm2")
     neo4j_uri: str | None = _env("NEO4J_URI", "", "Neo4j 5 URI; empty = embedded ArcadeDB Bolt server")
     neo4j_user: str | None = _env("NEO4J_USER", "neo4j", "Neo4j user")
@@ -87,6 +88,12 @@ class Context:
             problems.append(f"AMG_MAX_DEPTH={self.max_depth} (1..5)")
         if int(self.hub_degree) < 1:
             problems.append(f"AMG_HUB_DEGREE={self.hub_degree} (at least 1)")
+        if int(self.max_nodes) < 1:
+            problems.append(f"AMG_MAX_NODES={self.max_nodes} (at least 1)")
+        if not 1 <= int(self.keep_score) <= 10:
+            problems.append(f"AMG_KEEP_SCORE={self.keep_score} (1..10)")
+        if not 0 < float(self.llm_timeout) <= 3600:
+            problems.append(f"AMG_LLM_TIMEOUT={self.llm_timeout} (seconds, more than 0 and at most 3600)")
         unknown = set(self.source_list) - set(SOURCES)
         if unknown:
             problems.append(f"AMG_SOURCES has {', '.join(sorted(unknown))} (choose from {', '.join(SOURCES)})")

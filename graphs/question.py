@@ -3,26 +3,35 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from langchain_core.messages import AIMessage, HumanMessage
 
 MAX_QUESTION_CHARS = 4000
 MAX_OPTIONS = 10
 _OPTION_LINE = re.compile(r"^\s*\(?([A-Ja-j])[.):]\s+(.+?)\s*$")
+_SURROGATE = re.compile("[\ud800-\udfff]")  # what undecodable bytes become (surrogateescape)
+
+Pairs = list[tuple[str, str]]
 
 
-def split_options(text: str) -> tuple[str, dict[str, str]]:
+def split_options(text: str) -> tuple[str, Pairs]:
     """Options written as lines "A. ...", "B) ..." inside a chat message, and the rest."""
-    lines, options = [], {}
+    lines, options = [], []
     for line in text.splitlines():
         match = _OPTION_LINE.match(line)
         if match:
-            options[match.group(1).upper()] = match.group(2)
+            options.append((match.group(1).upper(), match.group(2)))
         else:
             lines.append(line)
     if len(options) < 2:
-        return text, {}
+        return text, []
     return "\n".join(lines).strip(), options
+
+
+def visible(text: str) -> bool:
+    """Whether ``text`` shows anything: not only spaces, controls and zero-width or format characters."""
+    return any(unicodedata.category(c)[0] not in "CZ" for c in text)
 
 
 def _text(message) -> str:
@@ -32,30 +41,47 @@ def _text(message) -> str:
     return str(content)
 
 
+def _given(state: dict) -> tuple[str, Pairs]:
+    """The question and its (letter, text) options, from the last chat message or the question fields."""
+    messages = state.get("messages") or []
+    pairs = [(str(k).strip().upper(), str(v).strip()) for k, v in (state.get("options") or {}).items()]
+    if not (messages and isinstance(messages[-1], HumanMessage)):
+        return str(state.get("question") or ""), pairs
+    question, inline = split_options(_text(messages[-1]))
+    earlier = [m for m in messages[:-1] if isinstance(m, (HumanMessage, AIMessage))]
+    if len(earlier) >= 2 and visible(question):
+        question += f"\n(Previous question: {_text(earlier[-2])[:500]}\nPrevious answer: {_text(earlier[-1])[:500]})"
+    return question, pairs or inline
+
+
+def _option_problem(pairs: Pairs) -> str | None:
+    letters = [letter for letter, _ in pairs]
+    bad = [letter for letter in letters if not re.fullmatch(r"[A-J]", letter)]
+    if bad:
+        return f"Option keys must be letters A-J; got {', '.join(bad)}."
+    repeated = sorted({letter for letter in letters if letters.count(letter) > 1})
+    if repeated:
+        return f"Each option needs its own letter; {', '.join(repeated)} was given more than once."
+    if len(pairs) > MAX_OPTIONS or not all(visible(text) for _, text in pairs):
+        return "Options must be at most 10, each with text."
+    return None
+
+
 def prepare_question(state: dict) -> tuple[str, dict[str, str], list[str], str | None]:
     """(question, options, notices, problem); ``problem`` is a readable reason to stop."""
-    messages = state.get("messages") or []
-    options = {str(k).strip().upper(): str(v).strip() for k, v in (state.get("options") or {}).items()}
-    notices: list[str] = []
-    if messages and isinstance(messages[-1], HumanMessage):
-        question, inline = split_options(_text(messages[-1]))
-        options = options or inline
-        earlier = [m for m in messages[:-1] if isinstance(m, (HumanMessage, AIMessage))]
-        if len(earlier) >= 2 and question.strip():
-            question += f"\n(Previous question: {_text(earlier[-2])[:500]}\nPrevious answer: {_text(earlier[-1])[:500]})"
-    else:
-        question = str(state.get("question") or "")
-    question = question.strip()
-    bad_keys = [k for k in options if not re.fullmatch(r"[A-J]", k)]
-    if bad_keys:
-        return question, {}, notices, f"Option keys must be letters A-J; got {', '.join(bad_keys)}."
-    if len(options) > MAX_OPTIONS or any(not v for v in options.values()):
-        return question, {}, notices, "Options must be at most 10, each with text."
-    if not question:
+    question, pairs = _given(state)
+    question, notices = question.strip(), []
+    if _SURROGATE.search(question) or any(_SURROGATE.search(text) for _, text in pairs):
+        return "", {}, notices, "The input is not valid UTF-8 text; check the terminal's encoding (LANG)."
+    problem = _option_problem(pairs)
+    if problem:
+        return question, {}, notices, problem
+    options = dict(sorted(pairs))
+    if not visible(question):
         if options:
             return "", options, notices, "Options were given without a question; please add the question."
         return "", {}, notices, "Please ask a medical question: the input was empty."
     if len(question) > MAX_QUESTION_CHARS:
         notices.append(f"The question was {len(question):,} characters; only the first {MAX_QUESTION_CHARS:,} were used.")
         question = question[:MAX_QUESTION_CHARS]
-    return question, dict(sorted(options.items())), notices, None
+    return question, options, notices, None

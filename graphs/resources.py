@@ -6,8 +6,10 @@ Tests pass ready-made stand-ins as overrides (``Resources(ctx, llm=FakeChat(...)
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from functools import cached_property
+from pathlib import Path
 
 from graphs.context import Context
 from tools.evidence.embeddings import embed, model_path
@@ -26,8 +28,10 @@ from tools.llm.chat import chat_model
 
 class Resources:
     def __init__(self, context: Context, **overrides: object):
+        _check_data_dir(context.data_path)
         self.context = context
         self._lock = threading.RLock()
+        self._given = set(overrides)
         for name, value in overrides.items():
             self.__dict__[name] = value  # pre-fills the cached properties below
         self.local_servers: list = []
@@ -51,7 +55,7 @@ class Resources:
         with self._lock:
             llm, server = chat_model(
                 base_url=c.openai_base_url, api_key=c.openai_api_key, model=c.llm_model,
-                local_model=c.local_model, data_dir=c.data_path,
+                local_model=c.local_model, data_dir=c.data_path, timeout_s=float(c.llm_timeout),
             )  # fmt: skip
             if server is not None:
                 self.local_servers.append(server)
@@ -92,18 +96,28 @@ class Resources:
         )
 
     def close(self) -> None:
-        """Close the driver and release local servers this process started or joined."""
+        """Close the driver and release local servers; a later use connects again."""
         if "store" in self.__dict__:
-            self.store.driver.close()
+            with contextlib.suppress(Exception):  # a driver torn by Ctrl-C mid-read may fail to close (BufferError)
+                self.store.driver.close()
         for server in self.local_servers:
             server.release()
         self.local_servers.clear()
+        for name in {"store", "llm", "linker"} - self._given:
+            self.__dict__.pop(name, None)
+
+
+def _check_data_dir(path: Path) -> None:
+    """ValueError unless ``path`` is a folder or can become one."""
+    existing = next(p for p in (path, *path.parents) if p.exists())
+    if not existing.is_dir():
+        raise ValueError(f"AMG_DATA_DIR={path} cannot be a folder: {existing} is a file; point it at a folder")
 
 
 _SHARED: dict[tuple, Resources] = {}
 _SHARED_LOCK = threading.Lock()
-_CONNECTION_FIELDS = ("openai_base_url", "openai_api_key", "llm_model", "local_model", "neo4j_uri", "neo4j_user",
-                      "neo4j_password", "neo4j_database", "data_dir", "ncbi_email", "ncbi_api_key",
+_CONNECTION_FIELDS = ("openai_base_url", "openai_api_key", "llm_model", "llm_timeout", "local_model", "neo4j_uri",
+                      "neo4j_user", "neo4j_password", "neo4j_database", "data_dir", "ncbi_email", "ncbi_api_key",
                       "embedding_model")  # fmt: skip
 
 

@@ -4,6 +4,9 @@ A responder gets the request body (dict) and returns either
 ``{"tool": NAME, "args": {...}}`` (a forced tool call, as llama.cpp returns for
 ``with_structured_output(method="function_calling")``) or ``{"content": "text"}``, optionally
 with ``"logprobs": [...]`` (OpenAI's ``logprobs.content``: per token, its logprob and top alternatives).
+Faults, for robustness tests: ``{"status": 500, "error": "text"}`` (an HTTP error in OpenAI's
+format), ``{"raw": "text"}`` (a 200 reply that is not JSON), ``{"payload": {...}}`` (a 200 reply
+sent as is, e.g. with no choices); ``"delay": seconds`` before any reply.
 The helpers below tell which agent is asking from the newest turn of the conversation.
 """
 
@@ -56,13 +59,16 @@ class ScriptedServer:
             def log_message(self, *args):
                 pass
 
-            def _send(self, code: int, payload: dict) -> None:
-                body = json.dumps(payload).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+            def _send(self, code: int, payload: dict | str) -> None:
+                body = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
+                try:
+                    self.send_response(code)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up waiting (a timeout under test)
 
             def do_GET(self):
                 self._send(200, {"object": "list", "data": [{"id": server.model, "object": "model"}]})
@@ -70,7 +76,15 @@ class ScriptedServer:
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append(body)
-                self._send(200, completion(server.responder(body), server.model))
+                reply = server.responder(body)
+                time.sleep(reply.get("delay", 0))
+                if "status" in reply:
+                    error = {"message": reply.get("error", "scripted failure"), "type": "server_error"}
+                    self._send(reply["status"], {"error": error})
+                elif "raw" in reply or "payload" in reply:
+                    self._send(200, reply.get("raw", reply.get("payload")))
+                else:
+                    self._send(200, completion(reply, server.model))
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)

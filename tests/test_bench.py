@@ -13,7 +13,7 @@ from cli import bench as cli_bench
 from evaluation.datasets import load, shuffled
 from evaluation.metrics import accuracy, ece, macro_f1
 from graphs.context import Context
-from graphs.resources import Resources, install
+from graphs.resources import Resources, install, resources_for
 from testing.scripted_llm import (
     answer_lines,
     asks_for_answer,
@@ -112,3 +112,20 @@ def test_resume_after_interruption_gives_the_same_report(bench_env):
     assert len(server.requests) - calls == 3, "only the three missing questions were asked"
     drop = ("latency_p50_s", "latency_p95_s", "config", "node_latency_ms")
     assert {k: v for k, v in resumed.items() if k not in drop} == {k: v for k, v in whole.items() if k not in drop}
+
+
+def test_a_failed_model_call_is_an_unanswered_question_not_a_lost_run(bench_env, monkeypatch):
+    from tools.llm.chat import ModelUnavailable
+
+    ctx, tmp_path, _ = bench_env
+    real = cli_bench._answer
+
+    def flaky(mode, item, *rest):
+        if item["id"] == "q2":
+            raise ModelUnavailable("model endpoint http://x/v1 did not answer within 60 s (AMG_LLM_TIMEOUT)")
+        return real(mode, item, *rest)
+
+    monkeypatch.setattr(cli_bench, "_answer", flaky)
+    assert cli_bench._bench(args_for(tmp_path, "closed-book"), ctx, resources_for(ctx)) == 0
+    rows = {json.loads(line)["id"]: json.loads(line) for line in (tmp_path / "out" / "closed-book" / "results.jsonl").open()}
+    assert len(rows) == 5 and rows["q2"]["predicted"] is None and "did not answer" in rows["q2"]["error"]

@@ -101,3 +101,20 @@ def test_embedded_llm_server_reads_the_output_limit_chatopenai_sends():
     assert json.loads(alias_limit(body)) == {"messages": [], "max_tokens": 40}
     untouched = json.dumps({"max_tokens": 10, "max_completion_tokens": 40}).encode()
     assert alias_limit(untouched) == untouched and alias_limit(b"not json") == b"not json"
+
+
+def test_a_busy_server_is_waited_for_not_killed(tmp_path):
+    """A local model answers one request at a time: a second client finds it busy and must wait, not restart it."""
+    import os
+    import signal
+    import threading
+
+    first = http_server(tmp_path)
+    ports = first.acquire()
+    pid = json.loads(first.state_file.read_text())["pid"]
+    os.kill(pid, signal.SIGSTOP)  # busy: alive, but not answering its probe
+    threading.Timer(2.0, lambda: os.kill(pid, signal.SIGCONT)).start()
+    second = http_server(tmp_path)
+    assert second.acquire() == ports and pid_alive(pid), "the same server, still running"
+    second.release()
+    first.release()

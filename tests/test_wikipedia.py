@@ -60,3 +60,24 @@ def test_missing_page_is_skipped_and_empty_query_rejected(client):
 def test_real_package_fails_fast_offline(tmp_path):
     with pytest.raises(SourceUnavailable, match="Wikipedia unreachable"):
         WikipediaClient(RequestCache(tmp_path / "c.sqlite")).lookup("Metformin")
+
+
+def test_the_package_is_asked_over_https_with_a_timeout(monkeypatch):
+    import requests
+
+    from tools.evidence.wikipedia_client import PackageBackend
+
+    asked = []
+
+    def refuse(url, **kwargs):
+        asked.append((url, kwargs.get("timeout")))
+        raise requests.exceptions.ConnectionError("offline")
+
+    monkeypatch.setattr(requests, "get", refuse)
+    for language in ("en", "de"):  # set_lang resets the package's URL to http://
+        wikipedia.set_lang(language)
+        with pytest.raises(requests.exceptions.ConnectionError):
+            PackageBackend().search("Metformin", 1)
+    wikipedia.set_lang("en")
+    assert [url.split("/w/")[0] for url, _ in asked] == ["https://en.wikipedia.org", "https://de.wikipedia.org"]
+    assert all(timeout and timeout <= 30 for _, timeout in asked)

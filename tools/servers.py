@@ -2,7 +2,9 @@
 
 One server per home directory. The first process starts it; later processes on the
 same home reuse it. Each process registers its PID; the server is stopped when the
-last live client exits. A file lock serialises start/stop across processes.
+last live client exits. A file lock serialises start/stop across processes. A clientless
+server is also stopped by a small watchdog process started with it (``python -m
+tools.servers HOME PID``), so a client killed with SIGKILL leaves no server running.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +24,7 @@ from typing import Callable
 from filelock import FileLock, Timeout
 
 _IN_PROCESS: dict[Path, int] = {}  # acquisitions per server home in this process
+WATCH_INTERVAL_S = 2.0
 
 
 class LocalServerError(RuntimeError):
@@ -35,13 +39,17 @@ def free_port() -> int:
 
 
 def pid_alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, dead but not yet reaped, does not)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True  # no /proc: trust kill(0)
 
 
 @dataclass
@@ -97,7 +105,7 @@ class LocalServer:
             return  # another user in this process still needs it
         with self._lock():
             (self.clients_dir / str(os.getpid())).unlink(missing_ok=True)
-            if not self._live_clients():
+            if not live_clients(self.clients_dir):
                 self._stop()
 
     def shutdown(self) -> None:
@@ -106,16 +114,6 @@ class LocalServer:
         with self._lock():
             self._stop()
 
-    def _live_clients(self) -> list[int]:
-        live = []
-        for entry in self.clients_dir.glob("*"):
-            pid = int(entry.name) if entry.name.isdigit() else -1
-            if pid > 0 and pid_alive(pid):
-                live.append(pid)
-            else:
-                entry.unlink(missing_ok=True)
-        return live
-
     def _running_ports(self) -> dict[str, int] | None:
         if not self.state_file.exists():
             return None
@@ -123,18 +121,28 @@ class LocalServer:
             state = json.loads(self.state_file.read_text())
         except (OSError, ValueError):
             return None
-        ports = state.get("ports", {})
-        if pid_alive(int(state.get("pid", -1))) and self._safe_probe(ports):
-            return ports
+        ports, pid = state.get("ports", {}), int(state.get("pid", -1))
+        deadline = time.monotonic() + self.ready_timeout_s
+        while pid_alive(pid):  # a live server may be busy (a local model answers one request at a time): wait
+            if self._safe_probe(ports):
+                return ports
+            if time.monotonic() > deadline:
+                raise LocalServerError(f"{self.name} (pid {pid}) is running but has not answered for "
+                                       f"{self.ready_timeout_s:.0f}s; wait for it, or stop it and retry")  # fmt: skip
+            time.sleep(0.5)
         return None
 
     def _safe_probe(self, ports: dict[str, int]) -> bool:
+        """Whether it answers; a probe raising LocalServerError means it never will (e.g. a wrong password)."""
         try:
             return bool(self.probe(ports))
-        except Exception:  # a probe failing for any reason means "not ready"
+        except LocalServerError:
+            raise
+        except Exception:  # a probe failing for any other reason means "not ready"
             return False
 
     def _start(self) -> dict[str, int]:
+        """Launch, record and watch the server before waiting for it, so nothing can orphan it."""
         self._stop()  # a stale process recorded in the state file, if any
         ports = {name: free_port() for name in self.port_names}
         log_path = self.home / "server.log"
@@ -148,27 +156,79 @@ class LocalServer:
                 env={**os.environ, **(self.env or {})},
                 start_new_session=True,
             )
+        self.state_file.write_text(json.dumps({"pid": proc.pid, "ports": ports}))
+        _start_watchdog(self.home, proc.pid)
+        try:
+            self._wait_ready(proc, ports, log_path)
+        except BaseException:  # not ready, refused, or interrupted (Ctrl-C): never leave it running
+            _terminate(proc.pid)
+            self.state_file.unlink(missing_ok=True)
+            raise
+        return ports
+
+    def _wait_ready(self, proc: subprocess.Popen, ports: dict[str, int], log_path: Path) -> None:
         deadline = time.monotonic() + self.ready_timeout_s
         while time.monotonic() < deadline:
             if proc.poll() is not None:
                 raise LocalServerError(f"{self.name} exited at start (code {proc.returncode}); see {log_path}")
             if self._safe_probe(ports):
-                self.state_file.write_text(json.dumps({"pid": proc.pid, "ports": ports}))
-                return ports
+                return
             time.sleep(0.25)
-        _terminate(proc.pid)
         raise LocalServerError(f"{self.name} did not become ready in {self.ready_timeout_s:.0f}s; see {log_path}")
 
     def _stop(self) -> None:
         if not self.state_file.exists():
             return
-        try:
-            pid = int(json.loads(self.state_file.read_text()).get("pid", -1))
-        except (OSError, ValueError):
-            pid = -1
+        pid = _recorded_pid(self.state_file)
         if pid > 0:
             _terminate(pid)
         self.state_file.unlink(missing_ok=True)
+
+
+def live_clients(clients_dir: Path) -> list[int]:
+    """PIDs of the registered clients still running; the others are unregistered."""
+    live = []
+    for entry in clients_dir.glob("*"):
+        pid = int(entry.name) if entry.name.isdigit() else -1
+        if pid > 0 and pid_alive(pid):
+            live.append(pid)
+        else:
+            entry.unlink(missing_ok=True)
+    return live
+
+
+def _recorded_pid(state_file: Path) -> int:
+    try:
+        return int(json.loads(state_file.read_text()).get("pid", -1))
+    except (OSError, ValueError, AttributeError):
+        return -1
+
+
+def _start_watchdog(home: Path, pid: int) -> None:
+    subprocess.Popen(
+        [sys.executable, "-m", "tools.servers", str(home), str(pid)],
+        cwd=Path(__file__).resolve().parents[1],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+def watch(home: Path, pid: int) -> None:
+    """Stop server ``pid`` once it has no live client; return when it is gone or was replaced."""
+    while pid_alive(pid):
+        time.sleep(WATCH_INTERVAL_S)
+        try:
+            with FileLock(str(home / "server.lock"), timeout=0):
+                if _recorded_pid(home / "server.json") != pid:
+                    return  # stopped or replaced by a client
+                if not live_clients(home / "clients"):
+                    _terminate(pid)
+                    (home / "server.json").unlink(missing_ok=True)
+                    return
+        except Timeout:
+            continue  # a client is starting or stopping it
 
 
 def _terminate(pid: int, grace_s: float = 10.0) -> None:
@@ -190,3 +250,7 @@ def _terminate(pid: int, grace_s: float = 10.0) -> None:
         os.killpg(pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
+
+
+if __name__ == "__main__":
+    watch(Path(sys.argv[1]), int(sys.argv[2]))

@@ -1,6 +1,7 @@
 """Wikipedia through the ``wikipedia`` package: search and page summaries, disambiguation handled.
 
-Same politeness as PubMed: shared rate limit, tenacity retries, on-disk cache.
+Same politeness as PubMed: shared rate limit, tenacity retries, on-disk cache. The package
+defaults to plain HTTP and no timeout; every request it makes goes over HTTPS with a timeout.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
+import requests
 import wikipedia
 
 from tools.evidence.remote_calls import call_remote, shared_limiter
@@ -20,6 +22,21 @@ MEDICAL_HINTS = (
     "anatomy", "gene", "protein", "infection", "symptom", "condition", "pathology", "cancer", "deficiency",
 )  # fmt: skip
 MEDICAL_ENDINGS = ("osis", "itis", "emia", "aemia", "oma", "pathy", "algia", "plasia", "trophy", "ectomy", "uria")
+TIMEOUT_S = 15.0
+
+
+class _HttpsTransport:
+    """Stands in for ``requests`` inside the package: HTTPS only (even after ``set_lang``), with a timeout."""
+
+    @staticmethod
+    def get(url: str, **kwargs):
+        if url.startswith("http://"):
+            url = "https://" + url[len("http://") :]
+        return requests.get(url, timeout=TIMEOUT_S, **kwargs)
+
+
+wikipedia.wikipedia.API_URL = "https://en.wikipedia.org/w/api.php"
+wikipedia.wikipedia.requests = _HttpsTransport
 
 
 @dataclass

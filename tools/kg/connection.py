@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 from neo4j import Driver, GraphDatabase
@@ -33,7 +34,7 @@ def connect_graph(
         uri, user = f"bolt://127.0.0.1:{server.acquire()['bolt']}", USER
         database = ""
     try:
-        driver = GraphDatabase.driver(uri, auth=(user, password), connection_timeout=5, max_transaction_retry_time=10)
+        driver = GraphDatabase.driver(uri, auth=(user, password), connection_timeout=5, max_transaction_retry_time=5)
         driver.verify_connectivity()
     except AuthError:
         raise GraphUnavailable(f"graph at {uri} refused the credentials; check NEO4J_USER/NEO4J_PASSWORD") from None
@@ -47,3 +48,11 @@ def connect_graph(
     except Neo4jError as exc:
         raise GraphUnavailable(f"graph at {uri} failed: {exc.message or exc}") from None
     return driver, database or None, server
+
+
+def graph_lost(exc: Exception) -> str:
+    """One line for a graph server that stopped answering after the connection was made."""
+    uri = os.environ.get("NEO4J_URI")
+    where = f"graph at {uri}" if uri else "the local graph server"
+    detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0].rstrip(":")[:160]
+    return f"{where} stopped answering during the run ({detail}); check it with `amg doctor`"

@@ -1,7 +1,9 @@
 """The embedded graph default: a local ArcadeDB server speaking Bolt on loopback.
 
 Used only when no NEO4J_URI is configured. Data and a generated password live under
-the data directory; the password file is readable by its owner only.
+the data directory; the password file is readable by its owner only and the server reads
+it from there (``arcadedb.server.rootPasswordPath``), so it never appears on a command line.
+ArcadeDB takes it only when it first creates its users (``config/server-users.jsonl``).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from neo4j import GraphDatabase
+from neo4j.exceptions import AuthError
 
 from tools.servers import LocalServer, LocalServerError
 
@@ -34,7 +37,10 @@ def graph_password(home: Path) -> str:
     """The server's root password, generated once and kept with 0600 permissions."""
     path = home / "password"
     if path.exists():
-        return path.read_text().strip()
+        password = path.read_text().strip()
+        if len(password) < 8:
+            raise LocalServerError(f"{path} holds a password shorter than 8 characters; restore the original file")
+        return password
     home.mkdir(parents=True, exist_ok=True)
     password = secrets.token_urlsafe(18)
     path.touch(mode=0o600)
@@ -43,7 +49,7 @@ def graph_password(home: Path) -> str:
     return password
 
 
-def _launch_command(data_dir: Path, password: str, heap: str) -> Callable[[dict[str, int]], list[str]]:
+def _launch_command(data_dir: Path, heap: str) -> Callable[[dict[str, int]], list[str]]:
     pkg = arcadedb_home()
 
     def command(ports: dict[str, int]) -> list[str]:
@@ -56,7 +62,7 @@ def _launch_command(data_dir: Path, password: str, heap: str) -> Callable[[dict[
             "-Djava.awt.headless=true",
             "-Dpolyglot.engine.WarnInterpreterOnly=false",
             f"-Darcadedb.server.rootPath={data_dir}",
-            f"-Darcadedb.server.rootPassword={password}",
+            f"-Darcadedb.server.rootPasswordPath={data_dir / 'password'}",
             "-Darcadedb.server.httpIncomingHost=127.0.0.1",
             f"-Darcadedb.server.httpIncomingPort={ports['http']}",
             "-Darcadedb.server.plugins=Bolt:com.arcadedb.bolt.BoltProtocolPlugin",
@@ -79,15 +85,22 @@ def embedded_graph_server(data_dir: Path, heap: str = "2g") -> tuple[LocalServer
 
     def probe(ports: dict[str, int]) -> bool:
         uri = f"bolt://127.0.0.1:{ports['bolt']}"
-        with GraphDatabase.driver(uri, auth=(USER, password), connection_timeout=2) as driver:
-            with driver.session() as session:  # a plain session: no driver-side retry loop
-                session.run("RETURN 1 AS ok").consume()
+        try:
+            with GraphDatabase.driver(uri, auth=(USER, password), connection_timeout=2) as driver:
+                with driver.session() as session:  # a plain session: no driver-side retry loop
+                    session.run("RETURN 1 AS ok").consume()
+        except AuthError:
+            raise LocalServerError(
+                f"the local graph server rejects the password in {home / 'password'}: it keeps the one it was "
+                f"first started with; restore that file, or delete {home / 'config' / 'server-users.jsonl'} "
+                "to reset the password from it"
+            ) from None
         return True
 
     server = LocalServer(
         name="local graph server (ArcadeDB)",
         home=home,
-        launch=_launch_command(home, password, heap),
+        launch=_launch_command(home, heap),
         probe=probe,
         port_names=("bolt", "http"),
         ready_timeout_s=90,

@@ -1,24 +1,50 @@
-"""Lossless export and import of the graph: JSON lines (.jsonl) or GraphML (.graphml).
+"""Export and import of the graph: JSON lines (.jsonl) or GraphML (.graphml).
 
 Records: entity, alias, evidence, support, relation, seed_state. Import restores
 properties exactly (timestamps and history included) rather than re-scoring them.
-GraphML keys are per (property, type), so ints, floats, booleans, strings and lists
-(JSON-encoded) come back as they went out.
+
+Export streams one query per record kind at graph speed into a temporary file beside the
+target, renamed into place only when complete: an interrupted export leaves no file under
+the target name. References are read before what they point to (relations before
+entities), so a graph written to during the export still exports self-consistent (nothing
+is ever deleted from it).
+
+Import is all-or-nothing for bad input: every record is checked first against the rules
+of online writes (tools/kg/import_rules.py; every relation's entities and evidence must be
+in the file or already in the graph), and if any is rejected nothing is written and one
+error lists the rejected rows by line (JSONL) or element id (GraphML). A valid file is then
+written in idempotent batches, so an import interrupted while writing is completed by
+running it again.
 """
 
 from __future__ import annotations
 
 import json
-import xml.etree.ElementTree as ET
+import os
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import IO, Iterator
+
+from neo4j import READ_ACCESS
 
 from tools.batching import chunked
 from tools.kg.bolt_store import Neo4jGraphStore
+from tools.kg.graphml import read_graphml, write_graphml
+from tools.kg.import_rules import Rejected, check_record, identity, references
 
 PAGE = 2000
-NS = "http://graphml.graphdrawing.org/xmlns"
+SHOWN_PROBLEMS = 20
 
+_EXPORT = (
+    "MATCH (a:Entity)-[r:RELATES]->(b:Entity) RETURN 'relation' AS kind, a.key AS source, b.key AS target, "
+    "properties(r) AS props",
+    "MATCH (e:Entity)-[:SUPPORTED_BY]->(v:Evidence) RETURN 'support' AS kind, e.key AS entity, v.id AS evidence",
+    "MATCH (a:Alias)-[:ALIAS_OF]->(e:Entity) RETURN 'alias' AS kind, e.key AS entity, a.key AS key, a.name AS name",
+    "MATCH (e:Entity) RETURN 'entity' AS kind, e.key AS key, properties(e) AS props",
+    "MATCH (v:Evidence) RETURN 'evidence' AS kind, v.id AS id, properties(v) AS props",
+    "MATCH (s:SeedState) RETURN 'seed_state' AS kind, s.origin AS origin, s.done AS done, s.complete AS complete",
+)
 _RESTORE = {
     "entity": "UNWIND $rows AS row MERGE (e:Entity {key: row.key}) SET e = row.props",
     "evidence": "UNWIND $rows AS row MERGE (v:Evidence {id: row.id}) SET v = row.props",
@@ -28,81 +54,81 @@ _RESTORE = {
                   MERGE (e)-[:SUPPORTED_BY]->(v)""",
     "relation": """UNWIND $rows AS row MATCH (a:Entity {key: row.source}), (b:Entity {key: row.target})
                    MERGE (a)-[r:RELATES {type: row.props.type}]->(b) SET r = row.props""",
-    "seed_state": "UNWIND $rows AS row MERGE (s:SeedState {origin: row.origin}) SET s.done = row.done",
+    "seed_state": """UNWIND $rows AS row MERGE (s:SeedState {origin: row.origin})
+                     SET s.done = row.done, s.complete = row.complete""",
 }
 ORDER = ("entity", "evidence", "alias", "support", "relation", "seed_state")
 
 
 def records(store: Neo4jGraphStore) -> Iterator[dict]:
-    """Every record of the graph, entities first, paged by key."""
-    last = ""
-    while True:
-        page = store.read(
-            """MATCH (e:Entity) WHERE e.key > $last WITH e ORDER BY e.key LIMIT $n
-               RETURN e.key AS key, properties(e) AS props,
-                      [(a:Alias)-[:ALIAS_OF]->(e) | {key: a.key, name: a.name}] AS aliases,
-                      [(e)-[:SUPPORTED_BY]->(v:Evidence) | v.id] AS supports,
-                      [(e)-[r:RELATES]->(b:Entity) | {target: b.key, props: properties(r)}] AS relations""",
-            last=last, n=PAGE,
-        )  # fmt: skip
-        if not page:
-            break
-        for row in page:
-            yield {"kind": "entity", "key": row["key"], "props": row["props"]}
-            for alias in row["aliases"]:
-                yield {"kind": "alias", "entity": row["key"], "key": alias["key"], "name": alias["name"]}
-            for evidence_id in row["supports"]:
-                yield {"kind": "support", "entity": row["key"], "evidence": evidence_id}
-            for rel in row["relations"]:
-                yield {"kind": "relation", "source": row["key"], "target": rel["target"], "props": rel["props"]}
-        last = page[-1]["key"]
-    last = ""
-    while True:
-        page = store.read(
-            "MATCH (v:Evidence) WHERE v.id > $last WITH v ORDER BY v.id LIMIT $n RETURN v.id AS id, properties(v) AS props",
-            last=last, n=PAGE,
-        )  # fmt: skip
-        if not page:
-            break
-        yield from ({"kind": "evidence", "id": row["id"], "props": row["props"]} for row in page)
-        last = page[-1]["id"]
-    for row in store.read("MATCH (s:SeedState) RETURN s.origin AS origin, s.done AS done"):
-        yield {"kind": "seed_state", **row}
+    """Every record of the graph, streamed: one query per kind, references before their targets."""
+    with store.driver.session(database=store.database, default_access_mode=READ_ACCESS, fetch_size=PAGE) as session:
+        for query in _EXPORT:
+            for record in session.run(query):
+                row = record.data()
+                if row["kind"] == "seed_state" and row["complete"] is None:
+                    row["complete"] = False
+                yield row
 
 
 def export_graph(store: Neo4jGraphStore, path: Path) -> dict[str, int]:
+    """Write the graph to ``path`` (GraphML if it ends in .graphml); counts per record kind."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder; name a .jsonl or .graphml file")
     counts: dict[str, int] = {}
-    if path.suffix == ".graphml":
-        rows = list(records(store))
-        _write_graphml(rows, path)
-        for row in rows:
-            counts[row["kind"]] = counts.get(row["kind"], 0) + 1
-        return counts
-    with path.open("w", encoding="utf-8") as out:
+
+    def counted() -> Iterator[dict]:
         for row in records(store):
-            out.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
             counts[row["kind"]] = counts.get(row["kind"], 0) + 1
+            yield row
+
+    with _complete_or_nothing(path) as out:
+        if path.suffix == ".graphml":
+            write_graphml(counted(), out)
+        else:
+            out.writelines(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n" for row in counted())
     return counts
 
 
+@contextmanager
+def _complete_or_nothing(path: Path) -> Iterator[IO[str]]:
+    """A text file that appears under ``path`` only if the block completes (a temporary file renamed)."""
+    try:
+        fd, partial = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent.resolve())
+    except OSError as exc:
+        raise ValueError(f"cannot write {path} ({exc.strerror})") from None
+    try:
+        os.chmod(fd, 0o666 & ~_umask())  # as an ordinary new file, not mkstemp's 0600
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            yield out
+        os.replace(partial, path)
+    except OSError as exc:  # disk full, target not replaceable
+        Path(partial).unlink(missing_ok=True)
+        raise ValueError(f"cannot write {path} ({exc.strerror})") from None
+    except BaseException:  # Ctrl-C or a failed read: no half file
+        Path(partial).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def import_graph(store: Neo4jGraphStore, path: Path) -> dict[str, int]:
-    if not path.exists():
+    """Check every record of ``path``, then write them all, or raise ValueError and write nothing."""
+    path = Path(path)
+    if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
-    if path.suffix == ".graphml":
-        rows = _read_graphml(path)
-    else:
-        rows = []
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except ValueError:
-                    raise ValueError(f"{path}:{number} is not a JSON record") from None
-    grouped: dict[str, list[dict]] = {kind: [] for kind in ORDER}
-    for row in rows:
-        if row.get("kind") not in grouped:
-            raise ValueError(f"{path}: unknown record kind {row.get('kind')!r}")
-        grouped[row["kind"]].append(row)
+    try:
+        grouped, problems, needed, total = _checked(path)
+    except OSError as exc:
+        raise ValueError(f"cannot read {path} ({exc.strerror})") from None
+    problems += _unresolved(store, grouped, needed)
+    if problems:
+        raise ValueError(_report(path, problems, total))
     store.ensure_schema()
     for kind in ORDER:
         for batch in chunked(grouped[kind], PAGE):
@@ -110,70 +136,75 @@ def import_graph(store: Neo4jGraphStore, path: Path) -> dict[str, int]:
     return {kind: len(rows) for kind, rows in grouped.items() if rows}
 
 
-# -- GraphML ------------------------------------------------------------------------------
-_TYPES = {bool: "boolean", int: "long", float: "double", str: "string", list: "json"}
-
-
-def _encode(value) -> tuple[str, str]:
-    kind = _TYPES.get(type(value), "json")
-    if kind == "json":
-        return "json", json.dumps(value, ensure_ascii=False)
-    return kind, str(value).lower() if kind == "boolean" else str(value)
-
-
-def _decode(kind: str, text: str):
-    return {"boolean": lambda t: t == "true", "long": int, "double": float, "string": str,
-            "json": json.loads}[kind](text)  # fmt: skip
-
-
-def _write_graphml(rows: list[dict], path: Path) -> None:
-    root = ET.Element("graphml", xmlns=NS)
-    keys: dict[tuple[str, str, str], str] = {}
-    graph = ET.Element("graph", id="amg", edgedefault="directed")
-
-    def element(tag: str, attrs: dict, data: dict) -> None:
-        node = ET.SubElement(graph, tag, attrs)
-        for name, value in data.items():
-            kind, text = _encode(value)
-            ident = keys.setdefault((tag, name, kind), f"k{len(keys)}")
-            ET.SubElement(node, "data", key=ident).text = text
-
-    for row in rows:
-        kind = row["kind"]
-        if kind in ("entity", "evidence"):
-            element("node", {"id": f"{kind}:{row.get('key', row.get('id'))}"}, {"_kind": kind, **row["props"]})
-        elif kind == "relation":
-            element("edge", {"source": f"entity:{row['source']}", "target": f"entity:{row['target']}"},
-                    {"_kind": "relation", **row["props"]})  # fmt: skip
-        else:  # alias, support, seed_state: small records kept whole
-            element("node", {"id": f"{kind}:{len(graph)}"}, {"_kind": kind, "_record": row})
-    for (tag, name, kind), ident in keys.items():
-        attr_type = "string" if kind == "json" else kind
-        key = ET.SubElement(root, "key", {"id": ident, "for": tag, "attr.name": name, "attr.type": attr_type})
-        ET.SubElement(key, "desc").text = kind
-    root.append(graph)
-    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
-
-
-def _read_graphml(path: Path) -> list[dict]:
-    try:
-        root = ET.parse(path).getroot()
-    except ET.ParseError as exc:
-        raise ValueError(f"{path} is not valid GraphML ({exc})") from None
-    q = f"{{{NS}}}"
-    keys = {k.get("id"): (k.get("attr.name"), k.findtext(f"{q}desc")) for k in root.iter(f"{q}key")}
-    rows = []
-    for item in root.iter():
-        if item.tag not in (f"{q}node", f"{q}edge"):
+def _checked(path: Path) -> tuple[dict[str, list[dict]], list[tuple[str, str]], dict, int]:
+    """Cleaned records by kind, (locator, problem) pairs, references to resolve, records read."""
+    grouped: dict[str, list[dict]] = {kind: [] for kind in ORDER}
+    problems: list[tuple[str, str]] = []
+    needed: dict[tuple[str, str], str] = {}  # (label, id) -> first locator needing it
+    seen: dict[tuple, str] = {}
+    total = 0
+    reader = read_graphml(path) if path.suffix == ".graphml" else _read_jsonl(path)
+    for locator, raw in reader:
+        total += 1
+        try:
+            if isinstance(raw, Rejected):
+                raise raw
+            row = check_record(raw)
+            ident = identity(row)
+            if ident in seen:
+                raise Rejected(f"duplicate of {seen[ident]}")
+        except Rejected as exc:
+            problems.append((locator, f"{_kind_of(raw)}{exc}"))
             continue
-        props = {keys[d.get("key")][0]: _decode(keys[d.get("key")][1], d.text or "") for d in item.iter(f"{q}data")}
-        kind = props.pop("_kind")
-        if "_record" in props:
-            rows.append(props["_record"])
-        elif kind == "relation":
-            rows.append({"kind": kind, "source": item.get("source").split(":", 1)[1],
-                         "target": item.get("target").split(":", 1)[1], "props": props})  # fmt: skip
-        else:
-            ident = item.get("id").split(":", 1)[1]
-            rows.append({"kind": kind, ("key" if kind == "entity" else "id"): ident, "props": props})
-    return rows
+        if ident is not None:
+            seen[ident] = locator
+        grouped[row["kind"]].append(row)
+        for ref in references(row):
+            needed.setdefault(ref, locator)
+    return grouped, problems, needed, total
+
+
+def _kind_of(raw: object) -> str:
+    kind = raw.get("kind") if isinstance(raw, dict) else None
+    return f"{kind}: " if isinstance(kind, str) and len(kind) < 20 else ""
+
+
+def _read_jsonl(path: Path) -> Iterator[tuple[str, object]]:
+    with path.open("rb") as lines:
+        for number, raw in enumerate(lines, 1):
+            locator = f"line {number}"
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield locator, Rejected(f"not UTF-8 text (byte {exc.start + 1})")
+                continue
+            if not line.strip():
+                continue  # blank lines are allowed
+            try:
+                yield locator, json.loads(line)
+            except RecursionError:
+                yield locator, Rejected("JSON nested too deeply")
+            except ValueError as exc:
+                yield locator, Rejected(f"not JSON ({exc.msg} at column {exc.colno})")
+
+
+def _unresolved(store: Neo4jGraphStore, grouped: dict, needed: dict) -> list[tuple[str, str]]:
+    """Problems for references that are neither in the file nor in the graph."""
+    in_file = {("entity", r["key"]) for r in grouped["entity"]} | {("evidence", r["id"]) for r in grouped["evidence"]}
+    outside = [ref for ref in needed if ref not in in_file]
+    found: set[tuple[str, str]] = set()
+    for batch in chunked([i for label, i in outside if label == "entity"], PAGE):
+        found |= {("entity", k) for k in store.entities(batch)}
+    for batch in chunked([i for label, i in outside if label == "evidence"], PAGE):
+        found |= {("evidence", v["id"]) for v in store.evidence(batch)}
+    return [(needed[ref], f"{ref[0]} {ref[1]!r:.80} is neither in the file nor in the graph")
+            for ref in outside if ref not in found]  # fmt: skip
+
+
+def _report(path: Path, problems: list[tuple[str, str]], total: int) -> str:
+    shown = [f"  {locator}: {problem}" for locator, problem in problems[:SHOWN_PROBLEMS]]
+    more = len(problems) - SHOWN_PROBLEMS
+    return "\n".join(
+        [f"{path}: {len(problems):,} problem(s) in {total:,} records; nothing was imported"]
+        + shown + ([f"  ... and {more:,} more"] if more > 0 else [])
+    )  # fmt: skip

@@ -1,0 +1,117 @@
+"""The embedded graph server: its password never on a command line, a wrong one fails fast and clearly."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tools.kg.server import embedded_graph_server
+from tools.servers import LocalServer, LocalServerError, pid_alive
+
+
+def cmdline(pid: int) -> str:
+    return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+
+
+def test_password_is_not_on_the_command_line(graph_session):
+    home = Path(os.environ["AMG_DATA_DIR"]) / "graph"
+    pid = json.loads((home / "server.json").read_text())["pid"]
+    password = (home / "password").read_text().strip()
+    line = cmdline(pid)
+    assert "ArcadeDBServer" in line and password not in line
+
+
+def test_wrong_password_is_one_clear_error_quickly(tmp_path):
+    server, _ = embedded_graph_server(tmp_path, heap="256m")
+    server.acquire()
+    server.release()
+    (tmp_path / "graph" / "password").write_text("not-the-password-it-was-created-with")
+    started = time.monotonic()
+    with pytest.raises(LocalServerError, match="rejects the password in .*password: it keeps the one"):
+        embedded_graph_server(tmp_path, heap="256m")[0].acquire()
+    assert time.monotonic() - started < 30
+    assert not (tmp_path / "graph" / "server.json").exists(), "the refused server was stopped"
+
+
+HOLDER = """
+import sys, time
+sys.path.insert(0, {root!r})
+from pathlib import Path
+from tools.kg.server import embedded_graph_server
+embedded_graph_server(Path({data!r}), heap="256m")[0].acquire()
+print("ready", flush=True)
+time.sleep(600)
+"""
+
+
+def test_server_of_a_client_killed_with_sigkill_is_stopped(tmp_path):
+    code = HOLDER.format(root=str(Path(__file__).parents[1]), data=str(tmp_path))
+    holder = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        pid = json.loads((tmp_path / "graph" / "server.json").read_text())["pid"]
+        assert pid_alive(pid)
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+    deadline = time.monotonic() + 30
+    while pid_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not pid_alive(pid), "the orphaned graph server was stopped"
+    assert not (tmp_path / "graph" / "server.json").exists()
+
+
+SLOW_STARTER = """
+import sys
+sys.path.insert(0, {root!r})
+from pathlib import Path
+from tools.servers import LocalServer
+launch = lambda p: [sys.executable, "-c", "import time; time.sleep(600)"]
+LocalServer("never ready", Path({home!r}), launch, lambda p: False, ("http",), ready_timeout_s=600).acquire()
+"""
+
+
+def test_client_killed_while_its_server_starts_leaves_no_server(tmp_path):
+    code = SLOW_STARTER.format(root=str(Path(__file__).parents[1]), home=str(tmp_path))
+    starter = subprocess.Popen([sys.executable, "-c", code])
+    state = tmp_path / "server.json"
+    deadline = time.monotonic() + 20
+    while not state.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    pid = json.loads(state.read_text())["pid"]
+    starter.send_signal(signal.SIGKILL)
+    starter.wait()
+    deadline = time.monotonic() + 15
+    while pid_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not pid_alive(pid) and not state.exists()
+
+
+def test_interrupted_start_stops_what_it_launched(tmp_path):
+    def interrupted(ports):
+        raise KeyboardInterrupt
+
+    server = LocalServer("stand-in", tmp_path, lambda p: [sys.executable, "-c", "import time; time.sleep(601)"],
+                         interrupted, ("http",), ready_timeout_s=20)  # fmt: skip
+    with pytest.raises(KeyboardInterrupt):
+        server.acquire()
+    assert not (tmp_path / "server.json").exists()
+    assert not any(pid_alive(int(p)) for p in _children_named("time.sleep(601)"))
+
+
+def _children_named(text: str) -> list[str]:
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            if text in (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode():
+                found.append(proc.name)
+        except OSError:
+            continue
+    return found

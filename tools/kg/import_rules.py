@@ -1,0 +1,243 @@
+"""The rules an imported record must pass: those of online writes, checked before anything is written.
+
+``check_record`` returns the cleaned record (keys normalised, online defaults filled in)
+or raises ``Rejected`` saying what is wrong. Unknown properties are rejected; the runtime
+locks of a refresher (``refresh_lock``, ``refresh_owner``) are dropped, never imported.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import datetime
+
+from tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord, utc_now
+from tools.kg.schema import ENTITY_TYPES, normalize_key, validate_name
+
+MAX_TEXT = 10_000  # descriptions, titles, snippets
+MAX_SHORT = 2_000  # ids, origins, model names, urls
+MAX_HISTORY = 1_000  # events per relation
+DROPPED = ("refresh_lock", "refresh_owner")
+STATUSES = ("active", "weakened")
+
+
+class Rejected(ValueError):
+    """One record breaks a rule; the message says which."""
+
+
+# -- value checks: each returns the value or raises Rejected ------------------------------------
+def real(low: float, high: float):
+    def check(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise Rejected(f"{value!r:.40} is not a number")
+        if not low <= value <= high:
+            raise Rejected(f"{value!r} is outside [{low:g}, {high:g}]")
+        return value
+
+    return check
+
+
+def text(limit: int):
+    def check(value):
+        if not isinstance(value, str):
+            raise Rejected(f"{value!r:.40} is not text")
+        if len(value) > limit:
+            raise Rejected(f"is {len(value):,} characters; at most {limit:,} are allowed")
+        return value
+
+    return check
+
+
+def optional(inner):
+    return lambda value: None if value is None else inner(value)
+
+
+def one_of(choices: tuple[str, ...]):
+    def check(value):
+        if value not in choices:
+            raise Rejected(f"{value!r:.40} is not one of {', '.join(choices)}")
+        return value
+
+    return check
+
+
+def items(inner, limit: int = 10_000):
+    def check(value):
+        if not isinstance(value, list) or len(value) > limit:
+            raise Rejected(f"is not a list of at most {limit:,} items")
+        return [inner(v) for v in value]
+
+    return check
+
+
+def timestamp(value):
+    try:
+        datetime.fromisoformat(text(40)(value).replace("Z", "+00:00"))
+    except ValueError:
+        raise Rejected(f"{value!r:.40} is not an ISO-8601 timestamp") from None
+    return value
+
+
+def count(value):
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise Rejected(f"{value!r:.40} is not a count")
+    return value
+
+
+def name(value):
+    try:
+        return validate_name(value)
+    except ValueError as exc:
+        raise Rejected(str(exc)) from None
+
+
+def history_event(value):
+    try:
+        event = json.loads(text(MAX_TEXT)(value))
+    except ValueError:
+        raise Rejected("history event is not JSON") from None
+    if not isinstance(event, dict):
+        raise Rejected("history event is not a JSON object")
+    _props(event, HISTORY_EVENT, required=("at", "event", "confidence", "evidence_ids"), open_ended=True)
+    return value
+
+
+CONFIDENCE = real(0.0, 1.0)
+ENTITY = {
+    "key": text(MAX_SHORT), "name": name, "type": one_of(ENTITY_TYPES), "description": optional(text(MAX_TEXT)),
+    "description_confidence": CONFIDENCE, "aliases": items(name), "sources": items(text(MAX_SHORT)),
+    "created_at": timestamp, "updated_at": timestamp, "refreshed_at": timestamp, "hits": count,
+    "description_status": one_of(STATUSES), "description_note": text(MAX_SHORT),  # set by `amg kg audit --fix`
+}  # fmt: skip
+EVIDENCE = {
+    "id": text(MAX_SHORT), "kind": text(20), "title": text(MAX_TEXT), "snippet": text(MAX_TEXT),
+    "year": optional(count), "journal": optional(text(MAX_SHORT)), "pmid": optional(text(MAX_SHORT)),
+    "doi": optional(text(MAX_SHORT)), "url": optional(text(MAX_SHORT)), "release": optional(text(MAX_SHORT)),
+    "retrieved_at": timestamp,
+}  # fmt: skip
+RELATION = {
+    "type": text(40), "confidence": CONFIDENCE, "score_raw": optional(real(0.0, 10.0)),
+    "description": text(MAX_TEXT), "evidence_ids": items(text(MAX_SHORT)), "origin": text(MAX_SHORT),
+    "model": text(MAX_SHORT), "status": one_of(STATUSES), "created_at": timestamp, "updated_at": timestamp,
+    "history": items(history_event, MAX_HISTORY),
+}  # fmt: skip
+HISTORY_EVENT = {
+    "at": timestamp, "event": text(40), "confidence": CONFIDENCE, "previous": optional(CONFIDENCE),
+    "evidence_ids": items(text(MAX_SHORT)),
+}  # fmt: skip
+
+
+def _props(props, spec: dict, required: tuple[str, ...], open_ended: bool = False) -> dict:
+    """``props`` checked against ``spec``; unknown names rejected unless ``open_ended``."""
+    if not isinstance(props, dict):
+        raise Rejected("props is not an object")
+    props = {k: v for k, v in props.items() if k not in DROPPED}
+    unknown = sorted(set(props) - set(spec))
+    if unknown and not open_ended:
+        raise Rejected(f"unknown properties {', '.join(map(repr, unknown))[:200]}")
+    missing = [k for k in required if props.get(k) is None]
+    if missing:
+        raise Rejected(f"missing {', '.join(missing)}")
+    for key, check in spec.items():
+        if key in props:
+            try:
+                props[key] = check(props[key])
+            except Rejected as exc:
+                raise Rejected(f"{key} {exc}") from None
+    return props
+
+
+def _entity(row: dict) -> dict:
+    props = _props(row.get("props"), ENTITY, required=("name", "type"))
+    record = EntityRecord(props["name"], props["type"], aliases=props.get("aliases", []))
+    if normalize_key(str(row.get("key") or "")) != record.key:
+        raise Rejected(f"key {row.get('key')!r:.60} does not match name {record.name!r:.60} (expected {record.key!r:.60})")
+    now = utc_now()
+    defaults = {"aliases": [], "sources": [], "description_confidence": 0.0, "created_at": now, "updated_at": now,
+                "refreshed_at": now}  # fmt: skip
+    return {"kind": "entity", "key": record.key, "props": {**defaults, **props, "key": record.key}}
+
+
+def _evidence(row: dict) -> dict:
+    props = _props(row.get("props"), EVIDENCE, required=("id", "kind"))
+    ident = text(MAX_SHORT)(row.get("id"))
+    if props["id"] != ident:
+        raise Rejected(f"id {ident!r:.60} differs from props.id {props['id']!r:.60}")
+    EvidenceRecord(**props)  # kind from the vocabulary, non-empty id
+    return {"kind": "evidence", "id": ident, "props": {"title": "", "snippet": "", "retrieved_at": utc_now(), **props}}
+
+
+def _relation(row: dict) -> dict:
+    props = _props(row.get("props"), RELATION, required=("type", "confidence", "evidence_ids"))
+    record = RelationRecord(row.get("source"), row.get("target"), props["type"], props["confidence"],
+                            props["evidence_ids"])  # fmt: skip
+    now = utc_now()
+    defaults = {"description": "", "origin": "import", "model": "", "status": "active", "created_at": now,
+                "updated_at": now, "history": []}  # fmt: skip
+    return {"kind": "relation", "source": record.source_key, "target": record.target_key, "props": {**defaults, **props}}
+
+
+def _alias(row: dict) -> dict:
+    alias = name(row.get("name"))
+    if normalize_key(str(row.get("key") or "")) != normalize_key(alias):
+        raise Rejected(f"alias key {row.get('key')!r:.60} does not match its name {alias!r:.60}")
+    return {"kind": "alias", "entity": normalize_key(name(row.get("entity"))), "key": normalize_key(alias), "name": alias}
+
+
+def _support(row: dict) -> dict:
+    return {"kind": "support", "entity": normalize_key(name(row.get("entity"))),
+            "evidence": text(MAX_SHORT)(row.get("evidence"))}  # fmt: skip
+
+
+def _seed_state(row: dict) -> dict:
+    origin = text(MAX_SHORT)(row.get("origin"))
+    return {"kind": "seed_state", "origin": origin, "done": items(count, 1_000_000)(row.get("done") or []),
+            "complete": bool(row.get("complete"))}  # fmt: skip
+
+
+CHECKS = {"entity": _entity, "evidence": _evidence, "alias": _alias, "support": _support, "relation": _relation,
+          "seed_state": _seed_state}  # fmt: skip
+
+
+def check_record(row: object) -> dict:
+    """The cleaned record, or Rejected with the reason."""
+    if not isinstance(row, dict):
+        raise Rejected("not a JSON object")
+    check = CHECKS.get(row.get("kind"))  # type: ignore[arg-type]
+    if check is None:
+        raise Rejected(f"unknown record kind {row.get('kind')!r:.40}")
+    try:
+        return check(row)
+    except Rejected:
+        raise
+    except (ValueError, TypeError) as exc:  # the records' own rules (names, types, evidence, self-loops)
+        raise Rejected(str(exc)) from None
+
+
+def references(row: dict) -> list[tuple[str, str]]:
+    """(label, id) of what a cleaned record needs to exist: entities by key, evidence by id."""
+    if row["kind"] == "relation":
+        return [("entity", row["source"]), ("entity", row["target"])] + [
+            ("evidence", e) for e in row["props"]["evidence_ids"]
+        ]
+    if row["kind"] == "alias":
+        return [("entity", row["entity"])]
+    if row["kind"] == "support":
+        return [("entity", row["entity"]), ("evidence", row["evidence"])]
+    return []
+
+
+def identity(row: dict) -> tuple | None:
+    """What two records must not share (duplicates), or None."""
+    kind = row["kind"]
+    if kind == "entity":
+        return kind, row["key"]
+    if kind == "evidence":
+        return kind, row["id"]
+    if kind == "relation":
+        return kind, row["source"], row["target"], row["props"]["type"]
+    if kind == "alias":  # one alias may name several entities
+        return kind, row["key"], row["entity"]
+    if kind == "seed_state":
+        return kind, row["origin"]
+    return None
