@@ -70,7 +70,7 @@ def _bench(args, context: Context, res) -> int:
     results_path = out / "results.jsonl"
     done = set()
     if args.resume and results_path.exists():
-        done = {json.loads(line)["id"] for line in results_path.read_text().splitlines() if line.strip()}
+        done = _resumable(results_path)
     elif results_path.exists():
         results_path.unlink()
     before = res.store.stats() if args.mode == "kg" else None
@@ -96,6 +96,18 @@ def _bench(args, context: Context, res) -> int:
           f"ece={summary['ece']:.3f} unparsed={summary['unparsed']} p50={summary['latency_p50_s']:.2f}s "
           f"calls/q={summary['llm_calls_per_question']:.2f}  report: {out.parent / 'report.md'}")  # fmt: skip
     return 0
+
+
+def _resumable(results_path: Path) -> set[str]:
+    """Ids already answered; a line torn by a kill is dropped (its question is asked again)."""
+    kept = []
+    for line in results_path.read_text().splitlines():
+        try:
+            kept.append((json.loads(line)["id"], line))
+        except (ValueError, KeyError, TypeError):
+            continue
+    results_path.write_text("".join(f"{line}\n" for _, line in kept))
+    return {ident for ident, _ in kept}
 
 
 def summarize(results_path: Path, args, context: Context, res, dataset, before, after) -> dict:

@@ -105,11 +105,11 @@ def test_resume_after_interruption_gives_the_same_report(bench_env):
     whole = json.loads((tmp_path / "out" / "closed-book" / "summary.json").read_text())
     results = tmp_path / "out" / "closed-book" / "results.jsonl"
     lines = results.read_text().splitlines()
-    results.write_text("\n".join(lines[:2]) + "\n")  # interrupted after two questions
+    results.write_text("\n".join(lines[:2]) + "\n" + lines[2][:25])  # killed while writing the third line
     calls = len(server.requests)
     cli_bench._bench(args_for(tmp_path, "closed-book", resume=True), ctx, resources_for(ctx))
     resumed = json.loads((tmp_path / "out" / "closed-book" / "summary.json").read_text())
-    assert len(server.requests) - calls == 3, "only the three missing questions were asked"
+    assert len(server.requests) - calls == 3, "only the three missing questions were asked (the torn one again)"
     drop = ("latency_p50_s", "latency_p95_s", "config", "node_latency_ms")
     assert {k: v for k, v in resumed.items() if k not in drop} == {k: v for k, v in whole.items() if k not in drop}
 

@@ -146,3 +146,14 @@ def store_home(store):
     from pathlib import Path
 
     return Path(os.environ["AMG_DATA_DIR"]) / "graph"
+
+
+def test_unique_constraints_refuse_a_duplicate(store):
+    from neo4j.exceptions import ConstraintError
+
+    store.ensure_schema()
+    for label, key in (("Entity", "key"), ("Evidence", "id"), ("Alias", "key")):
+        create = f"CREATE (:{label} {{{key}: 'duplicate-probe'}})"  # labels from this fixed list only
+        store.write(lambda tx, q=create: tx.run(q).consume())
+        with pytest.raises(ConstraintError):
+            store.driver.execute_query(create, database_=store.database)
