@@ -1,7 +1,7 @@
 """Differential diagnosis and follow-up questions from the graph (after MedRAG).
 
 The case is the question's phenotype entities (present) plus the answers to earlier follow-up
-questions (present or absent). Candidates come from the graph's HPO disease-phenotype
+questions (present or absent). A question that names a disease is not asking for one: no differential. Candidates come from the graph's HPO disease-phenotype
 annotations, ranked by tools/kg/differential.py; when the leading ones are close, the 1-3
 findings with the most expected information gain are proposed as questions.
 """
@@ -24,8 +24,8 @@ def differentiate(entities: list[dict], store: GraphStore, answered: dict[str, b
     """State update: ``differential`` (candidates with probability and findings) and ``follow_up`` questions."""
     present = {e["key"] for e in entities if e.get("type") == "phenotype"} | {k for k, v in answered.items() if v}
     absent = {k for k, v in answered.items() if not v}
-    if not present:
-        return {"differential": [], "follow_up": []}
+    if not present or (not answered and any(e.get("type") == "disease" for e in entities)):
+        return {"differential": [], "follow_up": []}  # no findings, or the question already names its disease
     annotations, names, finding_names = read_annotations(store.disease_annotations(sorted(present), CANDIDATE_POOL))
     candidates = rank(annotations, names, present, absent, limit=10)
     asked = questions(annotations, candidates, present | absent) if is_close(candidates) else []

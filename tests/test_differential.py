@@ -90,3 +90,9 @@ def test_chat_reply_to_a_follow_up_updates_the_differential(case_graph, scripted
     second = chat.invoke({"messages": [HumanMessage("No hepatosplenomegaly.")]}, thread, context=ctx)
     assert second["findings"] == {"hepatosplenomegaly": False}
     assert second["differential"][0]["key"] == "beta", "the answer moved the differential"
+
+
+def test_a_question_that_names_its_disease_gets_no_differential(case_graph):
+    entities = [{"key": "fever", "name": "fever", "type": "phenotype"}, {"key": "rash", "name": "rash", "type": "phenotype"},
+                {"key": "alpha", "name": "Alpha", "type": "disease"}]  # fmt: skip
+    assert differentiate(entities, case_graph, {}) == {"differential": [], "follow_up": []}
