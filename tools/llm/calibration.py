@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 MAPS = Path(__file__).parent / "calibration"
@@ -92,6 +93,7 @@ def map_for(model: str) -> CalibrationMap | None:
     return CalibrationMap.load(path) if path.exists() else None
 
 
+@cache
 def extraction_reliability(model: str) -> float:
     """The measured precision of ``model``'s relation extraction (benchmarks/extraction.py), or the default."""
     table = json.loads(RELIABILITY.read_text()) if RELIABILITY.exists() else {}
