@@ -10,6 +10,8 @@ that echoes the prompt is refused; a curated description is never replaced.
 
 from __future__ import annotations
 
+from functools import cache
+
 from pydantic import BaseModel, Field
 
 from agents.structured import Usage, ask
@@ -40,9 +42,10 @@ class EntityAssessment(BaseModel):
     relations: list[ScoredRelation] = Field(default_factory=list)
 
 
-def echo_sources() -> list[str]:
+@cache
+def echo_sources() -> tuple[str, ...]:
     """Texts a model description must not merely repeat: the scoring prompt and the assessment schema."""
-    return [load("relation_scoring").text, EntityAssessment.__doc__ or "", str(EntityAssessment.model_json_schema())]
+    return (load("relation_scoring").text, EntityAssessment.__doc__ or "", str(EntityAssessment.model_json_schema()))
 
 
 def format_evidence(records: list[dict], texts: dict[str, str]) -> tuple[str, dict[str, str]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from tools.kg.grounding import echoes, is_generic, mentions
 from tools.kg.store import GraphStore
@@ -27,7 +28,7 @@ class AuditReport:
     fixed: int = 0
 
 
-def audit(store: GraphStore, echo_sources: list[str], fix: bool = False) -> AuditReport:
+def audit(store: GraphStore, echo_sources: Sequence[str], fix: bool = False) -> AuditReport:
     report = AuditReport(profile=_profile(store.confidence_profile()))
     skip = 0
     while page := store.extracted_relations(skip, PAGE):
