@@ -4,8 +4,8 @@ Reads the per-question results of `amg bench` (letter probabilities, graph suppo
 model's letter prior and a Platt map on the "fit" half (evaluation/calibration.py), and reports
 on the "eval" half: accuracy before/after dividing out the letter prior, the predicted-letter
 distribution, ECE of the raw probability and of the calibrated confidence, and how often a
-wrong answer prints >= 0.8. With --write the kg mode's map is saved for the model
-(tools/llm/calibration/<model>.json), with how it was made.
+wrong answer prints >= 0.8. With --write each mode's map is saved for the model
+(tools/llm/calibration/<model>.<mode>.json; "kg" is the one `amg ask` uses), with how it was made.
 
     python -m benchmarks.calibration bench-out/mmlu-med-dev [--write]
 """
@@ -21,7 +21,7 @@ from pathlib import Path
 from benchmarks.report import emit
 from evaluation.calibration import features, fit_map, half
 from evaluation.metrics import ece, reliability_png
-from tools.llm.calibration import MAPS
+from tools.llm.calibration import map_path
 
 
 def load_rows(folder: Path) -> list[dict]:
@@ -67,7 +67,7 @@ def _stated(basis: dict, mode: str) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folder", type=Path, help="bench-out/<dataset>, holding one folder per mode")
-    parser.add_argument("--write", action="store_true", help="save the kg mode's map for its model")
+    parser.add_argument("--write", action="store_true", help="save each mode's map for its model")
     args = parser.parse_args()
     figures, rows_out = {}, []
     for mode_dir in sorted(p for p in args.folder.iterdir() if (p / "summary.json").exists()):
@@ -80,10 +80,10 @@ def main() -> None:
         reliability_png(calibrated, correct, mode_dir / "reliability-calibrated.png",
                         f"{mode_dir.name}, calibrated, held-out half (n={found['n_eval']})")  # fmt: skip
         rows_out += [(f"{mode_dir.name} {k}", v) for k, v in found.items() if k != "map"]
-        if args.write and mode_dir.name == "kg":
+        if args.write:
             cmap.about["eval_figures"] = {k: v for k, v in found.items() if k != "map"}
-            cmap.save(MAPS / f"{summary['model']}.json")
-            rows_out.append(("kg map written", str(MAPS / f"{summary['model']}.json")))
+            cmap.save(map_path(summary["model"], mode_dir.name))
+            rows_out.append((f"{mode_dir.name} map written", str(map_path(summary["model"], mode_dir.name))))
     emit(f"Answer-confidence calibration ({args.folder.name}; fit half -> held-out half)", rows_out, figures)
 
 

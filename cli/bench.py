@@ -47,12 +47,12 @@ def run(args, context: Context) -> int:
 def _answer(mode: str, item: dict, context: Context, res, use_options: bool) -> dict:
     q, options = item["question"], item["options"]
     if mode == "closed-book":
-        return baselines.closed_book(q, options, res.llm, res.calibration)
+        return baselines.closed_book(q, options, res.llm, res.calibration(mode))
     if mode == "cot":
-        return baselines.chain_of_thought(q, options, res.llm, res.calibration)
+        return baselines.chain_of_thought(q, options, res.llm, res.calibration(mode))
     if mode == "rag":
         query = q + (" " + " ".join(options.values()) if use_options else "")
-        return baselines.retrieval(q, options, res.llm, res.passages, query, calibration=res.calibration)
+        return baselines.retrieval(q, options, res.llm, res.passages, query, calibration=res.calibration(mode))
     result = graph.invoke({"question": q, "options": options}, context=context)
     return {"option": result.get("option"), "confidence": result.get("confidence", 0.0),
             "confidence_basis": result.get("confidence_basis"), "llm_calls": result.get("llm_calls", 0),

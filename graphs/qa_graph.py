@@ -127,7 +127,7 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     update = synthesize(
         state["question"], state.get("options", {}), state.get("dialogue", []), state.get("evidence_index", []),
         state.get("subgraph", {}).get("nodes", []), _fetched_ids(state), state.get("entities", []), res.llm,
-        res.calibration, state.get("subgraph", {}).get("links", []),
+        res.calibration(), state.get("subgraph", {}).get("links", []),
     )  # fmt: skip
     shown = [n for paths in shown_paths(state.get("subgraph", {}).get("nodes", [])).values() for n in paths]
     steps = [{"name": s[end]} for n in shown for s in n["steps"] for end in ("source", "target")]

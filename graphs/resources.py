@@ -65,10 +65,9 @@ class Resources:
     def model_name(self) -> str:
         return getattr(self.llm, "model_name", None) or str(self.context.llm_model)
 
-    @cached_property
-    def calibration(self) -> CalibrationMap | None:
-        """The answer-confidence map measured for this model, if any (tools/llm/calibration/)."""
-        return map_for(self.model_name)
+    def calibration(self, mode: str = "kg") -> CalibrationMap | None:
+        """The answer-confidence map measured for this model in ``mode``, if any (tools/llm/calibration/)."""
+        return map_for(self.model_name, mode)
 
     @cached_property
     def embedding_path(self):

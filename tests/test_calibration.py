@@ -81,3 +81,12 @@ def test_platt_fit_recovers_a_known_map_and_the_split_is_stable():
     rows = [{"confidence_basis": {"letter_probs": {"A": 0.1, "B": 0.2, "C": 0.6, "D": 0.1}}},
             {"confidence_basis": {"letter_probs": {"A": 0.3, "B": 0.2, "C": 0.4, "D": 0.1}}}]  # fmt: skip
     assert letter_prior(rows) == {"A": 0.2, "B": 0.2, "C": 0.5, "D": 0.1}
+
+
+def test_each_answering_mode_has_its_own_map(tmp_path, monkeypatch):
+    from tools.llm import calibration
+
+    monkeypatch.setattr(calibration, "MAPS", tmp_path)
+    CalibrationMap(a=2.0, letter_prior={"C": 0.7}).save(calibration.map_path("m", "kg"))
+    assert calibration.map_for("m", "kg").letter_prior == {"C": 0.7}
+    assert calibration.map_for("m", "closed-book") is None, "a kg prompt's letter lean is not another prompt's"
