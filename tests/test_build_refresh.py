@@ -28,11 +28,13 @@ class Scores:
 
     def __init__(self):
         self.score = 8
+        self.while_scoring = lambda: None  # runs while the scorer holds the request (tests use it to interleave)
 
     def __call__(self, body):
         tool, prompt = requested_tool(body), prompt_text(body)
         name = prompt.split('entity "', 1)[1].split('"', 1)[0] if 'entity "' in prompt else "x"
         if tool == "EntityAssessment":
+            self.while_scoring()
             return {"tool": tool, "args": {"description": f"About {name}.", "description_score": 7, "relations": [
                 {"source": name, "type": "treats", "target": "Type 2 diabetes mellitus", "score": self.score, "evidence": ["E1"]}]}}
         return {"content": "ok"}
@@ -110,23 +112,34 @@ def test_refresh_rescores_with_history_and_marks_weakened(env, store):
 def test_refresh_and_qa_write_on_the_same_entity_lose_nothing(env, store):
     build_graph.graph.invoke({"topics": ["Metformin"]}, context=env.ctx)
     store.write(lambda tx: tx.run("MATCH (e:Entity {key:'metformin'}) SET e.refreshed_at = '2020-01-01T00:00:00.000000Z', e.hits = 1").consume())
-    errors = []
+    errors, halfway, qa_done = [], threading.Barrier(2, timeout=60), threading.Event()
 
     def qa_writes():
         try:
             for i in range(10):
+                if i == 5:
+                    halfway.wait()  # the refresher has claimed metformin and is scoring it
                 store.upsert(evidence=[EvidenceRecord(id=f"pmid:9{i}", kind="pubmed")],
                              relations=[RelationRecord("Metformin", f"Condition {i}", "treats", 0.7, [f"pmid:9{i}"])])
         except Exception as exc:  # surfaced below
             errors.append(exc)
+        finally:
+            qa_done.set()
 
+    def hold_scoring_until_qa_wrote():
+        halfway.wait()
+        qa_done.wait(60)  # the refresh writes its score only after every QA write landed in between
+
+    env.scores.while_scoring = hold_scoring_until_qa_wrote
     thread = threading.Thread(target=qa_writes)
     thread.start()
     refresh_graph.graph.invoke({"limit": 5}, context=env.ctx)
     thread.join()
-    assert not errors
+    assert not errors and not halfway.broken, "the writers overlapped"
     targets = {r["t"] for r in store.read("MATCH (:Entity {key:'metformin'})-[:RELATES]->(t) RETURN t.key AS t")}
     assert targets == {"type 2 diabetes mellitus"} | {f"condition {i}" for i in range(10)}
+    rescored = store.relation_history("metformin")
+    assert any(json.loads(h)["event"] != "created" for r in rescored for h in r["history"]), "the refresh wrote too"
 
 
 def test_second_refresher_exits_clearly(env, capsys):

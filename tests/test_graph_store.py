@@ -142,6 +142,37 @@ def test_concurrent_writers_lose_nothing(store):
     assert store.read("MATCH (e:Entity {key:'shared drug'}) RETURN count(e) AS n")[0]["n"] == 1
 
 
+def _claimer(args):
+    uri, password, worker, start_at = args
+    import time
+
+    from neo4j import GraphDatabase
+
+    from tools.kg.bolt_store import Neo4jGraphStore
+
+    with GraphDatabase.driver(uri, auth=("root", password)) as driver:
+        store = Neo4jGraphStore(driver)
+        store.read("RETURN 1 AS ok")  # connected before the start line
+        time.sleep(max(0.0, start_at - time.time()))
+        return [i for i in range(30) if store.claim(f"entity {i}", f"refresher {worker}", minutes=60)]
+
+
+def test_two_processes_never_claim_the_same_entity(store):
+    import time
+
+    store.upsert(entities=[EntityRecord(f"Entity {i}", "disease") for i in range(30)])
+    state = json.loads((store_home(store) / "server.json").read_text())
+    password = (store_home(store) / "password").read_text().strip()
+    uri = f"bolt://127.0.0.1:{state['ports']['bolt']}"
+    start_at = time.time() + 3
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        first, second = pool.map(_claimer, [(uri, password, 1, start_at), (uri, password, 2, start_at)])
+    assert not set(first) & set(second), "no entity claimed by both refreshers"
+    assert sorted(first + second) == list(range(30)), "every entity claimed by one of them"
+    owners = store.read("MATCH (e:Entity) RETURN e.refresh_owner AS owner")
+    assert {r["owner"] for r in owners} <= {"refresher 1", "refresher 2"}
+
+
 def store_home(store):
     from pathlib import Path
 
