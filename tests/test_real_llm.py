@@ -30,6 +30,10 @@ def test_smollm2_answers_through_the_whole_graph(store, tmp_path):
         assert 1 <= result["llm_calls"] <= 6 and result["tokens"] > 0
         assert any(e["key"] == "type 2 diabetes mellitus" for e in result["entities"])
         assert any(n["key"] == "polyuria" for n in result["subgraph"]["nodes"])
+        chosen = graph.invoke({"question": "Which disease has polyuria as a symptom?",
+                               "options": {"A": "Type 2 diabetes mellitus", "B": "Appendicitis"}}, context=ctx)
+        assert chosen["option"] in ("A", "B") and not chosen.get("degradations"), chosen.get("degradations")
+        assert chosen["confidence_basis"]["source"] == "letter probabilities"
     finally:
         for server in resources.local_servers:
             server.release()
