@@ -52,9 +52,18 @@ def fit_platt(p_option: list[float], support: list[float], correct: list[bool], 
     return float(w[0]), float(w[1]), float(w[2])
 
 
+PRIOR_MIN_GAIN = 0.02  # dividing out a mild lean only reshuffles near-ties
+
+
 def fit_map(rows: list[dict], about: dict) -> CalibrationMap:
-    """Letter prior and Platt map from ``rows`` (bench rows with letter probabilities)."""
+    """Letter prior and Platt map from ``rows`` (bench rows with letter probabilities).
+
+    The prior is kept only when dividing it out raises accuracy on ``rows`` by ``PRIOR_MIN_GAIN``.
+    """
     prior = letter_prior(rows)
+    before = sum(features(r, None)[0] == r["gold"] for r in rows)
+    if sum(features(r, prior)[0] == r["gold"] for r in rows) - before < PRIOR_MIN_GAIN * len(rows):
+        prior = {}
     scored = [(features(r, prior), r["gold"]) for r in rows]
     a, b, c = fit_platt([p for (_, p, _), _ in scored], [s for (_, _, s), _ in scored],
                         [option == gold for (option, _, _), gold in scored])  # fmt: skip

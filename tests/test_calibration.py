@@ -90,3 +90,17 @@ def test_each_answering_mode_has_its_own_map(tmp_path, monkeypatch):
     CalibrationMap(a=2.0, letter_prior={"C": 0.7}).save(calibration.map_path("m", "kg"))
     assert calibration.map_for("m", "kg").letter_prior == {"C": 0.7}
     assert calibration.map_for("m", "closed-book") is None, "a kg prompt's letter lean is not another prompt's"
+
+
+def _row(gold: str, probs: dict[str, float]) -> dict:
+    return {"gold": gold, "confidence_basis": {"letter_probs": probs, "support": 0.0}}
+
+
+def test_a_letter_prior_is_kept_only_when_dividing_it_out_helps():
+    from evaluation.calibration import fit_map
+
+    leaning = [_row(g, {"A": 0.3, "B": 0.2, "C": 0.5}) if g != "C" else _row("C", {"A": 0.1, "B": 0.1, "C": 0.8})
+               for g in "ABCABC" * 5]  # the model says C whatever the question; A is its runner-up when C is wrong
+    assert fit_map(leaning, {}).letter_prior, "a lean that costs answers is divided out"
+    fair = [_row(g, {k: (0.6 if k == g else 0.2) for k in "ABC"}) for g in "ABCABC" * 5]
+    assert fit_map(fair, {}).letter_prior == {}, "no lean, no prior"
