@@ -92,8 +92,9 @@ def map_path(model: str, mode: str) -> Path:
     return MAPS / f"{model}.{mode}.json"
 
 
+@cache
 def map_for(model: str, mode: str) -> CalibrationMap | None:
-    """The shipped map of ``model`` in ``mode``, or None when that pair has not been measured."""
+    """The shipped map of ``model`` in ``mode`` (read once per process), or None if not measured."""
     path = map_path(model, mode)
     return CalibrationMap.load(path) if path.exists() else None
 
