@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 
 from tools.kg.schema import (
@@ -63,7 +63,7 @@ class EvidenceRecord:
             raise ValueError("evidence id is empty")
 
     def as_props(self) -> dict:
-        return asdict(self)
+        return {f.name: getattr(self, f.name) for f in fields(self)}  # flat fields: no deep copy
 
 
 @dataclass

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 ENTITY_TYPES = (
     "disease", "drug", "phenotype", "gene", "procedure", "anatomy", "test", "organism", "other",
@@ -61,6 +62,7 @@ _PLURAL_ENDINGS = {"ies": "y", "oses": "osis", "uses": "us"}
 _POSSESSIVE = re.compile(r"(\w)['’]s\b")
 
 
+@lru_cache(maxsize=1 << 18)  # seeding asks for the same names hundreds of thousands of times
 def normalize_key(name: str) -> str:
     """Case-, punctuation-, whitespace- and simple-plural-insensitive key of a name.
 
