@@ -23,6 +23,9 @@ from tools.kg.store import GraphStore
 from tools.llm.calibration import extraction_reliability
 
 LLM_DESCRIPTION_CAP = 0.95  # curated descriptions are 1.0 and are never replaced by a model's
+# the prompt asks for the question's entities and five others; a bound in the tool schema also ends the
+# grammar-constrained JSON of a small model that repeats relations until its token limit (the 0.5B did)
+MAX_RELATIONS = 10
 
 
 class ScoredRelation(BaseModel):
@@ -31,7 +34,8 @@ class ScoredRelation(BaseModel):
     target: str
     description: str = ""
     score: int = Field(ge=1, le=10)
-    evidence: list[str] = Field(default_factory=list, description="ids of supporting evidence items, e.g. E1")
+    evidence: list[str] = Field(default_factory=list, description="ids of supporting evidence items, e.g. E1",
+                                json_schema_extra={"maxItems": 5})  # fmt: skip
 
 
 class EntityAssessment(BaseModel):
@@ -39,7 +43,8 @@ class EntityAssessment(BaseModel):
 
     description: str = ""
     description_score: int = Field(default=5, ge=1, le=10)
-    relations: list[ScoredRelation] = Field(default_factory=list)
+    # a schema bound only (no validation error): an endpoint without grammars is cut in grounded_relations
+    relations: list[ScoredRelation] = Field(default_factory=list, json_schema_extra={"maxItems": MAX_RELATIONS})
 
 
 @cache
@@ -124,7 +129,7 @@ def grounded_relations(entity, reply: EntityAssessment, labels, keep_score, mode
     weakened: list[dict] = []
     refused: list[str] = []
     kinds = {r["id"]: r["kind"] for r in records}
-    for rel in reply.relations:
+    for rel in reply.relations[:MAX_RELATIONS]:
         rel_type, flipped = relation_type(rel.type)
         source, target = (rel.target, rel.source) if flipped else (rel.source, rel.target)
         if entity["key"] not in (normalize_key(source), normalize_key(target)):

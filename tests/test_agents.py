@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from agents.answer_synthesizer import NO_KNOWLEDGE, pick_option, read_reply, synthesize
 from agents.gap_detector import detect_gaps
 from agents.query_parser import parse_query, read_mentions
 from agents.reasoner import number_evidence, reason
-from agents.relation_scorer import format_evidence, score_relations
+from agents.relation_scorer import MAX_RELATIONS, EntityAssessment, format_evidence, score_relations
 from testing.fakes import FakeChat
 from tools.evidence.embeddings import model_path
 from tools.kg.linking import EntityLinker
@@ -112,6 +113,19 @@ def test_scorer_writes_only_grounded_relations_with_provenance(store):
     assert row == [{"m": "fake-model", "o": "pubmed"}]
     block, _ = format_evidence(evidence["records"], evidence["texts"])
     assert block.count("</evidence>") == 2, "evidence cannot close its own quote block"
+
+
+def test_scorer_bounds_a_reply_that_repeats_relations(store):
+    """A small model looped on relations until its token limit, so its JSON never closed: the tool schema
+    bounds the list for grammar-constrained endpoints, and a longer list from any endpoint is cut."""
+    parameters = convert_to_openai_tool(EntityAssessment)["function"]["parameters"]
+    assert parameters["properties"]["relations"]["maxItems"] == MAX_RELATIONS
+    targets = [f"Disorder {n}" for n in range(1, 16)]
+    evidence = {"records": [{**PMID_EV, "snippet": "Metformin and " + ", ".join(targets)}], "texts": {}}
+    llm = chat(EntityAssessment={"args": {"relations": [
+        {"source": "Metformin", "type": "treats", "target": t, "score": 8, "evidence": ["E1"]} for t in targets]}})
+    out = score_relations({"key": "metformin", "name": "Metformin", "type": "drug"}, [], evidence, llm, "m", store, 4)
+    assert [r["target"] for r in out["new_relations"]] == targets[:MAX_RELATIONS]
 
 
 def test_scorer_refuses_echoed_descriptions_and_keeps_curated_ones(store):
