@@ -26,9 +26,9 @@ NO_REASONING = "reasoner: no reasoning (the endpoint rejected the request or rep
 
 
 def shown_paths(nodes: list[dict]) -> dict[str, list[dict]]:
-    """Per question entity (by key), its best-ranked paths: the ones the model gets to see."""
+    """Per question entity (by key), its best-ranked paths that are not hidden: the ones the model gets to see."""
     by_seed: dict[str, list[dict]] = {}
-    for node in sorted((n for n in nodes if n["depth"] > 0), key=lambda n: (n.get("rank", 0), -n["score"])):
+    for node in sorted((n for n in nodes if n["depth"] > 0 and not n.get("hidden")), key=lambda n: (n.get("rank", 0), -n["score"])):
         if len(by_seed.setdefault(node["seed_key"], [])) < MAX_PATHS_PER_ENTITY:
             by_seed[node["seed_key"]].append(node)
     return by_seed
@@ -99,7 +99,7 @@ def joint_context(contexts: dict[str, str], links: str = "") -> str:
     """The links, then all entities' contexts; those the graph knows nothing about share one line."""
     unknown = [name for name, text in contexts.items() if not text]
     parts = [links] * bool(links) + [text for text in contexts.values() if text] + (
-        [f"Not in the knowledge graph: {', '.join(unknown)}."] if unknown else [])  # fmt: skip
+        [f"Nothing relevant in the knowledge graph on: {', '.join(unknown)}."] if unknown else [])  # fmt: skip
     return "\n\n".join(parts) or "(no entities)"
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from tools.kg.ranking import order, verbalise
+from tools.kg.ranking import order, relevance, verbalise
 from tools.kg.store import GraphStore
 from tools.kg.traversal import question_links, traverse
 
@@ -19,7 +19,7 @@ Embed = Callable[[list[str]], list[list[float]]]
 
 def traverse_subgraph(entities: list[dict], store: GraphStore, tau: float, max_depth: int, max_nodes: int,
                       strategy: str, hub_degree: int, query: str = "", embed: Embed | None = None,
-                      ranking: str = "mmr", with_links: bool = True) -> dict:  # fmt: skip
+                      ranking: str = "mmr", with_links: bool = True, min_relevance: float = 0.0) -> dict:  # fmt: skip
     """State update: ``subgraph`` = {nodes, seeds, links} reached from the entities in the graph."""
     present = store.entities([e["key"] for e in entities])
     seeds = {key: (props["name"], props.get("type", "other")) for key, props in present.items()}
@@ -38,7 +38,7 @@ def traverse_subgraph(entities: list[dict], store: GraphStore, tau: float, max_d
             "path": node.explain(), "description": _description(details.get(node.key) or {}),
             "steps": [_step(s) for s in node.path],
         })  # fmt: skip
-    _rank(nodes, query, embed if ranking != "confidence" else None, ranking)
+    _rank(nodes, query, embed, ranking, min_relevance)
     links = [_step(s) for s in question_links(store.neighbors, seeds)] if with_links else []
     return {"subgraph": {"nodes": nodes, "seeds": list(seeds), "links": links}}
 
@@ -53,11 +53,18 @@ def _step(step) -> dict:
             "evidence_ids": step.evidence_ids, "forward": step.forward}  # fmt: skip
 
 
-def _rank(nodes: list[dict], query: str, embed: Embed | None, ranking: str) -> None:
-    """Set each path node's ``rank`` among its question entity's paths (0 = shown first)."""
+def _rank(nodes: list[dict], query: str, embed: Embed | None, ranking: str, min_relevance: float) -> None:
+    """Set each path node's ``rank`` among its question entity's paths (0 = shown first) and, when paths are
+    embedded, its ``relevance`` (cosine similarity of the path read as a sentence to the question); a path
+    under ``min_relevance`` is marked ``hidden``: the reasoner and the picture do not show it."""
     paths = [n for n in nodes if n["depth"] > 0]
     texts = [verbalise(n["steps"]) for n in paths]
     vectors = embed([query, *texts]) if embed and query and paths else None
+    if vectors is not None:
+        for node, related in zip(paths, relevance(vectors[0], vectors[1:])):
+            node["relevance"], node["hidden"] = round(related, 3), related < min_relevance
+    if ranking == "confidence":
+        vectors = None
     for seed in {n["seed_key"] for n in paths}:
         members = [i for i, n in enumerate(paths) if n["seed_key"] == seed]
         scores = [paths[i]["score"] for i in members]

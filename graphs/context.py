@@ -51,6 +51,8 @@ class Context:
     traversal: str | None = _env("AMG_TRAVERSAL", STRATEGY, "bfs | dfs")
     hub_degree: int | None = _env("AMG_HUB_DEGREE", str(HUB_DEGREE), "nodes with more relations are expanded only as question entities")
     path_ranking: str | None = _env("AMG_PATH_RANKING", "mmr", "paths shown to the reasoner: mmr | similarity | confidence")
+    min_path_relevance: float | None = _env("AMG_MIN_PATH_RELEVANCE", "0",
+                                            "paths less similar than this to the question are not shown (0 = all)")
     question_links: bool | None = _env("AMG_QUESTION_LINKS", "true", "show the reasoner the edges between question entities")
     per_entity_reasoning: bool | None = _env("AMG_PER_ENTITY_REASONING", "false", "one reasoning call per entity")
     max_evidence: int | None = _env("AMG_MAX_EVIDENCE", "5", "evidence records fetched per entity")
@@ -80,6 +82,8 @@ class Context:
             problems.append(f"AMG_TRAVERSAL={self.traversal!r} (choose bfs or dfs)")
         if self.path_ranking not in RANKINGS:
             problems.append(f"AMG_PATH_RANKING={self.path_ranking!r} (choose {', '.join(RANKINGS)})")
+        if not 0.0 <= float(self.min_path_relevance) <= 1.0:
+            problems.append(f"AMG_MIN_PATH_RELEVANCE={self.min_path_relevance} (0..1)")
         if not 0.0 < float(self.tau) <= 1.0:
             problems.append(f"AMG_TAU={self.tau} (must be in (0, 1])")
         if not 1 <= int(self.max_entities) <= 32:

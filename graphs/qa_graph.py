@@ -96,7 +96,8 @@ def traverse(state: QAState, runtime: Runtime[Context]) -> dict:
     res = resources_for(ctx)
     query = " ".join([state["question"], *state.get("options", {}).values()])
     return traverse_subgraph(state["entities"], res.store, ctx.tau, ctx.max_depth, ctx.max_nodes, ctx.traversal,
-                             ctx.hub_degree, query, res.embed, ctx.path_ranking, ctx.question_links)  # fmt: skip
+                             ctx.hub_degree, query, res.embed, ctx.path_ranking, ctx.question_links,
+                             ctx.min_path_relevance)  # fmt: skip
 
 
 @timed("differential")

@@ -151,7 +151,7 @@ def test_reasoner_per_entity_and_joint(store):
     assert [t["role"] for t in per_entity["dialogue"]] == ["user", "assistant"], "one turn carries both entities"
     joint = reason("q?", {}, entities, [], [], llm, per_entity=False, dialogue=[])
     assert joint["llm_calls"] == 1 and joint["reasoning"] == {"all": "A treats B."} and joint["rationale"] == "A treats B."
-    assert "Not in the knowledge graph: A, B." in llm.calls[-1]["prompt"]
+    assert "Nothing relevant in the knowledge graph on: A, B." in llm.calls[-1]["prompt"]
     assert "<question>\nq?" in llm.calls[-1]["prompt"], "without a conversation the reasoner opens one"
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from agents.reasoner import shown_paths
 from agents.traverser import traverse_subgraph
 from tools.evidence.embeddings import embed, model_path
 from tools.kg.ranking import order, verbalise
@@ -43,3 +44,20 @@ def test_verbalised_path_reads_as_words():
     steps = [{"source": "Metformin", "relation": "treats", "target": "T2DM"},
              {"source": "T2DM", "relation": "has_symptom", "target": "Polyuria"}]  # fmt: skip
     assert verbalise(steps) == "Metformin treats T2DM has symptom Polyuria"
+
+
+def test_paths_unlike_the_question_are_hidden_from_the_reasoner(store):
+    """Under ``min_relevance`` a path stays in the subgraph (marked hidden) but is not among the shown paths."""
+    minilm = str(model_path("minilm", Path("/nonexistent")))
+    store.upsert(evidence=[EvidenceRecord(id="vocab:x", kind="vocabulary")], relations=[
+        RelationRecord("Diarrhea", "Metformin", "adverse_effect_of", 1.0, ["vocab:x"], 10),
+        RelationRecord("Dimethylbiguanide hydrochloride salt", "Metformin", "part_of", 1.0, ["vocab:x"], 10),
+    ])  # fmt: skip
+    entities = [{"key": "metformin", "name": "metformin", "type": "drug"}]
+    query = "What is the most common gastrointestinal side effect of metformin? A. Diarrhea B. Cough"
+    for threshold, shown in ((0.0, {"Diarrhea", "Dimethylbiguanide hydrochloride salt"}), (0.5, {"Diarrhea"})):
+        found = traverse_subgraph(entities, store, 0.5, 1, 40, "bfs", 250, query, lambda t: embed(minilm, t), "mmr",
+                                  min_relevance=threshold)["subgraph"]["nodes"]  # fmt: skip
+        assert {n["name"] for n in found if n["depth"]} == {"Diarrhea", "Dimethylbiguanide hydrochloride salt"}
+        assert {n["name"] for paths in shown_paths(found).values() for n in paths} == shown, [
+            (n["name"], n["relevance"]) for n in found if n["depth"]]

@@ -23,6 +23,11 @@ def verbalise(steps: list[dict]) -> str:
     return " ".join(words)
 
 
+def relevance(query: list[float], paths: list[list[float]]) -> list[float]:
+    """Cosine similarity of each path's vector to the question's."""
+    return [float(x) for x in _unit(np.asarray(paths, dtype=np.float32)) @ _unit(np.asarray([query], dtype=np.float32))[0]]
+
+
 def order(query: list[float], paths: list[list[float]], confidences: list[float], how: str = "mmr",
           diversity: float = 0.5) -> list[int]:  # fmt: skip
     """Indices of ``paths`` best first: by confidence, by similarity to ``query``, or by MMR."""
@@ -32,16 +37,16 @@ def order(query: list[float], paths: list[list[float]], confidences: list[float]
     if how == "confidence" or n < 2:
         return sorted(range(n), key=lambda i: -confidences[i])
     vectors = _unit(np.asarray(paths, dtype=np.float32))
-    relevance = vectors @ _unit(np.asarray([query], dtype=np.float32))[0]
+    related = relevance(query, paths)
     if how == "similarity":
-        return sorted(range(n), key=lambda i: (-relevance[i], -confidences[i]))
+        return sorted(range(n), key=lambda i: (-related[i], -confidences[i]))
     similar = vectors @ vectors.T
     chosen: list[int] = []
     left = set(range(n))
     while left:
         def gain(i: int) -> float:
             redundancy = max((similar[i, j] for j in chosen), default=0.0)
-            return (1 - diversity) * relevance[i] - diversity * redundancy
+            return (1 - diversity) * related[i] - diversity * redundancy
 
         best = max(left, key=lambda i: (gain(i), confidences[i]))
         chosen.append(best)
