@@ -51,7 +51,7 @@ class Context:
     traversal: str | None = _env("AMG_TRAVERSAL", STRATEGY, "bfs | dfs")
     hub_degree: int | None = _env("AMG_HUB_DEGREE", str(HUB_DEGREE), "nodes with more relations are expanded only as question entities")
     path_ranking: str | None = _env("AMG_PATH_RANKING", "mmr", "paths shown to the reasoner: mmr | similarity | confidence")
-    min_path_relevance: float | None = _env("AMG_MIN_PATH_RELEVANCE", "0",
+    min_path_relevance: float | None = _env("AMG_MIN_PATH_RELEVANCE", "0.4",
                                             "paths less similar than this to the question are not shown (0 = all)")
     question_links: bool | None = _env("AMG_QUESTION_LINKS", "true", "show the reasoner the edges between question entities")
     per_entity_reasoning: bool | None = _env("AMG_PER_ENTITY_REASONING", "false", "one reasoning call per entity")
