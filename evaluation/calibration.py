@@ -40,12 +40,18 @@ def fit_platt(p_option: list[float], support: list[float], correct: list[bool], 
     """(a, b, c) of sigmoid(a * logit(p) + b * support + c), by Newton's method on the log loss (small ridge)."""
     x = np.array([[logit(p), s if use_support else 0.0, 1.0] for p, s in zip(p_option, support)])
     y = np.array(correct, dtype=float)
+    def loss(w: np.ndarray) -> float:
+        return float(np.logaddexp(0.0, x @ w).sum() - y @ (x @ w) + l2 / 2 * w @ w)
+
     w = np.array([1.0, 0.0, 0.0])
     for _ in range(50):
         z = 1 / (1 + np.exp(-(x @ w)))
         gradient = x.T @ (z - y) + l2 * w
         hessian = (x.T * (z * (1 - z))) @ x + l2 * np.eye(3)
         step = np.linalg.solve(hessian, gradient)
+        # damped: a full Newton step can overshoot and diverge (it did on a kg run: a = 6470)
+        while loss(w - step) > loss(w) and np.abs(step).max() > 1e-10:
+            step /= 2
         w -= step
         if np.abs(step).max() < 1e-8:
             break

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import pytest
 from langchain_openai import ChatOpenAI
@@ -104,3 +106,16 @@ def test_a_letter_prior_is_kept_only_when_dividing_it_out_helps():
     assert fit_map(leaning, {}).letter_prior, "a lean that costs answers is divided out"
     fair = [_row(g, {k: (0.6 if k == g else 0.2) for k in "ABC"}) for g in "ABCABC" * 5]
     assert fit_map(fair, {}).letter_prior == {}, "no lean, no prior"
+
+
+def test_platt_fit_converges_where_a_full_newton_step_diverged():
+    """The fit half of a real kg run (option probability, graph support, correct): undamped Newton steps
+    ran away to a = 6470 and printed 0.99 for wrong answers; the damped fit stays a modest map."""
+    from evaluation.calibration import fit_platt
+
+    rows = json.loads((Path(__file__).parent / "data" / "platt_kg_fit_half.json").read_text())
+    a, b, c = fit_platt([p for p, _, _ in rows], [s for _, s, _ in rows], [ok for _, _, ok in rows])
+    assert all(abs(w) < 5 for w in (a, b, c))
+    share = sum(ok for _, _, ok in rows) / len(rows)
+    fitted = [1 / (1 + math.exp(-(a * math.log(p / (1 - p)) + b * s + c))) for p, s, _ in rows]
+    assert abs(sum(fitted) / len(fitted) - share) < 0.02, "a logistic fit's mean matches the base rate"
