@@ -28,7 +28,8 @@ NO_REASONING = "reasoner: no reasoning (the endpoint rejected the request or rep
 def shown_paths(nodes: list[dict]) -> dict[str, list[dict]]:
     """Per question entity (by key), its best-ranked paths that are not hidden: the ones the model gets to see."""
     by_seed: dict[str, list[dict]] = {}
-    for node in sorted((n for n in nodes if n["depth"] > 0 and not n.get("hidden")), key=lambda n: (n.get("rank", 0), -n["score"])):
+    visible = (n for n in nodes if n["depth"] > 0 and not n.get("hidden"))
+    for node in sorted(visible, key=lambda n: (n.get("rank", 0), -n["score"])):
         if len(by_seed.setdefault(node["seed_key"], [])) < MAX_PATHS_PER_ENTITY:
             by_seed[node["seed_key"]].append(node)
     return by_seed

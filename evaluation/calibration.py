@@ -40,6 +40,7 @@ def fit_platt(p_option: list[float], support: list[float], correct: list[bool], 
     """(a, b, c) of sigmoid(a * logit(p) + b * support + c), by Newton's method on the log loss (small ridge)."""
     x = np.array([[logit(p), s if use_support else 0.0, 1.0] for p, s in zip(p_option, support)])
     y = np.array(correct, dtype=float)
+
     def loss(w: np.ndarray) -> float:
         return float(np.logaddexp(0.0, x @ w).sum() - y @ (x @ w) + l2 / 2 * w @ w)
 

@@ -36,10 +36,10 @@ def order(query: list[float], paths: list[list[float]], confidences: list[float]
     n = len(paths)
     if how == "confidence" or n < 2:
         return sorted(range(n), key=lambda i: -confidences[i])
-    vectors = _unit(np.asarray(paths, dtype=np.float32))
     related = relevance(query, paths)
     if how == "similarity":
         return sorted(range(n), key=lambda i: (-related[i], -confidences[i]))
+    vectors = _unit(np.asarray(paths, dtype=np.float32))
     similar = vectors @ vectors.T
     chosen: list[int] = []
     left = set(range(n))
