@@ -59,7 +59,8 @@ def _rank(nodes: list[dict], query: str, embed: Embed | None, ranking: str, min_
     under ``min_relevance`` is marked ``hidden``: the reasoner and the picture do not show it."""
     paths = [n for n in nodes if n["depth"] > 0]
     texts = [verbalise(n["steps"]) for n in paths]
-    vectors = embed([query, *texts]) if embed and query and paths else None
+    needed = ranking != "confidence" or min_relevance > 0  # confidence order without a gate reads no vectors
+    vectors = embed([query, *texts]) if embed and query and paths and needed else None
     if vectors is not None:
         for node, related in zip(paths, relevance(vectors[0], vectors[1:])):
             node["relevance"], node["hidden"] = round(related, 3), related < min_relevance

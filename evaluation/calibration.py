@@ -51,7 +51,8 @@ def fit_platt(p_option: list[float], support: list[float], correct: list[bool], 
         hessian = (x.T * (z * (1 - z))) @ x + l2 * np.eye(3)
         step = np.linalg.solve(hessian, gradient)
         # damped: a full Newton step can overshoot and diverge (it did on a kg run: a = 6470)
-        while loss(w - step) > loss(w) and np.abs(step).max() > 1e-10:
+        current = loss(w)
+        while loss(w - step) > current and np.abs(step).max() > 1e-10:
             step /= 2
         w -= step
         if np.abs(step).max() < 1e-8:
@@ -68,10 +69,10 @@ def fit_map(rows: list[dict], about: dict) -> CalibrationMap:
     The prior is kept only when dividing it out raises accuracy on ``rows`` by ``PRIOR_MIN_GAIN``.
     """
     prior = letter_prior(rows)
-    before = sum(features(r, None)[0] == r["gold"] for r in rows)
-    if sum(features(r, prior)[0] == r["gold"] for r in rows) - before < PRIOR_MIN_GAIN * len(rows):
-        prior = {}
+    plain = [(features(r, None), r["gold"]) for r in rows]
     scored = [(features(r, prior), r["gold"]) for r in rows]
+    if sum(f[0] == gold for f, gold in scored) - sum(f[0] == gold for f, gold in plain) < PRIOR_MIN_GAIN * len(rows):
+        prior, scored = {}, plain
     a, b, c = fit_platt([p for (_, p, _), _ in scored], [s for (_, _, s), _ in scored],
                         [option == gold for (option, _, _), gold in scored])  # fmt: skip
     return CalibrationMap(round(a, 4), round(b, 4), round(c, 4), prior, about)
