@@ -138,9 +138,9 @@ def import_probe(store, work: Path, rng: random.Random, n: int) -> tuple[Tally, 
 
 def defects(store) -> dict[str, int]:
     """Relations breaking the graph's invariants (evidence, confidence, vocabulary, self-loops)."""
-    rows = store.read("MATCH (a:Entity)-[r:RELATES]->(b:Entity) RETURN a.key AS s, b.key AS t, r.type AS type, "
-                      "r.confidence AS c, r.evidence_ids AS ev")  # fmt: skip
-    known = {row["id"] for row in store.read("MATCH (v:Evidence) RETURN v.id AS id")}
+    rows = [{"s": r["source"], "t": r["target"], "type": r["props"].get("type"), "c": r["props"].get("confidence"),
+             "ev": r["props"].get("evidence_ids")} for r in store.all_relations()]  # fmt: skip
+    known = store.evidence_ids()
     found = {
         "without_evidence": sum(not r["ev"] or not set(r["ev"]) <= known for r in rows),
         "bad_confidence": sum(type(r["c"]) not in (int, float) or not 0 <= r["c"] <= 1 for r in rows),

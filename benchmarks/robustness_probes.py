@@ -167,5 +167,5 @@ def concurrency_probe(amg: Amg, data: Path, store, files: dict[str, Path], secre
 
 
 def _hits(store) -> int:
-    rows = store.read("MATCH (e:Entity {key: 'metformin'}) RETURN coalesce(e.hits, 0) AS hits")
-    return int(rows[0]["hits"]) if rows else 0
+    entity = store.entities(["metformin"]).get("metformin") or {}
+    return int(entity.get("hits") or 0)

@@ -52,7 +52,7 @@ def graph_session():
 @pytest.fixture
 def store(graph_session):
     """The real local graph server, emptied for this test."""
-    graph_session.write(lambda tx: tx.run("MATCH (n) DETACH DELETE n").consume())
+    graph_session.clear()
     return graph_session
 
 

@@ -109,7 +109,7 @@ def test_scorer_writes_only_grounded_relations_with_provenance(store):
     assert "'textbook' is not a specific medical entity" in reasons
     stored = store.get_entity("metformin")
     assert stored["description"] == "A biguanide antidiabetic drug." and stored["description_confidence"] == 0.54
-    row = store.read("MATCH (:Entity {key:'metformin'})-[r:RELATES {type:'treats'}]->() RETURN r.model AS m, r.origin AS o")
+    row = [{"m": r["props"]["model"], "o": r["props"]["origin"]} for r in store.outgoing("metformin", "treats")]
     assert row == [{"m": "fake-model", "o": "pubmed"}]
     block, _ = format_evidence(evidence["records"], evidence["texts"])
     assert block.count("</evidence>") == 2, "evidence cannot close its own quote block"

@@ -79,7 +79,7 @@ def test_build_reruns_as_noop_and_resumes_after_failure(env, store):
     assert first["entities_built"] == 1 and first["relations_added"] == 1
     reasons = {f["entity"][:10]: f["status"] for f in first["failures"]}
     assert reasons == {"Aspirin": "failed", "": "rejected", "x" * 10: "rejected"}
-    assert store.read("MATCH ()-[r:RELATES]->() RETURN count(r) AS n")[0]["n"] == 1, "no relation without evidence"
+    assert len(store.all_relations()) == 1, "no relation without evidence"
     env.entrez.down_for = set()
     second = build_graph.graph.invoke({"topics": topics}, context=env.ctx)["summary"]
     assert second["entities_built"] == 1 and second["skipped_already_done"] == 1, "only the failed item is redone"
@@ -91,7 +91,7 @@ def test_build_reruns_as_noop_and_resumes_after_failure(env, store):
 
 def test_refresh_rescores_with_history_and_marks_weakened(env, store):
     build_graph.graph.invoke({"topics": ["Metformin"]}, context=env.ctx)
-    store.write(lambda tx: tx.run("MATCH (e:Entity {key:'metformin'}) SET e.refreshed_at = '2020-01-01T00:00:00.000000Z', e.hits = 3").consume())
+    store.set_entity_fields("metformin", {"refreshed_at": "2020-01-01T00:00:00.000000Z", "hits": 3})
     env.scores.score = 6
     summary = refresh_graph.graph.invoke({"limit": 5}, context=env.ctx)["summary"]
     assert summary["refreshed"] == 1
@@ -101,7 +101,7 @@ def test_refresh_rescores_with_history_and_marks_weakened(env, store):
     esearch = [p for e, p in env.entrez.requests if e == "esearch"][-1]
     assert esearch["mindate"] == "2020/01/01", "only articles newer than the last refresh"
     # support vanishes: the relation is marked, not dropped
-    store.write(lambda tx: tx.run("MATCH (e:Entity {key:'metformin'}) SET e.refreshed_at = '2020-01-01T00:00:00.000000Z'").consume())
+    store.set_entity_fields("metformin", {"refreshed_at": "2020-01-01T00:00:00.000000Z"})
     env.scores.score = 2
     refresh_graph.graph.invoke({"limit": 5}, context=env.ctx)
     row = store.relation_history("metformin")[0]
@@ -111,7 +111,7 @@ def test_refresh_rescores_with_history_and_marks_weakened(env, store):
 
 def test_refresh_and_qa_write_on_the_same_entity_lose_nothing(env, store):
     build_graph.graph.invoke({"topics": ["Metformin"]}, context=env.ctx)
-    store.write(lambda tx: tx.run("MATCH (e:Entity {key:'metformin'}) SET e.refreshed_at = '2020-01-01T00:00:00.000000Z', e.hits = 1").consume())
+    store.set_entity_fields("metformin", {"refreshed_at": "2020-01-01T00:00:00.000000Z", "hits": 1})
     errors, halfway, qa_done = [], threading.Barrier(2, timeout=60), threading.Event()
 
     def qa_writes():
@@ -136,7 +136,7 @@ def test_refresh_and_qa_write_on_the_same_entity_lose_nothing(env, store):
     refresh_graph.graph.invoke({"limit": 5}, context=env.ctx)
     thread.join()
     assert not errors and not halfway.broken, "the writers overlapped"
-    targets = {r["t"] for r in store.read("MATCH (:Entity {key:'metformin'})-[:RELATES]->(t) RETURN t.key AS t")}
+    targets = {r["target"] for r in store.outgoing("metformin")}
     assert targets == {"type 2 diabetes mellitus"} | {f"condition {i}" for i in range(10)}
     rescored = store.relation_history("metformin")
     assert any(json.loads(h)["event"] != "created" for r in rescored for h in r["history"]), "the refresh wrote too"

@@ -58,7 +58,7 @@ def case_graph(store):
             for d, findings in ANNOTATIONS.items() for f, p in findings.items()]  # fmt: skip
     store.upsert(evidence=[ev], relations=rels)
     for name in ("Fever", "Rash", "Hepatosplenomegaly", "Arthritis", "Headache", "Cough"):
-        store.write(lambda tx, n=name: tx.run("MATCH (e:Entity {name: $n}) SET e.type = 'phenotype'", n=n).consume())
+        store.set_entity_fields(name.lower(), {"type": "phenotype"})
     return store
 
 

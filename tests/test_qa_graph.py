@@ -63,7 +63,7 @@ def test_missing_entity_is_expanded_written_traversed_and_cited(qa, store):
     result = run({"question": "What is metformin used for?"}, mode="hybrid")
     # the missing entity was searched and its relation written with the PMID
     assert [e[0] for e in entrez.requests] == ["esearch", "efetch"]
-    written = store.read("MATCH (:Entity {key:'metformin'})-[r:RELATES]->(t) RETURN t.key AS t, r.evidence_ids AS ev")
+    written = [{"t": r["target"], "ev": r["props"]["evidence_ids"]} for r in store.outgoing("metformin")]
     assert written == [{"t": "type 2 diabetes mellitus", "ev": ["pmid:31000001", "pmid:31000002"]}] or \
         written == [{"t": "type 2 diabetes mellitus", "ev": ["pmid:31000001"]}]
     # traversal reached the two-hop entity with the product of confidences

@@ -11,8 +11,8 @@ def test_seed_drugs_is_idempotent_and_resumable(store):
     stats = store.stats()
     metformin = store.get_entity("Glucophage")
     assert metformin["name"] == "Metformin" and "DB00331" in metformin["aliases"]
-    evidence = store.read("MATCH (:Entity {key:'metformin'})-[:SUPPORTED_BY]->(v) RETURN v.kind AS kind, v.release AS rel")
-    assert evidence[0]["kind"] == "vocabulary" and "drug-named-entity-recognition" in evidence[0]["rel"]
+    evidence = store.supports("metformin")
+    assert evidence[0]["kind"] == "vocabulary" and "drug-named-entity-recognition" in evidence[0]["release"]
     again = seed(store, "drugs")
     assert again["chunks"] == 0 and again["skipped_chunks"] == first["chunks"]
     forced = seed(store, "drugs", force=True)

@@ -120,12 +120,10 @@ def test_runtime_locks_are_dropped_and_online_defaults_filled(store, tmp_path):
 @pytest.mark.parametrize("suffix", [".jsonl", ".graphml"])
 def test_what_the_audit_weakened_round_trips(store, tmp_path, suffix):
     seeded(store)
-    store.write(lambda tx: tx.run("""MATCH (e:Entity {key: 'metformin'})-[r:RELATES]->()
-        SET e.description_status = 'weakened', e.description_note = 'echoes the prompt', r.status = 'weakened',
-            r.confidence = 0.0""").consume())  # fmt: skip
+    store.weaken([{"s": "metformin", "t": "t2dm", "type": "treats", "confidence": 0.9}], ["metformin"], "echoes the prompt")
     before = snapshot(store)
     export_graph(store, tmp_path / f"kg{suffix}")
-    store.write(lambda tx: tx.run("MATCH (n) DETACH DELETE n").consume())
+    store.clear()
     import_graph(store, tmp_path / f"kg{suffix}")
     assert snapshot(store) == before
 
@@ -163,7 +161,7 @@ def test_graphml_round_trips_text_xml_cannot_carry(store, tmp_path):
         EvidenceRecord(id="wiki:Odd\x01", kind="wikipedia", snippet="a < b & c")])  # fmt: skip
     before = snapshot(store)
     export_graph(store, tmp_path / "kg.graphml")
-    store.write(lambda tx: tx.run("MATCH (n) DETACH DELETE n").consume())
+    store.clear()
     import_graph(store, tmp_path / "kg.graphml")
     assert snapshot(store) == before
 

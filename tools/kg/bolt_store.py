@@ -25,6 +25,7 @@ from tenacity import (
 )
 
 from tools.kg.bolt_bookkeeping import BookkeepingQueries
+from tools.kg.inspection import InspectionQueries
 from tools.kg.records import (
     EntityRecord,
     EvidenceRecord,
@@ -52,7 +53,7 @@ HPO_ORIGIN = "vocabulary:hpo"  # disease-phenotype annotations whose confidence 
 _RETRYABLE = (ConstraintError, TransientError, ServiceUnavailable, SessionExpired)
 
 
-class Neo4jGraphStore(BookkeepingQueries):
+class Neo4jGraphStore(BookkeepingQueries, InspectionQueries):
     """The ``GraphStore`` contract (tools/kg/store.py) over the neo4j driver."""
 
     def __init__(self, driver: Driver, database: str | None = None):

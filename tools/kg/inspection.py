@@ -1,0 +1,44 @@
+"""Named reads and stagings of the graph's raw state, for tests and benchmarks that check what
+was written (an edge's model and origin, an entity's supports) or set up a state to test
+(a stale entity, an empty graph). Part of ``Neo4jGraphStore`` (mixed into it); the agents
+and graphs never need them."""
+
+from __future__ import annotations
+
+
+class InspectionQueries:
+    """Needs ``read(query, **params)`` and ``write(work)`` from the class it is mixed into."""
+
+    def clear(self) -> None:
+        """Delete every node and relationship: an empty graph."""
+        self.write(lambda tx: tx.run("MATCH (n) DETACH DELETE n").consume())
+
+    def outgoing(self, key: str, relation_type: str | None = None) -> list[dict]:
+        """The relations leaving entity ``key`` (optionally of one type): target key and all properties."""
+        return self.read(
+            """MATCH (:Entity {key: $key})-[r:RELATES]->(t:Entity)
+               WHERE $type IS NULL OR r.type = $type
+               RETURN t.key AS target, properties(r) AS props ORDER BY t.key""",
+            key=key, type=relation_type,
+        )  # fmt: skip
+
+    def supports(self, key: str) -> list[dict]:
+        """Properties of the evidence items entity ``key`` is supported by."""
+        rows = self.read("MATCH (:Entity {key: $key})-[:SUPPORTED_BY]->(v:Evidence) RETURN properties(v) AS v", key=key)
+        return [row["v"] for row in rows]
+
+    def all_relations(self) -> list[dict]:
+        """Every relation: source and target keys and all properties."""
+        return self.read("MATCH (a:Entity)-[r:RELATES]->(b:Entity) RETURN a.key AS source, b.key AS target, "
+                         "properties(r) AS props")  # fmt: skip
+
+    def evidence_ids(self) -> set[str]:
+        return {row["id"] for row in self.read("MATCH (v:Evidence) RETURN v.id AS id")}
+
+    def count_entities(self, key: str) -> int:
+        return self.read("MATCH (e:Entity {key: $key}) RETURN count(e) AS n", key=key)[0]["n"]
+
+    def set_entity_fields(self, key: str, fields: dict) -> None:
+        """Overwrite some properties of entity ``key`` (stage a stale or often-asked entity)."""
+        query = "MATCH (e:Entity {key: $key}) SET e += $fields"
+        self.write(lambda tx: tx.run(query, key=key, fields=fields).consume())
