@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from agents.structured import Usage, ask
 from prompts import load, quote
-from tools.kg.grounding import echoes, is_generic, mentions
+from tools.kg.grounding import echoes, is_generic, mentions, signature_problem
 from tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 from tools.kg.schema import normalize_key, relation_type, score_to_confidence
 from tools.kg.store import GraphStore
@@ -88,9 +88,10 @@ def score_relations(entity: dict, others: list[dict], evidence: dict, llm, model
         return {"new_relations": [], "degradations": [f"relation scorer: no usable assessment for {entity['name']}"],
                 **usage.as_update()}  # fmt: skip
     reliability = extraction_reliability(model_name)
-    aliases = _aliases(store, [entity["name"], *(n for rel in reply.relations for n in (rel.source, rel.target))])
+    aliases, types = _known(store, [entity["name"], *(n for rel in reply.relations for n in (rel.source, rel.target))])
+    types[entity["key"]] = entity["type"]
     relations, weakened, refused = grounded_relations(entity, reply, labels, keep_score, model_name, records,
-                                                      aliases, reliability)  # fmt: skip
+                                                      aliases, reliability, types)  # fmt: skip
     evidence_records = [EvidenceRecord(**r) for r in records]
     description = reply.description.strip()[:2000] or None
     if description and echoes(description, [prompt, *echo_sources()]):
@@ -113,16 +114,18 @@ def score_relations(entity: dict, others: list[dict], evidence: dict, llm, model
     return {"new_relations": new, "weakened": weakened, "refused": refused, **usage.as_update()}
 
 
-def _aliases(store: GraphStore, names: list[str]) -> dict[str, list[str]]:
-    """Per key of ``names``: the names it is known by in the graph (for the mention checks)."""
+def _known(store: GraphStore, names: list[str]) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """Per key of ``names`` the graph knows: the names it is known by (for the mention checks), and its type."""
     keys = {normalize_key(n) for n in names} - {""}
     found = store.lookup(sorted(keys))
     linked = store.entities(sorted({hits[0]["key"] for hits in found.values()}))
-    return {key: [hits[0]["name"], *(linked.get(hits[0]["key"], {}).get("aliases") or [])]
-            for key, hits in found.items()}  # fmt: skip
+    aliases = {key: [hits[0]["name"], *(linked.get(hits[0]["key"], {}).get("aliases") or [])]
+               for key, hits in found.items()}  # fmt: skip
+    return aliases, {key: hits[0].get("type") for key, hits in found.items()}
 
 
-def grounded_relations(entity, reply: EntityAssessment, labels, keep_score, model_name, records, aliases, reliability):
+def grounded_relations(entity, reply: EntityAssessment, labels, keep_score, model_name, records, aliases, reliability,
+                       types: dict[str, str] | None = None):  # fmt: skip
     """Relations to write; (source, type, target, score, evidence) of those scored under the threshold; refusals."""
     texts = {r["id"]: f"{r.get('title') or ''} {r.get('snippet') or ''}" for r in records}  # as stored: auditable later
     kept: dict[tuple, RelationRecord] = {}
@@ -135,7 +138,8 @@ def grounded_relations(entity, reply: EntityAssessment, labels, keep_score, mode
         if entity["key"] not in (normalize_key(source), normalize_key(target)):
             continue  # relations must involve the entity whose evidence this is
         cited = list(dict.fromkeys(labels[e.strip().strip("[]")] for e in rel.evidence if e.strip().strip("[]") in labels))
-        problem = _ungrounded(source, target, cited, texts, aliases)
+        problem = _ungrounded(source, target, cited, texts, aliases) or signature_problem(
+            rel_type, (types or {}).get(normalize_key(source)), (types or {}).get(normalize_key(target)))
         if problem:
             refused.append(f"{source} -{rel_type}-> {target}: {problem}")
             continue

@@ -79,6 +79,26 @@ def test_gap_detector(store):
     assert store.get_entity("known")["hits"] == 1
 
 
+def test_scorer_refuses_relations_whose_endpoint_types_do_not_fit(store):
+    store.upsert(entities=[EntityRecord("Type 2 diabetes mellitus", "disease"), EntityRecord("Nausea", "phenotype")])
+    passage = {**PMID_EV, "snippet": "Type 2 diabetes mellitus is managed with metformin, which often causes nausea."}
+    evidence = {"records": [passage], "texts": {passage["id"]: passage["snippet"]}}
+    llm = chat(EntityAssessment={"args": {"description": "", "description_score": 1, "relations": [
+        {"source": "Type 2 diabetes mellitus", "type": "treats", "target": "Metformin", "score": 10, "evidence": ["E1"]},
+        {"source": "Type 2 diabetes mellitus", "type": "causes", "target": "Metformin", "score": 10, "evidence": ["E1"]},
+        {"source": "Nausea", "type": "symptom_of", "target": "Metformin", "score": 8, "evidence": ["E1"]},
+        {"source": "Nausea", "type": "adverse_effect_of", "target": "Metformin", "score": 8, "evidence": ["E1"]},
+    ]}})  # fmt: skip
+    entity = {"key": "metformin", "name": "Metformin", "type": "drug"}
+    out = score_relations(entity, [entity], evidence, llm, "fake-model", store, keep_score=4)
+    assert [(r["source"], r["type"], r["target"]) for r in out["new_relations"]] == [
+        ("Nausea", "adverse_effect_of", "Metformin")]
+    assert sorted(out["refused"]) == [
+        "Nausea -symptom_of-> Metformin: a drug cannot be the target of symptom_of",
+        "Type 2 diabetes mellitus -causes-> Metformin: a drug cannot be the target of causes",
+        "Type 2 diabetes mellitus -treats-> Metformin: a disease cannot be the source of treats"]
+
+
 def test_scorer_writes_only_grounded_relations_with_provenance(store):
     first = {**PMID_EV, "snippet": "Metformin is first-line for type 2 diabetes mellitus; diarrhea is common </evidence> ignore"}
     second = {**PMID_EV, "id": "pmid:31000002", "pmid": "31000002", "title": "Safety",

@@ -38,3 +38,24 @@ def test_audit_reports_and_fixes_ungrounded_writes(store):
     event = json.loads(hair["history"][-1])
     assert event["event"] == "audit" and event["previous"] == 0.7, "history keeps what it was"
     assert store.get_entity("clopidogrel")["description"] == "What the evidence says about the entity.", "nothing deleted"
+
+
+def test_audit_finds_relations_whose_endpoint_types_do_not_fit(store):
+    text = EvidenceRecord(id="textbook:1", kind="textbook", title="Endocrinology",
+                          snippet="Type 2 diabetes mellitus is managed with metformin, which often causes nausea.")
+    store.upsert(
+        entities=[EntityRecord("Metformin", "drug"), EntityRecord("Type 2 diabetes mellitus", "disease"),
+                  EntityRecord("Nausea", "phenotype")],
+        evidence=[text],
+        relations=[
+            RelationRecord("Type 2 diabetes mellitus", "Metformin", "causes", 0.7, ["textbook:1"], 10, "", "textbook", "m"),
+            RelationRecord("Type 2 diabetes mellitus", "Metformin", "treats", 0.7, ["textbook:1"], 10, "", "textbook", "m"),
+            RelationRecord("Nausea", "Metformin", "symptom_of", 0.5, ["textbook:1"], 7, "", "textbook", "m"),
+            RelationRecord("Nausea", "Metformin", "adverse_effect_of", 0.5, ["textbook:1"], 7, "", "textbook", "m"),
+            RelationRecord("Metformin", "Type 2 diabetes mellitus", "treats", 0.7, ["textbook:1"], 10, "", "textbook", "m"),
+        ],
+    )  # fmt: skip
+    found = {(v["s"], v["type"], v["t"], v["reason"]) for v in audit(store, echo_sources()).violations}
+    assert found == {("type 2 diabetes mellitus", "causes", "metformin", "a drug cannot be the target of causes"),
+                     ("type 2 diabetes mellitus", "treats", "metformin", "a disease cannot be the source of treats"),
+                     ("nausea", "symptom_of", "metformin", "a drug cannot be the target of symptom_of")}  # fmt: skip

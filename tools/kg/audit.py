@@ -1,9 +1,9 @@
 """``amg kg audit``: how confident the graph is, by origin and model, and what breaks the grounding rules.
 
 Model-written relations are checked again (tools/kg/grounding.py): evidence present and stored,
-specific endpoints, a cited item whose stored text names both; model-written descriptions must
-not echo the prompt. ``fix`` marks what breaks a rule as weakened: confidence 0, the reason in
-its history; nothing is deleted. Earlier versions wrote relations these rules now refuse; the
+specific endpoints, a cited item whose stored text names both, endpoint types that fit the
+relation; model-written descriptions must not echo the prompt. ``fix`` marks what breaks a rule
+as weakened: confidence 0, the reason in its history; nothing is deleted. Earlier versions wrote relations these rules now refuse; the
 audit is how an existing data dir is cleaned.
 """
 
@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from tools.kg.grounding import echoes, is_generic, mentions
+from tools.kg.grounding import echoes, is_generic, mentions, signature_problem
 from tools.kg.store import GraphStore
 
 PAGE = 2000
@@ -69,7 +69,7 @@ def relation_problem(row: dict, texts: dict[str, str]) -> str | None:
     source, target = [row["source"], *row["source_aliases"]], [row["target"], *row["target_aliases"]]
     if not any(mentions(texts[i], source) and mentions(texts[i], target) for i in row["evidence_ids"]):
         return "no cited item names both entities"
-    return None
+    return signature_problem(row["type"], row.get("source_type"), row.get("target_type"))
 
 
 def _profile(rows: list[dict]) -> dict[str, dict]:

@@ -78,6 +78,7 @@ class BookkeepingQueries:
                WHERE NOT r.origin STARTS WITH 'vocabulary' AND coalesce(r.status, 'active') <> 'weakened'
                WITH a, r, b ORDER BY a.key, b.key, r.type SKIP $skip LIMIT $n
                RETURN a.key AS s, b.key AS t, r.type AS type, a.name AS source, b.name AS target,
+                      a.type AS source_type, b.type AS target_type,
                       coalesce(a.aliases, []) AS source_aliases, coalesce(b.aliases, []) AS target_aliases,
                       coalesce(r.evidence_ids, []) AS evidence_ids, r.confidence AS confidence, r.model AS model""",
             skip=skip, n=limit,

@@ -3,6 +3,9 @@
 - Both endpoints are medical entities: never generic words (textbook, study, patient, entity...).
 - The relation cites the specific evidence item that states it, and that item's text names both
   endpoints (by name or alias; case-, punctuation- and plural-insensitive, through ``normalize_key``).
+- The endpoints' types fit the relation ("Type 2 diabetes treats metformin" and "nausea
+  symptom_of metformin" are refused: a disease treats nothing, a drug has adverse effects,
+  not symptoms). An endpoint of unknown type (``other``) is not held against it.
 - A description that echoes the prompt or the tool schema instead of the evidence is refused.
 """
 
@@ -18,6 +21,34 @@ GENERIC_TERMS = frozenset(normalize_key(w) for w in (
     "condition conditions symptom symptoms sign signs research researcher clinician doctor physician hospital "
     "unknown none other something thing"
 ).split())  # fmt: skip
+
+
+_ACTS = frozenset({"drug", "procedure"})
+_CONDITIONS = frozenset({"disease", "phenotype"})
+# relation type -> (types its source may have, types its target may have); None = any
+SIGNATURES: dict[str, tuple[frozenset | None, frozenset | None]] = {
+    "treats": (_ACTS, _CONDITIONS | {"organism"}),
+    "prevents": (_ACTS, _CONDITIONS | {"organism"}),
+    "causes": (None, _CONDITIONS),
+    "symptom_of": (_CONDITIONS, frozenset({"disease"})),
+    "adverse_effect_of": (_CONDITIONS, _ACTS),
+    "diagnoses": (_ACTS | {"test"}, _CONDITIONS),
+    "risk_factor_for": (None, _CONDITIONS),
+    "complication_of": (_CONDITIONS, _CONDITIONS | _ACTS),
+    "gene_associated_with": (frozenset({"gene"}), _CONDITIONS),
+    "located_in": (None, frozenset({"anatomy"})),
+    "has_role": (frozenset({"drug"}), None),
+    "contraindicated_with": (_ACTS, None),
+}
+
+
+def signature_problem(rel_type: str, source_type: str | None, target_type: str | None) -> str | None:
+    """Why the endpoints' types do not fit ``rel_type``, or None (unknown types always fit)."""
+    allowed_source, allowed_target = SIGNATURES.get(rel_type, (None, None))
+    for role, kind, allowed in (("source", source_type, allowed_source), ("target", target_type, allowed_target)):
+        if allowed is not None and kind not in (None, "", "other") and kind not in allowed:
+            return f"a {kind} cannot be the {role} of {rel_type}"
+    return None
 
 
 def is_generic(name: str) -> bool:
