@@ -1,9 +1,12 @@
 """Differential diagnosis and follow-up questions from the graph (after MedRAG).
 
 The case is the question's phenotype entities (present) plus the answers to earlier follow-up
-questions (present or absent). A question that names a disease is not asking for one: no differential. Candidates come from the graph's HPO disease-phenotype
-annotations, ranked by tools/kg/differential.py; when the leading ones are close, the 1-3
-findings with the most expected information gain are proposed as questions.
+questions (present or absent). A question that names a disease is not asking for one: no
+differential. Candidates come from the graph's HPO disease-phenotype annotations, ranked by
+tools/kg/differential.py, with subtypes folded into their disease; when the leading ones are
+close, the 1-3 findings that together carry the most information are proposed as questions.
+A finding the case already implies (an ancestor of one it has: "abnormality of the aorta"
+for an aortic root aneurysm) is never asked.
 """
 
 from __future__ import annotations
@@ -11,12 +14,14 @@ from __future__ import annotations
 import re
 from dataclasses import asdict
 
-from tools.kg.differential import frequency_of, is_close, questions, rank
+from tools.kg.differential import fold_subtypes, frequency_of, is_close, questions, rank
 from tools.kg.schema import normalize_key
 from tools.kg.store import GraphStore
 
 CANDIDATE_POOL = 200
+RANKED = 20  # candidates ranked before subtypes fold into their diseases
 SHOWN = 5
+ANCESTOR_LEVELS = 12  # the HPO is at most this deep
 _NEGATION = re.compile(r"\b(no|not|without|denies|absent|negative for)\b(?:\W+\w+){0,3}\W*$", re.IGNORECASE)
 
 
@@ -27,14 +32,26 @@ def differentiate(entities: list[dict], store: GraphStore, answered: dict[str, b
     if not present or (not answered and any(e.get("type") == "disease" for e in entities)):
         return {"differential": [], "follow_up": []}  # no findings, or the question already names its disease
     annotations, names, finding_names = read_annotations(store.disease_annotations(sorted(present), CANDIDATE_POOL))
-    candidates = rank(annotations, names, present, absent, limit=10)
-    asked = questions(annotations, candidates, present | absent) if is_close(candidates) else []
+    ranked = rank(annotations, names, present, absent, limit=RANKED)
+    candidates, annotations = fold_subtypes(ranked, annotations, store.parents([c.key for c in ranked]))
+    candidates = candidates[:10]
+    known = present | absent | implied_by(present, store)
+    asked = questions(annotations, candidates, known) if is_close(candidates) else []
     label = {**finding_names, **{e["key"]: e["name"] for e in entities}}
     shown = [{**asdict(c), "present": [label.get(f, f) for f in c.present], "absent": [label.get(f, f) for f in c.absent]}
              for c in candidates[:SHOWN]]  # fmt: skip
-    follow = [{"finding": f, "name": label.get(f, f), "question": f"Is there {label.get(f, f).lower()}?",
+    follow = [{"finding": f, "name": label.get(f, f), "question": f"Does the patient have {label.get(f, f).lower()}?",
                "information_gain_bits": round(g, 3)} for f, g in asked]  # fmt: skip
     return {"differential": shown, "follow_up": follow}
+
+
+def implied_by(findings: set[str], store: GraphStore) -> set[str]:
+    """Every ancestor of ``findings`` in the is_a hierarchy: what having them already says."""
+    seen, level = set(), set(findings)
+    for _ in range(ANCESTOR_LEVELS):
+        level = {p["key"] for ps in store.parents(sorted(level)).values() for p in ps} - seen if level else set()
+        seen |= level
+    return seen
 
 
 def read_annotations(rows: list[dict]) -> tuple[dict[str, dict[str, float]], dict[str, str], dict[str, str]]:

@@ -12,7 +12,7 @@ from graphs.context import Context
 from graphs.qa_graph import builder
 from graphs.resources import Resources, install
 from testing.scripted_llm import answer_lines, asks_for_answer, asks_for_entities
-from tools.kg.differential import frequency_of, questions, rank
+from tools.kg.differential import Candidate, fold_subtypes, frequency_of, questions, rank
 from tools.kg.records import EvidenceRecord, RelationRecord
 
 # Two look-alike diseases share fever and rash; only one has hepatosplenomegaly (nearly always),
@@ -42,6 +42,34 @@ def test_best_question_separates_the_leaders():
     assert asked[0][1] > dict(asked).get("arthritis", 0)
 
 
+def test_a_second_question_that_splits_like_the_first_is_not_asked():
+    # x and its twin both tell {A, B} from C; y tells A from {B, C}: after x, y carries more than the twin
+    annotations = {"a": {"x": 0.98, "x twin": 0.98, "y": 0.98}, "b": {"x": 0.98, "x twin": 0.98}, "c": {}}
+    candidates = [Candidate(k, k.upper(), 1 / 3) for k in annotations]
+    asked = [f for f, _ in questions(annotations, candidates, set())]
+    assert sorted(asked[:2]) == ["x", "y"], "the twin adds little once x is asked"
+
+
+def test_subtypes_fold_into_their_disease():
+    annotations = {"marfan syndrome": {"f": 0.6}, "neonatal marfan syndrome": {"f": 0.9, "g": 0.9},
+                   "tuberous sclerosis 1": {"f": 0.5}, "tuberous sclerosis 2": {"f": 0.7}, "other": {"f": 0.1}}  # fmt: skip
+    candidates = [Candidate("neonatal marfan syndrome", "Neonatal Marfan syndrome", 0.3),
+                  Candidate("tuberous sclerosis 2", "Tuberous sclerosis 2", 0.2),
+                  Candidate("marfan syndrome", "Marfan syndrome", 0.2),
+                  Candidate("tuberous sclerosis 1", "Tuberous sclerosis 1", 0.2), Candidate("other", "Other", 0.1)]
+    ts = {"key": "tuberous sclerosis", "name": "Tuberous sclerosis", "type": "disease"}
+    parents = {"neonatal marfan syndrome": [{"key": "marfan syndrome", "name": "Marfan syndrome", "type": "disease"}],
+               "tuberous sclerosis 1": [ts], "tuberous sclerosis 2": [ts],
+               "other": [{"key": "disease", "name": "Disease", "type": "disease"}]}  # fmt: skip
+    folded, mixed = fold_subtypes(candidates, annotations, parents)
+    assert [(c.name, c.probability, c.subtypes) for c in folded] == [
+        ("Marfan syndrome", 0.5, ["Neonatal Marfan syndrome"]),
+        ("Tuberous sclerosis", 0.4, ["Tuberous sclerosis 2", "Tuberous sclerosis 1"]),
+        ("Other", 0.1, [])], "a general parent that is not a candidate and not in the name takes nothing"  # fmt: skip
+    assert mixed["marfan syndrome"]["f"] == pytest.approx((0.3 * 0.9 + 0.2 * 0.6) / 0.5)
+    assert mixed["tuberous sclerosis"]["f"] == pytest.approx((0.2 * 0.7 + 0.2 * 0.5) / 0.4)
+
+
 def test_follow_up_answers_are_read():
     asked = [{"finding": "hepatosplenomegaly", "name": "Hepatosplenomegaly"}, {"finding": "arthritis", "name": "Arthritis"}]
     assert read_answers("Yes", asked[:1]) == {"hepatosplenomegaly": True}
@@ -67,7 +95,7 @@ def test_differential_from_the_graph(case_graph):
     out = differentiate(entities, case_graph, {})
     assert {c["key"] for c in out["differential"][:2]} == {"alpha", "beta"}
     assert out["follow_up"][0]["finding"] == "hepatosplenomegaly"
-    assert out["follow_up"][0]["question"] == "Is there hepatosplenomegaly?"
+    assert out["follow_up"][0]["question"] == "Does the patient have hepatosplenomegaly?"
     settled = differentiate(entities, case_graph, {"hepatosplenomegaly": True})
     assert settled["differential"][0]["key"] == "alpha" and settled["differential"][0]["probability"] > 0.9
     assert settled["follow_up"] == [], "no question once one candidate leads clearly"
@@ -86,10 +114,21 @@ def test_chat_reply_to_a_follow_up_updates_the_differential(case_graph, scripted
     thread = {"configurable": {"thread_id": "case-1"}}
     first = chat.invoke({"messages": [HumanMessage("Fever and a rash for three days: what is it?")]}, thread, context=ctx)
     assert first["follow_up"][0]["finding"] == "hepatosplenomegaly"
-    assert "To tell them apart: Is there hepatosplenomegaly?" in first["messages"][-1].content
+    assert "To tell them apart: Does the patient have hepatosplenomegaly?" in first["messages"][-1].content
     second = chat.invoke({"messages": [HumanMessage("No hepatosplenomegaly.")]}, thread, context=ctx)
     assert second["findings"] == {"hepatosplenomegaly": False}
     assert second["differential"][0]["key"] == "beta", "the answer moved the differential"
+
+
+def test_a_finding_the_case_already_implies_is_not_asked(case_graph):
+    entities = [{"key": "fever", "name": "fever", "type": "phenotype"}, {"key": "rash", "name": "rash", "type": "phenotype"}]
+    ev = EvidenceRecord(id="vocab:hpo:skin", kind="vocabulary")
+    case_graph.upsert(evidence=[ev], relations=[
+        RelationRecord("Rash", "Skin abnormality", "is_a", 1.0, [ev.id], None, "", "vocabulary:hpo"),
+        RelationRecord("Skin abnormality", "Alpha", "symptom_of", 0.94, [ev.id], None, "", "vocabulary:hpo"),
+        RelationRecord("Skin abnormality", "Beta", "symptom_of", 0.4, [ev.id], None, "", "vocabulary:hpo")])  # fmt: skip
+    asked = [f["finding"] for f in differentiate(entities, case_graph, {})["follow_up"]]
+    assert asked and "skin abnormality" not in asked, "a rash is a skin abnormality"
 
 
 def test_a_question_that_names_its_disease_gets_no_differential(case_graph):

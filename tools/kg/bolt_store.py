@@ -250,6 +250,15 @@ class Neo4jGraphStore(BookkeepingQueries, InspectionQueries):
             keys=finding_keys, n=limit, origin=HPO_ORIGIN,
         )  # fmt: skip
 
+    def parents(self, keys: list[str]) -> dict[str, list[dict]]:
+        """Per key: the entities it is_a (key, name, type)."""
+        rows = self.read("""UNWIND $keys AS k MATCH (:Entity {key: k})-[:RELATES {type: 'is_a'}]->(p:Entity)
+                            RETURN k, p.key AS key, p.name AS name, p.type AS type ORDER BY k, key""", keys=keys)
+        found: dict[str, list[dict]] = {}
+        for row in rows:
+            found.setdefault(row.pop("k"), []).append(row)
+        return found
+
     def phenotype_annotations(self) -> list[dict]:
         """Every HPO disease-phenotype annotation (~280k rows; for the diagnosis benchmark)."""
         return self.read(

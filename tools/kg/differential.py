@@ -7,9 +7,12 @@ A case is the findings present and absent. Candidates are scored naive-Bayes sty
     log score(d) = sum over present f of log p(f | d) + sum over absent f of log (1 - p(f | d))
 
 with a small p for a present finding d is not annotated with (patients have other things too),
-and normalised over the candidates. When the leading candidates are close, the findings worth
-asking about are those with the largest expected information gain over the candidates.
-Everything here is pure: the graph is read by the caller.
+and normalised over the candidates. Subtypes then fold into their disease (Neonatal Marfan
+syndrome into Marfan syndrome, tuberous sclerosis 1 and 2 into tuberous sclerosis): a clinician
+names the disease first, and a question that only tells subtypes apart is not worth asking.
+When the leading candidates are close, the findings worth asking about are those that together
+carry the most expected information over the candidates (a second question that splits the
+candidates the way the first does adds nothing). Everything here is pure: the graph is read by the caller.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ class Candidate:
     probability: float
     present: list[str] = field(default_factory=list)  # findings of the case the disease explains
     absent: list[str] = field(default_factory=list)  # findings ruled out that the disease often has
+    subtypes: list[str] = field(default_factory=list)  # names of the candidates folded into this one
 
 
 def rank(annotations: dict[str, dict[str, float]], names: dict[str, str], present: set[str], absent: set[str],
@@ -56,26 +60,76 @@ def _log_score(freq: dict[str, float], present: set[str], absent: set[str]) -> f
     return score + sum(math.log(1 - freq.get(f, 0.0)) for f in absent)
 
 
+def fold_subtypes(candidates: list[Candidate], annotations: dict[str, dict[str, float]],
+                  parents: dict[str, list[dict]]) -> tuple[list[Candidate], dict[str, dict[str, float]]]:  # fmt: skip
+    """Candidates with subtypes folded into their disease, and the folded diseases' annotations.
+
+    A candidate folds into a parent (``parents``: key -> [{key, name, type}], its is_a targets) that
+    is itself a candidate, or a disease whose name the candidate's name contains ("tuberous
+    sclerosis" for "tuberous sclerosis 2"). The disease takes the subtypes' probability, and its
+    p(f | d) becomes their mixture weighted by probability.
+    """
+    by_key = {c.key: c for c in candidates}
+    home: dict[str, tuple[str, str]] = {}
+    for c in candidates:
+        for p in parents.get(c.key, []):
+            named = p.get("type") == "disease" and f" {p['key']} " in f" {c.key} " and p["key"] != c.key
+            if p["key"] in by_key or named:
+                home[c.key] = (p["key"], p["name"])
+                break
+    groups: dict[str, list[Candidate]] = {}
+    for c in candidates:
+        target = home.get(c.key, (c.key, c.name))[0]
+        if target in home:  # the parent is itself a subtype: fold into its disease
+            target = home[target][0]
+        groups.setdefault(target, []).append(c)
+    folded, mixed = [], {}
+    for key, members in groups.items():
+        weight = sum(m.probability for m in members)
+        head = by_key.get(key) or Candidate(key, next(n for k, n in home.values() if k == key), 0.0)
+        mixed[key] = {f: sum(m.probability * annotations[m.key].get(f, UNANNOTATED) for m in members) / weight
+                      for m in members for f in annotations[m.key]} if weight > 0 else dict(annotations.get(key, {}))  # fmt: skip
+        folded.append(Candidate(key, head.name, round(weight, 4), sorted({f for m in members for f in m.present}),
+                                sorted({f for m in members for f in m.absent}),
+                                [m.name for m in members if m.key != key]))  # fmt: skip
+    return sorted(folded, key=lambda c: (-c.probability, c.name)), mixed
+
+
 def questions(annotations: dict[str, dict[str, float]], candidates: list[Candidate], known: set[str],
               limit: int = 3) -> list[tuple[str, float]]:  # fmt: skip
-    """Findings not yet known, with their expected information gain (bits) over ``candidates``, best first."""
+    """Up to ``limit`` findings not yet known, chosen greedily for the information they carry together
+    over ``candidates``; each with what it adds to those before it (bits), best first."""
     prior = {c.key: c.probability for c in candidates}
     total = sum(prior.values())
     if total <= 0 or len(prior) < 2:
         return []
     prior = {d: p / total for d, p in prior.items()}
-    findings = {f for d in prior for f in annotations.get(d, {})} - known
-    gains = [(f, _gain(prior, {d: annotations[d].get(f, UNANNOTATED) for d in prior})) for f in findings]
-    return sorted((g for g in gains if g[1] > 1e-6), key=lambda g: (-g[1], g[0]))[:limit]
+    findings = sorted({f for d in prior for f in annotations.get(d, {})} - known)
+    likelihood = {f: {d: annotations[d].get(f, UNANNOTATED) for d in prior} for f in findings}
+    chosen: list[tuple[str, float]] = []
+    before = 0.0
+    for _ in range(limit):
+        asked = [likelihood[f] for f, _ in chosen]
+        gains = [(f, _gain(prior, [*asked, likelihood[f]]) - before) for f in findings if f not in dict(chosen)]
+        best = min(gains, key=lambda g: (-g[1], g[0]), default=None)
+        if best is None or best[1] <= 1e-6:
+            break
+        chosen.append(best)
+        before += best[1]
+    return chosen
 
 
-def _gain(prior: dict[str, float], likelihood: dict[str, float]) -> float:
-    """Expected entropy drop over the candidates from learning whether the finding is there."""
-    yes = sum(prior[d] * likelihood[d] for d in prior)
+def _gain(prior: dict[str, float], likelihoods: list[dict[str, float]]) -> float:
+    """Expected entropy drop over the candidates from learning whether each finding is there."""
     after = 0.0
-    for p_answer, weight in ((yes, likelihood), (1 - yes, {d: 1 - v for d, v in likelihood.items()})):
-        if p_answer > 0:
-            after += p_answer * _entropy({d: prior[d] * weight[d] / p_answer for d in prior})
+    for answers in range(2 ** len(likelihoods)):
+        joint = dict(prior)
+        for i, likelihood in enumerate(likelihoods):
+            yes = answers >> i & 1
+            joint = {d: p * (likelihood[d] if yes else 1 - likelihood[d]) for d, p in joint.items()}
+        p_answers = sum(joint.values())
+        if p_answers > 0:
+            after += p_answers * _entropy({d: p / p_answers for d, p in joint.items()})
     return _entropy(prior) - after
 
 
