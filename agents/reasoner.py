@@ -120,7 +120,7 @@ def evidence_block(evidence_index: list[dict]) -> str:
 def conclusion(reasoning: str) -> str:
     """The reasoning's last line: the prompt asks it to end with what the entities mean for the question."""
     lines = [line.strip() for line in reasoning.splitlines() if line.strip()]
-    return lines[-1][:RATIONALE_CHARS] if lines else ""
+    return shorten(lines[-1], RATIONALE_CHARS) if lines else ""
 
 
 def reason(question: str, options: dict[str, str], entities: list[dict], nodes: list[dict], evidence_index: list[dict],

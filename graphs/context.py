@@ -32,7 +32,7 @@ class Context:
     openai_base_url: str | None = _env("OPENAI_BASE_URL", "", "OpenAI-compatible endpoint; empty = local llama.cpp")
     openai_api_key: str | None = _env("OPENAI_API_KEY", "", "API key for that endpoint")
     llm_model: str | None = _env("AMG_LLM_MODEL", "gpt-4o-mini", "model name at the endpoint")
-    llm_timeout: float | None = _env("AMG_LLM_TIMEOUT", "60", "seconds one model call may take, retries included")
+    llm_timeout: float | None = _env("AMG_LLM_TIMEOUT", "180", "seconds one model call may take, retries included")
     local_model: str | None = _env("AMG_LOCAL_MODEL", "1.5b", "embedded model: 1.5b | 0.5b (fast, for tests) | smollm2")
     neo4j_uri: str | None = _env("NEO4J_URI", "", "Neo4j 5 URI; empty = embedded ArcadeDB Bolt server")
     neo4j_user: str | None = _env("NEO4J_USER", "neo4j", "Neo4j user")

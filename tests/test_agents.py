@@ -10,7 +10,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from agents.answer_synthesizer import NO_KNOWLEDGE, pick_option, read_reply, synthesize
 from agents.gap_detector import detect_gaps
 from agents.query_parser import parse_query, read_mentions
-from agents.reasoner import number_evidence, reason
+from agents.reasoner import RATIONALE_CHARS, conclusion, number_evidence, reason
 from agents.relation_scorer import MAX_RELATIONS, EntityAssessment, format_evidence, score_relations
 from testing.fakes import FakeChat
 from tools.evidence.embeddings import model_path
@@ -287,3 +287,9 @@ def test_spotting_ignores_lowercase_words_that_match_acronym_aliases(store, link
                            EntityRecord("Fabry disease", "disease"), EntityRecord("Hypohidrosis", "phenotype")])
     found = [c.name for c in linker.spot("The man has hypohidrosis: Fabry disease? HAS ruled out.")]
     assert found == ["Hypohidrosis", "Fabry disease", "Hinman syndrome"], "'has' is a word; 'HAS' an acronym"
+
+
+def test_the_rationale_is_cut_between_words():
+    last = "Metformin is first-line and its most common adverse effects are gastrointestinal " * 6
+    cut = conclusion("Step one.\n" + last)
+    assert len(cut) <= RATIONALE_CHARS + 3 and cut.endswith("...") and last.startswith(cut[:-3] + " ")

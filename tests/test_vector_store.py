@@ -61,3 +61,13 @@ def test_jsonl_with_text_field(tmp_path, minilm):
     report = store.ingest([path])
     assert report.chunks == 1 and "skipped 1 line" in report.problems[0]
     assert store.search("cyclooxygenase", k=1)[0].source == f"{path}#n1"
+
+
+def test_a_passage_knows_its_file_from_any_working_directory(tmp_path, minilm, monkeypatch):
+    (tmp_path / "notes.txt").write_text("Metformin often causes diarrhea.")
+    monkeypatch.chdir(tmp_path)
+    store = PassageStore(tmp_path / "chroma", minilm, size=64, overlap=16)
+    store.ingest([Path("notes.txt")])
+    top = store.search("metformin diarrhea", k=1)[0]
+    assert top.source == "notes.txt" and top.file == str(tmp_path.resolve() / "notes.txt")
+    assert Path(top.file).as_uri().startswith("file:///"), "a link a browser opens (file://notes.txt names a host)"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from tools.evidence.passages import PassageStore
 from tools.evidence.pubmed import MalformedResponse, PubMedClient
@@ -78,5 +79,5 @@ class EvidenceFinder:
             for passage in client.search(query, k=k):
                 yield EvidenceRecord(
                     id=f"textbook:{passage.source}::{passage.chunk}", kind="textbook", title=passage.source,
-                    snippet=passage.text[:SNIPPET_CHARS], url=f"file://{passage.source}",
+                    snippet=passage.text[:SNIPPET_CHARS], url=Path(passage.file).as_uri() if passage.file else "",
                 ), passage.text[:SNIPPET_CHARS]  # fmt: skip

@@ -31,6 +31,7 @@ class Passage:
     start: int
     end: int
     score: float
+    file: str = ""  # the ingested file's absolute path (empty for passages ingested before it was kept)
 
 
 @dataclass
@@ -94,14 +95,15 @@ class PassageStore:
         for path in _expand(paths, report):
             try:
                 digest = hashlib.sha256(path.read_bytes()).hexdigest()
-                if self._already_ingested(str(path), digest):
+                file = str(path.resolve())  # where a citation's link points, from any working directory
+                if self._already_ingested(file, digest):
                     report.files_skipped.append(str(path))
                     continue
-                self.collection.delete(where={"file": str(path)})
+                self.collection.delete(where={"file": file})
                 documents, problems = read_documents(path)
                 report.problems.extend(problems)
                 for source, text in documents:
-                    pending.extend(self._chunks(str(path), source, text, digest))
+                    pending.extend(self._chunks(file, source, text, digest))
                 report.files_ingested.append(str(path))
             except (OSError, ValueError) as exc:
                 report.problems.append(f"{path}: {exc}")
@@ -142,7 +144,8 @@ class PassageStore:
             return []
         found = self.collection.query(query_embeddings=embed(self.model_path, [query]), n_results=k)
         return [
-            Passage(doc, meta["source"], meta["chunk"], meta["start"], meta["end"], round(1.0 - dist, 4))
+            Passage(doc, meta["source"], meta["chunk"], meta["start"], meta["end"], round(1.0 - dist, 4),
+                    meta["file"] if Path(meta.get("file", "")).is_absolute() else "")
             for doc, meta, dist in zip(found["documents"][0], found["metadatas"][0], found["distances"][0])
         ]
 
