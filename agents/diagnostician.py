@@ -38,7 +38,8 @@ def differentiate(entities: list[dict], store: GraphStore, answered: dict[str, b
     known = present | absent | implied_by(present, store)
     asked = questions(annotations, candidates, known) if is_close(candidates) else []
     label = {**finding_names, **{e["key"]: e["name"] for e in entities}}
-    shown = [{**asdict(c), "present": [label.get(f, f) for f in c.present], "absent": [label.get(f, f) for f in c.absent]}
+    shown = [{**asdict(c), "present": [label.get(f, f) for f in c.present], "absent": [label.get(f, f) for f in c.absent],
+              "frequencies": {label.get(f, f): round(annotations[c.key].get(f, 0.0), 3) for f in c.present}}
              for c in candidates[:SHOWN]]  # fmt: skip
     follow = [{"finding": f, "name": label.get(f, f), "question": f"Does the patient have {label.get(f, f).lower()}?",
                "information_gain_bits": round(g, 3)} for f, g in asked]  # fmt: skip

@@ -1,8 +1,9 @@
 """The evidence picture (`amg ask --graph FILE.html`): the paths an answer rests on, laid out by Graphviz.
 
 Only what the answer rests on is drawn: the edges between question entities, each question
-entity's best-ranked paths and every path behind a cited evidence item; left to right from the
-question's entities to the answer. Edges are coloured by origin (curated vocabulary, or
+entity's best-ranked paths (for a diagnostic question instead: the findings behind the three
+leading candidates of the differential) and every path behind a cited evidence item; left to
+right from the question's entities to the answer, joined to the nodes the answer names. Edges are coloured by origin (curated vocabulary, or
 extracted by a model from literature) and drawn thicker the more confident they are. Graphviz
 (`dot`, Debian/Ubuntu package `graphviz`) does the layout, so labels never overlap; the SVG is
 inlined and scales to the window, so the page works offline. Citations (PMID/DOI links) and
@@ -25,15 +26,20 @@ STYLE = """body{font-family:sans-serif;margin:16px;max-width:1240px}svg{max-widt
 height:auto;width:auto;display:block;margin:8px 0}.legend span{margin-right:18px}small{color:#555}"""
 
 
-def rested_on(result: dict, per_entity: int = 2) -> list[list[dict]]:
-    """The step lists the answer rests on: links, top-ranked paths, and paths behind cited evidence."""
+def rested_on(result: dict, per_entity: int = 2, candidates: int = 3) -> list[list[dict]]:
+    """The step lists the answer rests on: links, top-ranked paths (or the differential's findings),
+    and paths behind cited evidence."""
     subgraph = result.get("subgraph", {})
     cited = {c.get("evidence_id") for c in result.get("citations", [])}
     chosen = [[link] for link in subgraph.get("links", [])[:8]]
+    differential = result.get("differential", [])[:candidates]
+    for c in differential:
+        chosen += [[{"source": name, "target": c["name"], "relation": "symptom_of", "confidence": 0.4 + 0.6 * p,
+                     "evidence_ids": ["vocab:hpoa"]}] for name, p in c.get("frequencies", {}).items()]  # fmt: skip
     for paths in shown_paths(subgraph.get("nodes", [])).values():
         for node in paths:
             backed = any(i in cited for s in node["steps"] for i in s["evidence_ids"])
-            if node.get("rank", 0) < per_entity or backed:
+            if (node.get("rank", 0) < per_entity and not differential) or backed:
                 chosen.append(node["steps"])
     return chosen
 
@@ -68,8 +74,9 @@ def to_dot(result: dict, paths: list[list[dict]]) -> str:
     if answer:
         lines.append(f'answer [label="{_dot(_wrap("Answer: " + answer, 30))}" shape=box fillcolor="#c6f6d5" color="{ANSWER}"];')
         option_text = (result.get("options") or {}).get(result.get("option") or "", "")
+        said = f" {normalize_key(option_text or answer)} "
         for name, ident in ids.items():
-            if option_text and normalize_key(name) == normalize_key(option_text):
+            if f" {normalize_key(name)} " in said:  # the answer names this node
                 lines.append(f'{ident} -> answer [style=dashed color="{ANSWER}"];')
     return "\n".join(lines + ["}"])
 

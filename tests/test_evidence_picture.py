@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from cli.evidence_picture import render, rested_on
+from cli.evidence_picture import render, rested_on, to_dot
 
 pytestmark = pytest.mark.skipif(not (shutil.which("chromium") and shutil.which("dot")),
                                 reason="needs Debian's chromium and graphviz (make test installs them)")
@@ -91,3 +91,23 @@ def test_page_lists_citations_with_links_the_glossary_and_the_differential():
     assert "Fabry disease 0.33" in page and "Is there angiokeratoma?" in page
     assert 'href="https://pubmed.ncbi.nlm.nih.gov/31000001/"' in page
     assert "Abnormally increased frequency of loose stools." in page and "HP:0002014" in page
+
+
+def test_a_diagnosis_shows_the_findings_behind_the_leading_candidates_joined_to_the_answer(tmp_path):
+    differential = [
+        {"name": "Marfan syndrome", "probability": 0.6, "present": ["Arachnodactyly", "Ectopia lentis"],
+         "frequencies": {"Arachnodactyly": 0.63, "Ectopia lentis": 0.47}},
+        {"name": "Marfan lipodystrophy syndrome", "probability": 0.26, "present": ["Arachnodactyly"],
+         "frequencies": {"Arachnodactyly": 0.67}},
+    ]  # fmt: skip
+    case = {**RESULT, "question": "Arachnodactyly and ectopia lentis: what is it?", "answer": "Marfan syndrome.",
+            "option": None, "options": {}, "differential": differential}  # fmt: skip
+    drawn = {(s["source"], s["target"]) for steps in rested_on(case) for s in steps}
+    assert {("Arachnodactyly", "Marfan syndrome"), ("Ectopia lentis", "Marfan syndrome"),
+            ("Arachnodactyly", "Marfan lipodystrophy syndrome")} <= drawn  # fmt: skip
+    assert ("Metformin", "Biguanide") not in drawn, "the differential, not the question words' neighbours"
+    dot = to_dot(case, rested_on(case))
+    marfan = re.search(r'(n\d+) \[label="Marfan syndrome"', dot).group(1)
+    assert f"{marfan} -> answer [style=dashed" in dot, "the answer is joined to the node it names"
+    seen = rendered(tmp_path, render(case))
+    assert "Marfan lipodystrophy" in " ".join(seen["labels"]) and seen["outside"] == 0 and seen["overlaps"] == 0
