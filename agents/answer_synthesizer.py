@@ -9,6 +9,9 @@ the dev set. Without a map the probability is reported as it is; without log-pro
 confidence = stated x (1/2 + 1/2 x support), an uncited answer at most 0.5.
 ``support`` is the best confidence among paths and question-entity links backed by a cited
 evidence item (1.0 for evidence fetched for a question entity this run; 0 when nothing is cited).
+An open answer to a case with a differential is at most as likely as the candidate it names
+(or, naming none, as the candidates not shown): a small model's stated 0.96 for a diagnosis the
+findings make unlikely is not a promise the graph can keep.
 
 The answer is the last turn of the question's conversation, in a few "Key: value" lines
 (Option or Answer, Confidence, Citations). Lines cost a small local model nothing to
@@ -25,6 +28,7 @@ from dataclasses import dataclass, field
 from agents.conversation import Turn, request, talk_scored
 from agents.structured import Usage
 from prompts import load
+from tools.kg.schema import normalize_key
 from tools.llm.calibration import CalibrationMap, debias, letter_probabilities
 
 ANSWER_TOKENS = 160
@@ -111,6 +115,17 @@ def scored_option(reply: Reply, probs: dict[str, float] | None, support: float,
     return option, confidence, basis
 
 
+def bounded_by_differential(answer: str, confidence: float, differential: list[dict]) -> tuple[float, dict]:
+    """The confidence of an open answer to a case, at most the probability of the candidate it names."""
+    if not differential:
+        return confidence, {}
+    said = f" {normalize_key(answer)} "
+    named = [c for c in differential if any(f" {normalize_key(n)} " in said for n in [c["name"], *c.get("subtypes", [])])]
+    bound = max(c["probability"] for c in named) if named else max(0.0, 1.0 - sum(c["probability"] for c in differential))
+    return min(confidence, bound), {"differential_bound": round(bound, 4),
+                                    "named_candidate": named[0]["name"] if named else None}
+
+
 def pick_option(option: str | None, answer: str, options: dict[str, str]) -> str | None:
     """The option letter the model meant, or None when it named none."""
     letter = (option or "").strip().strip(".()").upper()[:1]
@@ -138,7 +153,8 @@ def support_of(citations: list[int], evidence_index: list[dict], nodes: list[dic
 
 def synthesize(question: str, options: dict[str, str], dialogue: list[Turn], evidence_index: list[dict],
                nodes: list[dict], fetched_ids: list[str], entities: list[dict], llm,
-               calibration: CalibrationMap | None = None, links: list[dict] = ()) -> dict:  # fmt: skip
+               calibration: CalibrationMap | None = None, links: list[dict] = (),
+               differential: list[dict] = ()) -> dict:  # fmt: skip
     """State update: answer, option, confidence (and its basis), citations (resolved), the conversation, usage."""
     if not entities and not options:
         return {"answer": NO_KNOWLEDGE, "option": None, "confidence": 0.0, "citations": [], "rationale": ""}
@@ -154,6 +170,9 @@ def synthesize(question: str, options: dict[str, str], dialogue: list[Turn], evi
                          set(fetched_ids))  # fmt: skip
     option, confidence, basis = scored_option(reply, probs, support, calibration)
     answer = f"{option}. {options[option]}" if option else reply.answer
+    if not options:
+        confidence, bounded = bounded_by_differential(answer, confidence, list(differential))
+        basis.update(bounded)
     citations = [
         {key: e.get(key) for key in ("n", "id", "kind", "pmid", "doi", "title", "year", "url")} | {"evidence_id": e["id"]}
         for e in evidence_index if e["n"] in valid

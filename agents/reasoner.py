@@ -1,7 +1,8 @@
 """Agent 6, reasoner: chain of thought per question entity over its traversed subgraph.
 
 Builds the numbered evidence list the answer cites, then reasons over the edges between
-question entities, each entity's description and its best-ranked paths (the paper's c_i):
+question entities, the leading candidates of a case's differential (two or more findings),
+each entity's description and its best-ranked paths (the paper's c_i):
 all entities in one call by default, one call per entity in paper-faithful mode, where each
 entity's context also carries its neighbours' descriptions.
 """
@@ -20,6 +21,8 @@ REASONING_TOKENS = 120  # per call: a chain of thought, not an essay (generation
 DESCRIPTION_CHARS = 240  # context is read at ~200 tokens/s on the embedded model: keep each piece short
 NEIGHBOUR_CHARS = 100
 MAX_LINKS = 8
+DIFFERENTIAL_SHOWN = 3
+MIN_CASE_FINDINGS = 2  # one finding ("fever") is not a case: its differential would only distract
 SNIPPET_CHARS = 200
 RATIONALE_CHARS = 300
 NO_REASONING = "reasoner: no reasoning (the endpoint rejected the request or replied with nothing); answered without it"
@@ -96,8 +99,18 @@ def links_context(links: list[dict], evidence_index: list[dict]) -> str:
     return "Between the question's entities:\n" + "\n".join(lines) if lines else ""
 
 
+def differential_context(differential: list[dict]) -> str:
+    """The leading candidate diagnoses with the share of patients having each finding ("" for no case)."""
+    if not differential or len(differential[0].get("frequencies", {})) < MIN_CASE_FINDINGS:
+        return ""
+    lines = [f"- {c['name']} {c['probability']:.2f} ("
+             + ", ".join(f"{f} in {p:.0%} of patients" for f, p in c.get("frequencies", {}).items()) + ")"
+             for c in differential[:DIFFERENTIAL_SHOWN]]  # fmt: skip
+    return "Candidate diagnoses for the findings (disease annotations, ranked naive-Bayes style):\n" + "\n".join(lines)
+
+
 def joint_context(contexts: dict[str, str], links: str = "") -> str:
-    """The links, then all entities' contexts; those the graph knows nothing about share one line."""
+    """The links (and differential), then all entities' contexts; those the graph knows nothing about share one line."""
     unknown = [name for name, text in contexts.items() if not text]
     parts = [links] * bool(links) + [text for text in contexts.values() if text] + (
         [f"Nothing relevant in the knowledge graph on: {', '.join(unknown)}."] if unknown else [])  # fmt: skip
@@ -124,7 +137,7 @@ def conclusion(reasoning: str) -> str:
 
 
 def reason(question: str, options: dict[str, str], entities: list[dict], nodes: list[dict], evidence_index: list[dict],
-           llm, per_entity: bool, dialogue: list[Turn], links: list[dict] = ()) -> dict:  # fmt: skip
+           llm, per_entity: bool, dialogue: list[Turn], links: list[dict] = (), differential: list[dict] = ()) -> dict:  # fmt: skip
     """State update: ``reasoning`` ({entity: text}), its conclusion as the ``rationale`` (joint mode),
     the conversation with the reasoning turn, usage.
 
@@ -133,7 +146,7 @@ def reason(question: str, options: dict[str, str], entities: list[dict], nodes: 
     """
     usage = Usage()
     contexts = entity_contexts(entities, nodes, evidence_index, neighbours=per_entity)
-    between = links_context(list(links), evidence_index)
+    between = "\n\n".join(filter(None, [links_context(list(links), evidence_index), differential_context(list(differential))]))
     evidence = evidence_block(evidence_index)
     prompt = load("reasoning")
     whole = request(dialogue, question, options, prompt.format(context=joint_context(contexts, between),

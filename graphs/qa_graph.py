@@ -118,7 +118,7 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
     nodes, links = state["subgraph"].get("nodes", []), state["subgraph"].get("links", [])
     index = number_evidence(nodes, _fetched_ids(state), res.store, links)
     update = reason(state["question"], state.get("options", {}), state["entities"], nodes, index, res.llm,
-                    ctx.per_entity_reasoning, state.get("dialogue", []), links)  # fmt: skip
+                    ctx.per_entity_reasoning, state.get("dialogue", []), links, state.get("differential", []))  # fmt: skip
     return {**update, "evidence_index": index}
 
 
@@ -128,7 +128,7 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     update = synthesize(
         state["question"], state.get("options", {}), state.get("dialogue", []), state.get("evidence_index", []),
         state.get("subgraph", {}).get("nodes", []), _fetched_ids(state), state.get("entities", []), res.llm,
-        res.calibration(), state.get("subgraph", {}).get("links", []),
+        res.calibration(), state.get("subgraph", {}).get("links", []), state.get("differential", []),
     )  # fmt: skip
     shown = [n for paths in shown_paths(state.get("subgraph", {}).get("nodes", [])).values() for n in paths]
     steps = [{"name": s[end]} for n in shown for s in n["steps"] for end in ("source", "target")]

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from agents.answer_synthesizer import NO_KNOWLEDGE, pick_option, read_reply, synthesize
+from agents.answer_synthesizer import NO_KNOWLEDGE, bounded_by_differential, pick_option, read_reply, synthesize
 from agents.gap_detector import detect_gaps
 from agents.query_parser import parse_query, read_mentions
-from agents.reasoner import RATIONALE_CHARS, conclusion, number_evidence, reason
+from agents.reasoner import RATIONALE_CHARS, conclusion, differential_context, number_evidence, reason
 from agents.relation_scorer import MAX_RELATIONS, EntityAssessment, format_evidence, score_relations
 from testing.fakes import FakeChat
 from tools.evidence.embeddings import model_path
@@ -293,3 +293,25 @@ def test_the_rationale_is_cut_between_words():
     last = "Metformin is first-line and its most common adverse effects are gastrointestinal " * 6
     cut = conclusion("Step one.\n" + last)
     assert len(cut) <= RATIONALE_CHARS + 3 and cut.endswith("...") and last.startswith(cut[:-3] + " ")
+
+
+DIFFERENTIAL = [
+    {"name": "Marfan syndrome", "probability": 0.6, "subtypes": ["Neonatal Marfan syndrome"],
+     "frequencies": {"Arachnodactyly": 0.63, "Ectopia lentis": 0.47}},
+    {"name": "Loeys-Dietz syndrome", "probability": 0.03, "subtypes": ["Loeys-Dietz syndrome 1"],
+     "frequencies": {"Arachnodactyly": 0.69}},
+]  # fmt: skip
+
+
+def test_an_open_diagnosis_is_no_likelier_than_the_candidate_it_names():
+    assert bounded_by_differential("Loeys-Dietz syndrome 1", 0.96, DIFFERENTIAL)[0] == 0.03, "a subtype counts"
+    assert bounded_by_differential("Marfan syndrome.", 0.96, DIFFERENTIAL)[0] == 0.6
+    assert bounded_by_differential("Marfan syndrome.", 0.4, DIFFERENTIAL)[0] == 0.4, "a bound, never a raise"
+    assert bounded_by_differential("Ehlers-Danlos syndrome", 0.9, DIFFERENTIAL)[0] == pytest.approx(0.37)
+    assert bounded_by_differential("Anything", 0.9, [])[0] == 0.9, "no case, no bound"
+
+
+def test_the_reasoner_sees_a_cases_differential_but_not_one_findings():
+    shown = differential_context(DIFFERENTIAL)
+    assert "Marfan syndrome 0.60 (Arachnodactyly in 63% of patients, Ectopia lentis in 47% of patients)" in shown
+    assert differential_context([{**DIFFERENTIAL[1], "probability": 0.9}]) == "", "one finding is not a case"
