@@ -31,7 +31,9 @@ def differentiate(entities: list[dict], store: GraphStore, answered: dict[str, b
     absent = {k for k, v in answered.items() if not v}
     if not present or (not answered and any(e.get("type") == "disease" for e in entities)):
         return {"differential": [], "follow_up": []}  # no findings, or the question already names its disease
-    annotations, names, finding_names = read_annotations(store.disease_annotations(sorted(present), CANDIDATE_POOL))
+    rows = store.disease_annotations(sorted(present), CANDIDATE_POOL)
+    annotations, names, finding_names = read_annotations(rows)
+    behind = {(row["disease"], row["finding"]): row.get("evidence_ids") or [] for row in rows}
     ranked = rank(annotations, names, present, absent, limit=RANKED)
     candidates, annotations = fold_subtypes(ranked, annotations, store.parents([c.key for c in ranked]))
     candidates = candidates[:10]
@@ -39,7 +41,9 @@ def differentiate(entities: list[dict], store: GraphStore, answered: dict[str, b
     asked = questions(annotations, candidates, known) if is_close(candidates) else []
     label = {**finding_names, **{e["key"]: e["name"] for e in entities}}
     shown = [{**asdict(c), "present": [label.get(f, f) for f in c.present], "absent": [label.get(f, f) for f in c.absent],
-              "frequencies": {label.get(f, f): round(annotations[c.key].get(f, 0.0), 3) for f in c.present}}
+              "subtypes": [names.get(k, k) for k in c.subtypes],
+              "frequencies": {label.get(f, f): round(annotations[c.key].get(f, 0.0), 3) for f in c.present},
+              "evidence_ids": sorted({i for d in [c.key, *c.subtypes] for f in c.present for i in behind.get((d, f), [])})}
              for c in candidates[:SHOWN]]  # fmt: skip
     follow = [{"finding": f, "name": label.get(f, f), "question": f"Does the patient have {label.get(f, f).lower()}?",
                "information_gain_bits": round(g, 3)} for f, g in asked]  # fmt: skip

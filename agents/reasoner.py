@@ -38,13 +38,17 @@ def shown_paths(nodes: list[dict]) -> dict[str, list[dict]]:
     return by_seed
 
 
-def number_evidence(nodes: list[dict], fetched_ids: list[str], store: GraphStore, links: list[dict] = ()) -> list[dict]:
+def number_evidence(nodes: list[dict], fetched_ids: list[str], store: GraphStore, links: list[dict] = (),
+                    differential: list[dict] = ()) -> list[dict]:  # fmt: skip
     """The evidence the answer may cite, numbered from 1.
 
-    Evidence fetched for this question first, then literature behind the links between question
-    entities and the shown paths (strongest first), then at most a few curated-vocabulary entries.
+    Evidence fetched for this question first, then literature behind the leading candidates of a
+    case's differential, the links between question entities and the shown paths (strongest
+    first), then at most a few curated-vocabulary entries.
     """
-    on_paths: list[str] = [i for link in links[:MAX_LINKS] for i in link["evidence_ids"]]
+    case = list(differential)[:DIFFERENTIAL_SHOWN] if differential_context(list(differential)) else []
+    on_paths: list[str] = [i for c in case for i in c.get("evidence_ids", [])]
+    on_paths += [i for link in links[:MAX_LINKS] for i in link["evidence_ids"]]
     for node in sorted((n for paths in shown_paths(nodes).values() for n in paths), key=lambda n: -n["score"]):
         for step in node["steps"]:
             on_paths.extend(step["evidence_ids"])

@@ -116,7 +116,7 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
     res = resources_for(ctx)
     nodes, links = state["subgraph"].get("nodes", []), state["subgraph"].get("links", [])
-    index = number_evidence(nodes, _fetched_ids(state), res.store, links)
+    index = number_evidence(nodes, _fetched_ids(state), res.store, links, state.get("differential", []))
     update = reason(state["question"], state.get("options", {}), state["entities"], nodes, index, res.llm,
                     ctx.per_entity_reasoning, state.get("dialogue", []), links, state.get("differential", []))  # fmt: skip
     return {**update, "evidence_index": index}

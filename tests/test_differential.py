@@ -8,6 +8,7 @@ from langchain_openai import ChatOpenAI
 from langgraph.checkpoint.memory import InMemorySaver
 
 from agents.diagnostician import differentiate, read_answers
+from agents.reasoner import number_evidence
 from graphs.context import Context
 from graphs.qa_graph import builder
 from graphs.resources import Resources, install
@@ -63,8 +64,8 @@ def test_subtypes_fold_into_their_disease():
                "other": [{"key": "disease", "name": "Disease", "type": "disease"}]}  # fmt: skip
     folded, mixed = fold_subtypes(candidates, annotations, parents)
     assert [(c.name, c.probability, c.subtypes) for c in folded] == [
-        ("Marfan syndrome", 0.5, ["Neonatal Marfan syndrome"]),
-        ("Tuberous sclerosis", 0.4, ["Tuberous sclerosis 2", "Tuberous sclerosis 1"]),
+        ("Marfan syndrome", 0.5, ["neonatal marfan syndrome"]),
+        ("Tuberous sclerosis", 0.4, ["tuberous sclerosis 2", "tuberous sclerosis 1"]),
         ("Other", 0.1, [])], "a general parent that is not a candidate and not in the name takes nothing"  # fmt: skip
     assert mixed["marfan syndrome"]["f"] == pytest.approx((0.3 * 0.9 + 0.2 * 0.6) / 0.5)
     assert mixed["tuberous sclerosis"]["f"] == pytest.approx((0.2 * 0.7 + 0.2 * 0.5) / 0.4)
@@ -96,6 +97,9 @@ def test_differential_from_the_graph(case_graph):
     assert {c["key"] for c in out["differential"][:2]} == {"alpha", "beta"}
     assert out["follow_up"][0]["finding"] == "hepatosplenomegaly"
     assert out["follow_up"][0]["question"] == "Does the patient have hepatosplenomegaly?"
+    assert out["differential"][0]["evidence_ids"] == ["vocab:hpoa:test"], "the annotations behind the candidate"
+    numbered = number_evidence([], [], case_graph, [], out["differential"])
+    assert [e["id"] for e in numbered] == ["vocab:hpoa:test"], "a case's candidates can be cited"
     settled = differentiate(entities, case_graph, {"hepatosplenomegaly": True})
     assert settled["differential"][0]["key"] == "alpha" and settled["differential"][0]["probability"] > 0.9
     assert settled["follow_up"] == [], "no question once one candidate leads clearly"

@@ -246,7 +246,7 @@ class Neo4jGraphStore(BookkeepingQueries, InspectionQueries):
                WITH d, count(*) AS shared ORDER BY shared DESC, d.key LIMIT $n
                MATCH (f:Entity)-[r:RELATES {type: 'symptom_of', origin: $origin}]->(d)
                RETURN d.key AS disease, d.name AS name, f.key AS finding, f.name AS finding_name,
-                      r.confidence AS confidence""",
+                      r.confidence AS confidence, r.evidence_ids AS evidence_ids""",
             keys=finding_keys, n=limit, origin=HPO_ORIGIN,
         )  # fmt: skip
 

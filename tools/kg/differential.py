@@ -37,7 +37,7 @@ class Candidate:
     probability: float
     present: list[str] = field(default_factory=list)  # findings of the case the disease explains
     absent: list[str] = field(default_factory=list)  # findings ruled out that the disease often has
-    subtypes: list[str] = field(default_factory=list)  # names of the candidates folded into this one
+    subtypes: list[str] = field(default_factory=list)  # keys of the candidates folded into this one
 
 
 def rank(annotations: dict[str, dict[str, float]], names: dict[str, str], present: set[str], absent: set[str],
@@ -91,7 +91,7 @@ def fold_subtypes(candidates: list[Candidate], annotations: dict[str, dict[str, 
                       for m in members for f in annotations[m.key]} if weight > 0 else dict(annotations.get(key, {}))  # fmt: skip
         folded.append(Candidate(key, head.name, round(weight, 4), sorted({f for m in members for f in m.present}),
                                 sorted({f for m in members for f in m.absent}),
-                                [m.name for m in members if m.key != key]))  # fmt: skip
+                                [m.key for m in members if m.key != key]))  # fmt: skip
     return sorted(folded, key=lambda c: (-c.probability, c.name)), mixed
 
 
