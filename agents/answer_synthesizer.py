@@ -8,7 +8,8 @@ the dev set. Without a map the probability is reported as it is; without log-pro
 (an endpoint that does not return them) and for open questions:
 confidence = stated x (1/2 + 1/2 x support), an uncited answer at most 0.5.
 ``support`` is the best confidence among paths and question-entity links backed by a cited
-evidence item (1.0 for evidence fetched for a question entity this run; 0 when nothing is cited).
+evidence item (1.0 for evidence fetched for a question entity this run; 0 when nothing is cited;
+a differential candidate's annotations count with the candidate's probability).
 An open answer to a case with a differential is at most as likely as the candidate it names
 (or, naming none, as the candidates not shown): a small model's stated 0.96 for a diagnosis the
 findings make unlikely is not a promise the graph can keep.
@@ -166,8 +167,9 @@ def synthesize(question: str, options: dict[str, str], dialogue: list[Turn], evi
                 "degradations": ["answer synthesizer: no usable answer" + (" (no option named)" if options else "")],
                 **usage.as_update()}  # fmt: skip
     valid = [n for n in reply.citations if any(e["n"] == n for e in evidence_index)]
-    support = support_of(valid, evidence_index, [*nodes, *({"score": x["confidence"], "steps": [x]} for x in links)],
-                         set(fetched_ids))  # fmt: skip
+    behind = [*({"score": x["confidence"], "steps": [x]} for x in links),  # links, and a case's candidates
+              *({"score": c["probability"], "steps": [{"evidence_ids": c.get("evidence_ids", [])}]} for c in differential)]
+    support = support_of(valid, evidence_index, [*nodes, *behind], set(fetched_ids))
     option, confidence, basis = scored_option(reply, probs, support, calibration)
     answer = f"{option}. {options[option]}" if option else reply.answer
     if not options:

@@ -315,3 +315,12 @@ def test_the_reasoner_sees_a_cases_differential_but_not_one_findings():
     shown = differential_context(DIFFERENTIAL)
     assert "Marfan syndrome 0.60 (Arachnodactyly in 63% of patients, Ectopia lentis in 47% of patients)" in shown
     assert differential_context([{**DIFFERENTIAL[1], "probability": 0.9}]) == "", "one finding is not a case"
+
+
+def test_an_open_diagnosis_citing_its_candidates_annotations_is_supported_and_bounded():
+    index = [{"n": 1, "id": "pmid:28050285", "kind": "pubmed", "title": "Marfan cohort"}]
+    differential = [{**DIFFERENTIAL[0], "evidence_ids": ["pmid:28050285"]}, DIFFERENTIAL[1]]
+    llm = chat(text={"content": "Answer: Marfan syndrome\nConfidence: 0.9\nCitations: 1"})
+    out = synthesize("Arachnodactyly and ectopia lentis?", {}, [], index, [], [], [{"key": "arachnodactyly"}], llm,
+                     differential=differential)  # fmt: skip
+    assert out["confidence_basis"]["support"] == 0.6 and out["confidence"] == 0.6, "0.9 x (1/2 + 1/2 x 0.6), bounded"
