@@ -2,8 +2,9 @@
 
 Only what the answer rests on is drawn: the edges between question entities, each question
 entity's best-ranked paths (for a diagnostic question instead: the findings behind the three
-leading candidates of the differential) and every path behind a cited evidence item; left to
-right from the question's entities to the answer, joined to the nodes the answer names. Edges are coloured by origin (curated vocabulary, or
+leading candidates of the differential), every path behind a cited evidence item and the paths
+to what the answer names; left to right from the question's entities to the answer, joined to
+the nodes the answer names. Edges are coloured by origin (curated vocabulary, or
 extracted by a model from literature) and drawn thicker the more confident they are. Graphviz
 (`dot`, Debian/Ubuntu package `graphviz`) does the layout, so labels never overlap; the SVG is
 inlined and scales to the window, so the page works offline. Citations (PMID/DOI links) and
@@ -41,7 +42,9 @@ def rested_on(result: dict, per_entity: int = 2, candidates: int = 3) -> list[li
             backed = any(i in cited for s in node["steps"] for i in s["evidence_ids"])
             if (node.get("rank", 0) < per_entity and not differential) or backed:
                 chosen.append(node["steps"])
-    return chosen
+    said = f" {normalize_key(result.get('answer') or '')} "
+    named = [n for n in subgraph.get("nodes", []) if n["depth"] > 0 and f" {normalize_key(n['name'])} " in said]
+    return chosen + [n["steps"] for n in sorted(named, key=lambda n: -n["score"])[:per_entity * 2]]
 
 
 def to_dot(result: dict, paths: list[list[dict]]) -> str:
@@ -148,6 +151,8 @@ def _link(citation: dict) -> str:
         url, label = f"https://doi.org/{citation['doi']}", f"doi:{citation['doi']}"
     else:
         url, label = citation.get("url") or "", citation.get("url") or ""
+        if url.startswith("file://") and not url.startswith("file:///"):
+            return ""  # a relative path kept by an older ingest: no link a browser could open
     return f'<a href="{html.escape(url)}">{html.escape(label)}</a>' if url else ""
 
 

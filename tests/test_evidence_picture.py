@@ -111,3 +111,9 @@ def test_a_diagnosis_shows_the_findings_behind_the_leading_candidates_joined_to_
     assert f"{marfan} -> answer [style=dashed" in dot, "the answer is joined to the node it names"
     seen = rendered(tmp_path, render(case))
     assert "Marfan lipodystrophy" in " ".join(seen["labels"]) and seen["outside"] == 0 and seen["overlaps"] == 0
+
+
+def test_the_path_to_what_the_answer_names_is_drawn_even_when_ranked_low():
+    named = {**RESULT, "answer": "An unrelated neighbour with a long name, says the model."}
+    assert any(s[0]["target"].startswith("An unrelated") for s in rested_on(named))
+    assert not any(s[0]["target"].startswith("An unrelated") for s in rested_on(RESULT))
