@@ -7,7 +7,8 @@ vocabularies miss; every LLM mention is linked (exact, alias, embedding) when po
 The LLM answers in plain "term | type" lines rather than a JSON tool call: on a small local
 model that is ~5 tokens per entity instead of ~15, without grammar-constrained decoding.
 Lines that do not look like an entity (sentences, chatter, the format's own words) are ignored.
-The call opens the question's conversation (agents.conversation).
+The call opens the question's conversation (agents.conversation). With the ``vocabulary``
+parser there is no call: the entities are the vocabulary entities the question names.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from tools.kg.schema import (
     normalize_key,
 )
 
+PARSERS = ("llm", "vocabulary")
 TOKENS_PER_ENTITY = 12
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
 _NOT_A_NAME = re.compile(r"[{}\[\]<>=]|^[^A-Za-z]*$")
@@ -48,7 +50,7 @@ def read_mentions(reply: str) -> list[tuple[str, str]]:
 
 
 def parse_query(question: str, options: dict[str, str], llm, linker: EntityLinker, max_entities: int,
-                use_options: bool = True) -> dict:  # fmt: skip
+                use_options: bool = True, parser: str = "llm") -> dict:  # fmt: skip
     """State update: ``entities`` ([{key, name, type, linked, how}]), the opened conversation, usage.
 
     With ``use_options`` off, entities come from the question stem only: the model then sees
@@ -57,6 +59,9 @@ def parse_query(question: str, options: dict[str, str], llm, linker: EntityLinke
     usage = Usage()
     shown = options if use_options else {}
     spotted = linker.spot(question + "\n" + "\n".join(shown.values()))
+    if parser == "vocabulary":
+        entities = [{"key": c.key, "name": c.name, "type": c.type, "linked": True, "how": c.how} for c in spotted]
+        return {"entities": entities[:max_entities], "dialogue": [], "degradations": []}
     text = request([], question, shown, load("entity_extraction").format(
         scope="the question and its options" if shown else "the question", max_entities=max_entities))
     reply, dialogue = talk(llm, [], text, usage, max_tokens=TOKENS_PER_ENTITY * max_entities)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from dotenv import load_dotenv
 
+from agents.query_parser import PARSERS
 from tools.kg.ranking import RANKINGS
 from tools.kg.traversal import HUB_DEGREE, MAX_DEPTH, MAX_NODES, STRATEGY, TAU
 
@@ -54,6 +55,8 @@ class Context:
     min_path_relevance: float | None = _env("AMG_MIN_PATH_RELEVANCE", "0.4",
                                             "paths less similar than this to the question are not shown (0 = all)")
     question_links: bool | None = _env("AMG_QUESTION_LINKS", "true", "show the reasoner the edges between question entities")
+    query_parser: str | None = _env("AMG_QUERY_PARSER", "llm", "llm | vocabulary: entities from the model and the "
+                                    "vocabularies, or from the vocabularies alone (one model call less)")
     per_entity_reasoning: bool | None = _env("AMG_PER_ENTITY_REASONING", "false", "one reasoning call per entity")
     max_evidence: int | None = _env("AMG_MAX_EVIDENCE", "5", "evidence records fetched per entity")
     retrieval_uses_options: bool | None = _env("AMG_RETRIEVAL_USES_OPTIONS", "true",
@@ -82,6 +85,8 @@ class Context:
             problems.append(f"AMG_TRAVERSAL={self.traversal!r} (choose bfs or dfs)")
         if self.path_ranking not in RANKINGS:
             problems.append(f"AMG_PATH_RANKING={self.path_ranking!r} (choose {', '.join(RANKINGS)})")
+        if self.query_parser not in PARSERS:
+            problems.append(f"AMG_QUERY_PARSER={self.query_parser!r} (choose {', '.join(PARSERS)})")
         if not 0.0 <= float(self.min_path_relevance) <= 1.0:
             problems.append(f"AMG_MIN_PATH_RELEVANCE={self.min_path_relevance} (0..1)")
         if not 0.0 < float(self.tau) <= 1.0:

@@ -54,6 +54,14 @@ def test_parser_merges_vocabulary_and_llm_and_links(store, linker):
     assert out["llm_calls"] == 1 and out["tokens"] == 15
 
 
+def test_vocabulary_parser_asks_no_model(store, linker):
+    store.upsert(entities=[EntityRecord("Type 2 diabetes mellitus", "disease", aliases=["T2DM"]),
+                           EntityRecord("Metformin", "drug", aliases=["Glucophage"])])  # fmt: skip
+    llm = chat(text={"content": "lactic acidosis | symptom"})
+    out = parse_query("Does Glucophage cause lactic acidosis in T2DM?", {}, llm, linker, 8, parser="vocabulary")
+    assert [e["name"] for e in out["entities"]] == ["Metformin", "Type 2 diabetes mellitus"] and llm.calls == []
+
+
 def test_parser_survives_malformed_llm_output(store, linker):
     store.upsert(entities=[EntityRecord("Asthma", "disease")])
     llm = chat(text={"content": "I am sorry, I cannot list entities for this question.\n{\"entities\": ["})
