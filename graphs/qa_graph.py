@@ -67,7 +67,7 @@ def parse(state: QAState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
     res = resources_for(ctx)
     return parse_query(state["question"], state.get("options", {}), res.llm, res.linker, ctx.max_entities,
-                       ctx.retrieval_uses_options, ctx.entity_parser)  # fmt: skip
+                       ctx.retrieval_uses_options, ctx.query_parser)  # fmt: skip
 
 
 @timed("check_gaps")

@@ -334,11 +334,9 @@ def test_an_open_diagnosis_citing_its_candidates_annotations_is_supported_and_bo
     assert out["confidence_basis"]["support"] == 0.6 and out["confidence"] == 0.6, "0.9 x (1/2 + 1/2 x 0.6), bounded"
 
 
-def test_auto_parser_uses_the_vocabularies_alone_offline(tmp_path):
+
+def test_an_unknown_query_parser_is_a_clear_error(tmp_path):
     from graphs.context import Context
 
-    assert Context(data_dir=str(tmp_path), mode="offline").entity_parser == "vocabulary"
-    assert Context(data_dir=str(tmp_path), mode="hybrid").entity_parser == "llm", "online, an unknown entity is looked up"
-    assert Context(data_dir=str(tmp_path), mode="offline", query_parser="llm").entity_parser == "llm"
     with pytest.raises(ValueError, match="AMG_QUERY_PARSER='spacy'"):
         Context(data_dir=str(tmp_path), query_parser="spacy")
