@@ -10,9 +10,9 @@ confidence = stated x (1/2 + 1/2 x support), an uncited answer at most 0.5.
 ``support`` is the best confidence among paths and question-entity links backed by a cited
 evidence item (1.0 for evidence fetched for a question entity this run; 0 when nothing is cited;
 a differential candidate's annotations count with the candidate's probability).
-An open answer to a case with a differential is at most as likely as the candidate it names
-(or, naming none, as the candidates not shown): a small model's stated 0.96 for a diagnosis the
-findings make unlikely is not a promise the graph can keep.
+An open answer naming a candidate of the case's differential is at most as likely as that
+candidate: a small model's stated 0.96 for a diagnosis the findings make unlikely is not a
+promise the graph can keep. (An answer naming none may answer something else, a treatment say.)
 
 The answer is the last turn of the question's conversation, in a few "Key: value" lines
 (Option or Answer, Confidence, Citations). Lines cost a small local model nothing to
@@ -118,13 +118,12 @@ def scored_option(reply: Reply, probs: dict[str, float] | None, support: float,
 
 def bounded_by_differential(answer: str, confidence: float, differential: list[dict]) -> tuple[float, dict]:
     """The confidence of an open answer to a case, at most the probability of the candidate it names."""
-    if not differential:
-        return confidence, {}
     said = f" {normalize_key(answer)} "
     named = [c for c in differential if any(f" {normalize_key(n)} " in said for n in [c["name"], *c.get("subtypes", [])])]
-    bound = max(c["probability"] for c in named) if named else max(0.0, 1.0 - sum(c["probability"] for c in differential))
-    return min(confidence, bound), {"differential_bound": round(bound, 4),
-                                    "named_candidate": named[0]["name"] if named else None}
+    if not named:
+        return confidence, {}
+    bound = max(c["probability"] for c in named)
+    return min(confidence, bound), {"differential_bound": round(bound, 4), "named_candidate": named[0]["name"]}
 
 
 def pick_option(option: str | None, answer: str, options: dict[str, str]) -> str | None:
