@@ -46,7 +46,7 @@ def number_evidence(nodes: list[dict], fetched_ids: list[str], store: GraphStore
     case's differential, the links between question entities and the shown paths (strongest
     first), then at most a few curated-vocabulary entries.
     """
-    case = list(differential)[:DIFFERENTIAL_SHOWN] if differential_context(list(differential)) else []
+    case = list(differential)[:DIFFERENTIAL_SHOWN] if is_case(list(differential)) else []
     on_paths: list[str] = [i for c in case for i in c.get("evidence_ids", [])]
     on_paths += [i for link in links[:MAX_LINKS] for i in link["evidence_ids"]]
     for node in sorted((n for paths in shown_paths(nodes).values() for n in paths), key=lambda n: -n["score"]):
@@ -103,9 +103,14 @@ def links_context(links: list[dict], evidence_index: list[dict]) -> str:
     return "Between the question's entities:\n" + "\n".join(lines) if lines else ""
 
 
+def is_case(differential: list[dict]) -> bool:
+    """Whether the differential rests on a case: its leader explains two or more of the findings."""
+    return bool(differential) and len(differential[0].get("frequencies", {})) >= MIN_CASE_FINDINGS
+
+
 def differential_context(differential: list[dict]) -> str:
     """The leading candidate diagnoses with the share of patients having each finding ("" for no case)."""
-    if not differential or len(differential[0].get("frequencies", {})) < MIN_CASE_FINDINGS:
+    if not is_case(differential):
         return ""
     lines = [f"- {c['name']} {c['probability']:.2f} ("
              + ", ".join(f"{f} in {p:.0%} of patients" for f, p in c.get("frequencies", {}).items()) + ")"
