@@ -18,7 +18,7 @@ from agents.structured import Usage, ask
 from prompts import load, quote
 from tools.kg.grounding import echoes, is_generic, mentions, signature_problem
 from tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
-from tools.kg.schema import normalize_key, relation_type, score_to_confidence
+from tools.kg.schema import CURATED_ONLY, RELATION_INVERSES, normalize_key, relation_type, score_to_confidence
 from tools.kg.store import GraphStore
 from tools.llm.calibration import extraction_reliability
 
@@ -28,10 +28,16 @@ LLM_DESCRIPTION_CAP = 0.95  # curated descriptions are 1.0 and are never replace
 MAX_RELATIONS = 10
 
 
+# what a model may state, read from the entity: every type and its inverse, but the curated-only ones
+EXTRACTED_RELATIONS = tuple(name for forward, inverse in RELATION_INVERSES.items() if forward not in CURATED_ONLY
+                            for name in dict.fromkeys((forward, inverse)))  # fmt: skip
+
+
 class ScoredRelation(BaseModel):
-    source: str
-    type: str
-    target: str
+    """One thing the evidence states: "<the entity> <relation> <other>"."""
+
+    relation: str = Field(json_schema_extra={"enum": list(EXTRACTED_RELATIONS)})
+    other: str
     description: str = ""
     score: int = Field(ge=1, le=10)
     evidence: list[str] = Field(default_factory=list, description="ids of supporting evidence items, e.g. E1",
@@ -88,7 +94,7 @@ def score_relations(entity: dict, others: list[dict], evidence: dict, llm, model
         return {"new_relations": [], "degradations": [f"relation scorer: no usable assessment for {entity['name']}"],
                 **usage.as_update()}  # fmt: skip
     reliability = extraction_reliability(model_name)
-    aliases, types = _known(store, [entity["name"], *(n for rel in reply.relations for n in (rel.source, rel.target))])
+    aliases, types = _known(store, [entity["name"], *(rel.other for rel in reply.relations)])
     types[entity["key"]] = entity["type"]
     relations, weakened, refused = grounded_relations(entity, reply, labels, keep_score, model_name, records,
                                                       aliases, reliability, types)  # fmt: skip
@@ -133,10 +139,11 @@ def grounded_relations(entity, reply: EntityAssessment, labels, keep_score, mode
     refused: list[str] = []
     kinds = {r["id"]: r["kind"] for r in records}
     for rel in reply.relations[:MAX_RELATIONS]:
-        rel_type, flipped = relation_type(rel.type)
-        source, target = (rel.target, rel.source) if flipped else (rel.source, rel.target)
-        if entity["key"] not in (normalize_key(source), normalize_key(target)):
-            continue  # relations must involve the entity whose evidence this is
+        rel_type, flipped = relation_type(rel.relation)
+        source, target = (rel.other, entity["name"]) if flipped else (entity["name"], rel.other)
+        if rel_type in CURATED_ONLY:
+            refused.append(f"{source} -{rel_type}-> {target}: only curated sources state {rel_type}")
+            continue
         cited = list(dict.fromkeys(labels[e.strip().strip("[]")] for e in rel.evidence if e.strip().strip("[]") in labels))
         problem = _ungrounded(source, target, cited, texts, aliases) or signature_problem(
             rel_type, (types or {}).get(normalize_key(source)), (types or {}).get(normalize_key(target)))

@@ -45,6 +45,17 @@ def test_upsert_creates_links_and_aliases(store):
     assert [v["id"] for v in store.supports("metformin")] == ["pmid:1"]
 
 
+def test_evidence_keeps_its_content_but_follows_its_file_when_it_moves(store):
+    """A textbook passage ingested from a relative path once linked file://examples/..., which opens nothing."""
+    passage = EvidenceRecord(id="textbook:a.md::0", kind="textbook", title="a.md", snippet="old", url="file://a.md")
+    store.upsert(evidence=[passage])
+    store.upsert(evidence=[EvidenceRecord(id=passage.id, kind="textbook", title="a.md", snippet="new",
+                                          url="file:///books/a.md")])  # fmt: skip
+    store.upsert(evidence=[EvidenceRecord(id=passage.id, kind="textbook", title="a.md", snippet="newer")])
+    [stored] = store.evidence([passage.id])
+    assert (stored["snippet"], stored["url"]) == ("old", "file:///books/a.md")
+
+
 def test_reupsert_keeps_better_supported_confidence_and_appends_history(store):
     store.upsert(evidence=[EV, EvidenceRecord(id="pmid:2", kind="pubmed")], relations=[rel("A drug", "A disease", conf=0.9)])
     same = store.upsert(relations=[rel("A drug", "A disease", conf=0.9)])

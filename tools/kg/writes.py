@@ -47,6 +47,7 @@ _UPSERT_EVIDENCE = """
 UNWIND $rows AS row
 MERGE (v:Evidence {id: row.id})
 ON CREATE SET v += row
+ON MATCH SET v.url = coalesce(row.url, v.url)
 """
 _SUPPORTS = """
 UNWIND $rows AS row
