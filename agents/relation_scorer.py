@@ -1,11 +1,13 @@
 """Agent 4, relation scorer: from an entity's evidence, a description and scored relations.
 
 One structured LLM call per entity (the paper's rubric: 10 direct and unambiguous, 7-9
-relevant, 4-6 weak, 1-3 none). Relation types are mapped onto the fixed vocabulary;
-relations under the keep threshold are dropped. What is left is written only with grounds
-(tools/kg/grounding.py): specific endpoints, a cited evidence item whose text names both,
-and a confidence of score / 10 x the model's measured extraction reliability. A description
-that echoes the prompt is refused; a curated description is never replaced.
+relevant, 4-6 weak, 1-3 none). Each relation is read from the entity ("metformin
+has_adverse_effect diarrhea"), so the entity is always one end, and quotes the evidence
+sentence that states it. Relations under the keep threshold are dropped. What is left is
+written only with grounds (tools/kg/grounding.py): specific endpoints whose types fit, a
+quoted sentence found in an evidence item that names both ends (the sentence is kept as the
+relation's description), and a confidence of score / 10 x the model's measured extraction
+reliability. A description that echoes the prompt is refused; a curated one is never replaced.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from agents.structured import Usage, ask
 from prompts import load, quote
-from tools.kg.grounding import echoes, is_generic, mentions, signature_problem
+from tools.kg.grounding import echoes, fitting_type, is_generic, mentions, signature_problem
 from tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 from tools.kg.schema import CURATED_ONLY, RELATION_INVERSES, normalize_key, relation_type, score_to_confidence
 from tools.kg.store import GraphStore
@@ -36,12 +38,10 @@ EXTRACTED_RELATIONS = tuple(name for forward, inverse in RELATION_INVERSES.items
 class ScoredRelation(BaseModel):
     """One thing the evidence states: "<the entity> <relation> <other>"."""
 
+    sentence: str = Field(description="the evidence sentence that states it, copied word for word")
     relation: str = Field(json_schema_extra={"enum": list(EXTRACTED_RELATIONS)})
     other: str
-    description: str = ""
     score: int = Field(ge=1, le=10)
-    evidence: list[str] = Field(default_factory=list, description="ids of supporting evidence items, e.g. E1",
-                                json_schema_extra={"maxItems": 5})  # fmt: skip
 
 
 class EntityAssessment(BaseModel):
@@ -59,27 +59,26 @@ def echo_sources() -> tuple[str, ...]:
     return (load("relation_scoring").text, EntityAssessment.__doc__ or "", str(EntityAssessment.model_json_schema()))
 
 
-def format_evidence(records: list[dict], texts: dict[str, str]) -> tuple[str, dict[str, str]]:
-    """Evidence as numbered quoted blocks (E1, E2, ...) and the label -> evidence id map."""
-    labels, blocks = {}, []
+def format_evidence(records: list[dict], texts: dict[str, str]) -> str:
+    """Evidence as numbered quoted blocks (E1, E2, ...)."""
+    blocks = []
     for number, record in enumerate(records, 1):
         label = f"E{number}"
-        labels[label] = record["id"]
         body = quote(texts.get(record["id"], record.get("snippet", "")))
         blocks.append(f'<evidence id="{label}" source="{quote(record["kind"])}" year="{quote(record.get("year") or "")}">\n'
                       f"{body}\n</evidence>")  # fmt: skip
-    return "\n\n".join(blocks), labels
+    return "\n\n".join(blocks)
 
 
 def assess(entity: dict, others: list[dict], records: list[dict], texts: dict[str, str], llm,
-           usage: Usage) -> tuple[EntityAssessment | None, dict[str, str], str]:  # fmt: skip
-    """One structured call on the scoring prompt: the assessment (None if unusable), evidence labels, the prompt."""
-    block, labels = format_evidence(records, texts)
+           usage: Usage) -> tuple[EntityAssessment | None, str]:  # fmt: skip
+    """One structured call on the scoring prompt: the assessment (None if unusable) and the prompt."""
+    block = format_evidence(records, texts)
     prompt = load("relation_scoring").format(
         entity=entity["name"], entity_type=entity["type"], evidence=block,
         related_entities=", ".join(o["name"] for o in others if o["key"] != entity["key"]) or "(none)",
     )  # fmt: skip
-    return ask(llm, EntityAssessment, prompt, usage), labels, prompt
+    return ask(llm, EntityAssessment, prompt, usage), prompt
 
 
 def score_relations(entity: dict, others: list[dict], evidence: dict, llm, model_name: str,
@@ -89,15 +88,15 @@ def score_relations(entity: dict, others: list[dict], evidence: dict, llm, model
     if not records:
         return {"new_relations": []}
     usage = Usage()
-    reply, labels, prompt = assess(entity, others, records, evidence.get("texts", {}), llm, usage)
+    reply, prompt = assess(entity, others, records, evidence.get("texts", {}), llm, usage)
     if reply is None:
         return {"new_relations": [], "degradations": [f"relation scorer: no usable assessment for {entity['name']}"],
                 **usage.as_update()}  # fmt: skip
     reliability = extraction_reliability(model_name)
     aliases, types = _known(store, [entity["name"], *(rel.other for rel in reply.relations)])
     types[entity["key"]] = entity["type"]
-    relations, weakened, refused = grounded_relations(entity, reply, labels, keep_score, model_name, records,
-                                                      aliases, reliability, types)  # fmt: skip
+    relations, weakened, refused = grounded_relations(entity, reply, keep_score, model_name, records, aliases,
+                                                      reliability, types)  # fmt: skip
     evidence_records = [EvidenceRecord(**r) for r in records]
     description = reply.description.strip()[:2000] or None
     if description and echoes(description, [prompt, *echo_sources()]):
@@ -130,7 +129,7 @@ def _known(store: GraphStore, names: list[str]) -> tuple[dict[str, list[str]], d
     return aliases, {key: hits[0].get("type") for key, hits in found.items()}
 
 
-def grounded_relations(entity, reply: EntityAssessment, labels, keep_score, model_name, records, aliases, reliability,
+def grounded_relations(entity, reply: EntityAssessment, keep_score, model_name, records, aliases, reliability,
                        types: dict[str, str] | None = None):  # fmt: skip
     """Relations to write; (source, type, target, score, evidence) of those scored under the threshold; refusals."""
     texts = {r["id"]: f"{r.get('title') or ''} {r.get('snippet') or ''}" for r in records}  # as stored: auditable later
@@ -144,9 +143,10 @@ def grounded_relations(entity, reply: EntityAssessment, labels, keep_score, mode
         if rel_type in CURATED_ONLY:
             refused.append(f"{source} -{rel_type}-> {target}: only curated sources state {rel_type}")
             continue
-        cited = list(dict.fromkeys(labels[e.strip().strip("[]")] for e in rel.evidence if e.strip().strip("[]") in labels))
-        problem = _ungrounded(source, target, cited, texts, aliases) or signature_problem(
-            rel_type, (types or {}).get(normalize_key(source)), (types or {}).get(normalize_key(target)))
+        source_type, target_type = ((types or {}).get(normalize_key(n)) for n in (source, target))
+        rel_type = fitting_type(rel_type, target_type)
+        cited, problem = _grounds(rel.sentence, source, target, texts, aliases)
+        problem = problem or signature_problem(rel_type, source_type, target_type)
         if problem:
             refused.append(f"{source} -{rel_type}-> {target}: {problem}")
             continue
@@ -159,7 +159,7 @@ def grounded_relations(entity, reply: EntityAssessment, labels, keep_score, mode
         try:
             record = RelationRecord(
                 source, target, rel_type, round(score_to_confidence(rel.score) * reliability, 3), cited,
-                rel.score, rel.description[:500], origin, model_name,
+                rel.score, rel.sentence.strip()[:500], origin, model_name,
             )  # fmt: skip
         except ValueError:
             continue  # empty names, self-loops, oversized text: not a relation
@@ -167,14 +167,22 @@ def grounded_relations(entity, reply: EntityAssessment, labels, keep_score, mode
     return list(kept.values()), weakened, refused
 
 
-def _ungrounded(source: str, target: str, cited: list[str], texts: dict[str, str], aliases: dict) -> str | None:
-    """Why a relation may not enter the graph, or None when it has grounds."""
-    if not cited:
-        return "cites no evidence item"
+def _grounds(sentence: str, source: str, target: str, texts: dict[str, str],
+            aliases: dict) -> tuple[list[str], str | None]:  # fmt: skip
+    """The evidence items that hold the quoted sentence and name both ends; or why the relation may not be written.
+
+    The sentence itself must name one end ("Diarrhea is its most common adverse effect" names the other through
+    "its"), so a relation is never read off an item that merely mentions both.
+    """
     for name in (source, target):
         if is_generic(name):
-            return f"{name!r} is not a specific medical entity"
+            return [], f"{name!r} is not a specific medical entity"
     names = {n: [n, *aliases.get(normalize_key(n), [])] for n in (source, target)}
-    if not any(all(mentions(texts[c], names[n]) for n in names) for c in cited):
-        return "no cited item names both entities"
-    return None
+    quoted = normalize_key(sentence)
+    cited = [i for i, text in texts.items() if quoted and f" {quoted} " in f" {normalize_key(text)} "]
+    if not cited:
+        return [], "its sentence is not in the evidence"
+    if not any(mentions(sentence, names[n]) for n in names):
+        return [], "its sentence names neither entity"
+    cited = [i for i in cited if all(mentions(texts[i], names[n]) for n in names)]
+    return cited, None if cited else "no evidence item names both entities"

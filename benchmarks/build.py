@@ -26,7 +26,8 @@ def scorer(body: dict) -> dict:
     tool, prompt = requested_tool(body), prompt_text(body)
     name = prompt.split('entity "', 1)[1].split('"', 1)[0] if 'entity "' in prompt else "x"
     return {"tool": tool, "args": {"description": f"{name}.", "description_score": 7, "relations": [
-        {"source": name, "type": "associated_with", "target": f"{name} partner", "score": 7, "evidence": ["E1"]}]}}
+        {"sentence": f"{name} goes with {name} partner.", "relation": "associated_with", "other": f"{name} partner",
+         "score": 7}]}}  # fmt: skip
 
 
 def main() -> None:

@@ -10,7 +10,7 @@ them (prevents, not treats; an adverse effect, not an indication), or the candid
 
 Each passage goes through the production path: the relation_scoring prompt and one structured call
 (``agents.relation_scorer.assess``), then the grounding and keep-threshold filter (``grounded_relations``),
-with the passage as the only evidence item and no graph aliases. A kept relation matches a candidate on
+with the passage as the only evidence item, the entity's own type and no graph aliases. A kept relation matches a candidate on
 normalised names and type (an inverse such as treated_by is read forwards; symmetric types match either
 way); one that matches none is "unlabelled" and not counted. precision = correct / (correct + incorrect)
 matches, with a 95% Wilson interval; recall = labelled positives kept / labelled positives.
@@ -66,10 +66,11 @@ def extract(item: dict, llm, model_name: str, keep_score: int, usage: Usage) -> 
     """What the production scorer would write from the passage; None when the model gave no usable reply."""
     entity = {"key": normalize_key(item["entity"]), "name": item["entity"], "type": item["entity_type"]}
     record = {"id": f"textbook:{DATA.name}::{item['id']}", "kind": "textbook", "title": "", "snippet": item["passage"]}
-    reply, labels, _ = assess(entity, [], [record], {record["id"]: item["passage"]}, llm, usage)
+    reply, _ = assess(entity, [], [record], {record["id"]: item["passage"]}, llm, usage)
     if reply is None:
         return None
-    kept, _, _ = grounded_relations(entity, reply, labels, keep_score, model_name, [record], {}, 1.0)
+    kept, _, _ = grounded_relations(entity, reply, keep_score, model_name, [record], {}, 1.0,
+                                    {entity["key"]: entity["type"]})
     return kept
 
 

@@ -26,6 +26,7 @@ CYPHER = (
     "'; MATCH (n) DETACH DELETE n //", '"}) MATCH (n) DETACH DELETE n RETURN 1 //', "`Entity` {key: $key}",
     "CALL db.labels() YIELD label RETURN label", "metformin' OR 1=1 --", "}]->(x) DELETE x //",
 )  # fmt: skip
+RECORDED_SENTENCE = "Metformin is recommended as the first-line drug for type 2 diabetes mellitus."  # efetch_metformin.xml
 PARTNERS = {"metformin": "type 2 diabetes mellitus", "insulin": "hyperglycemia", "aspirin": "headache",
             "warfarin": "thrombosis", "amoxicillin": "otitis media", "lisinopril": "hypertension"}  # fmt: skip
 
@@ -89,8 +90,7 @@ def healthy(body: dict) -> dict:
         name = last_turn(body).split('entity "', 1)[-1].split('"', 1)[0]
         partner = PARTNERS.get(name.lower(), "hypertension")
         return {"tool": tool, "args": {"description": f"{name} is a medicine.", "description_score": 7, "relations": [
-            {"source": name, "type": "treats", "target": partner, "description": "lowers it", "score": 8,
-             "evidence": ["E1"]}]}}  # fmt: skip
+            {"sentence": RECORDED_SENTENCE, "relation": "treats", "other": partner, "score": 8}]}}  # fmt: skip
     if asks_for_entities(body):
         words = re.findall(r"[a-z]{6,}", last_turn(body).lower())
         return {"content": "\n".join(f"{w} | drug" for w in words if w in PARTNERS) or "metformin | drug"}

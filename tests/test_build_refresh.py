@@ -36,7 +36,8 @@ class Scores:
         if tool == "EntityAssessment":
             self.while_scoring()
             return {"tool": tool, "args": {"description": f"About {name}.", "description_score": 7, "relations": [
-                {"source": name, "type": "treats", "target": "Type 2 diabetes mellitus", "score": self.score, "evidence": ["E1"]}]}}
+                {"sentence": f"{name} is recommended as the first-line drug for type 2 diabetes mellitus.",
+                 "relation": "treats", "other": "Type 2 diabetes mellitus", "score": self.score}]}}
         return {"content": "ok"}
 
 

@@ -33,24 +33,29 @@ ITEMS = [
 ]  # fmt: skip
 
 
-def rel(source, type_, target, score, evidence=("E1",)):
-    return {"source": source, "type": type_, "target": target, "score": score, "evidence": list(evidence)}
+def rel(relation, other, score, sentence):
+    return {"sentence": sentence, "relation": relation, "other": other, "score": score}
+
+
+USED, NOT_HYPO, DIARRHEA = "Metformin is a biguanide used for type 2 diabetes mellitus.", "It does not cause hypoglycemia.", \
+    "Diarrhea is common; lactic acidosis is rare."  # fmt: skip
+PREVENTS, BLEEDING = "Warfarin prevents stroke in atrial fibrillation.", "Aspirin increases its bleeding risk."
 
 
 REPLIES = {
     "Metformin": [
-        rel("Metformin", "treats", "Type 2 diabetes mellitus", 9),  # correct
-        rel("Biguanide", "has_subtype", "Metformin", 8),  # read forwards: Metformin is_a Biguanide, correct
-        rel("Diarrhea", "adverse_effect_of", "Metformin", 3),  # under the keep score: a positive missed
-        rel("Metformin", "causes", "Hypoglycemia", 7),  # incorrect
-        rel("Metformin", "associated_with", "Lactic acidosis", 6),  # unlabelled
-        rel("Metformin", "treats", "Obesity", 8),  # the passage does not name obesity: refused
+        rel("treats", "Type 2 diabetes mellitus", 9, USED),  # correct
+        rel("is_a", "Biguanide", 8, USED),  # correct
+        rel("has_adverse_effect", "Diarrhea", 3, DIARRHEA),  # read forwards, under the keep score: a positive missed
+        rel("causes", "Hypoglycemia", 7, NOT_HYPO),  # incorrect
+        rel("associated_with", "Lactic acidosis", 6, DIARRHEA),  # unlabelled
+        rel("treats", "Obesity", 8, USED),  # the passage does not name obesity: refused
     ],
     "Warfarin": [
-        rel("Aspirin", "interacts_with", "Warfarin", 9),  # symmetric, either order: correct
-        rel("Warfarin", "prevents", "Stroke", 9, evidence=()),  # uncited: refused
-        rel("Stroke", "prevented_by", "Warfarin", 8),  # cited this time, read forwards: correct
-        rel("Atrial fibrillation", "treated_by", "Warfarin", 6),  # read forwards: Warfarin treats AF, incorrect
+        rel("interacts_with", "Aspirin", 9, BLEEDING),  # labelled Warfarin-Aspirin; symmetric, either order: correct
+        rel("prevents", "Stroke", 9, "Warfarin cures stroke."),  # a sentence the passage does not hold: refused
+        rel("prevents", "Stroke", 8, PREVENTS),  # quoted this time: correct
+        rel("treats", "Atrial fibrillation", 6, PREVENTS),  # incorrect
     ],
 }  # fmt: skip
 

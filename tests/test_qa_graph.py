@@ -31,7 +31,8 @@ def responder(body: dict) -> dict:
         return {"content": "metformin | drug"}
     if tool == "EntityAssessment":
         return {"tool": tool, "args": {"description": "A biguanide.", "description_score": 8, "relations": [
-            {"source": "Metformin", "type": "treats", "target": "Type 2 diabetes mellitus", "score": 9, "evidence": ["E1"]}]}}
+            {"sentence": "Metformin is recommended as the first-line drug for type 2 diabetes mellitus.", "relation": "treats",
+             "other": "Type 2 diabetes mellitus", "score": 9}]}}
     if asks_for_answer(body):
         return answer_lines(answer="Metformin treats type 2 diabetes mellitus [1].", confidence=0.8, citations=[1])
     return {"content": "Metformin treats type 2 diabetes, which causes polyuria."}

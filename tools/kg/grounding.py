@@ -1,11 +1,11 @@
 """What a model-extracted fact needs before it enters the graph, and what the audit checks later.
 
 - Both endpoints are medical entities: never generic words (textbook, study, patient, entity...).
-- The relation cites the specific evidence item that states it, and that item's text names both
-  endpoints (by name or alias; case-, punctuation- and plural-insensitive, through ``normalize_key``).
-- The endpoints' types fit the relation ("Type 2 diabetes treats metformin" and "nausea
-  symptom_of metformin" are refused: a disease treats nothing, a drug has adverse effects,
-  not symptoms). An endpoint of unknown type (``other``) is not held against it.
+- The relation rests on an evidence item whose text names both endpoints (by name or alias;
+  case-, punctuation- and plural-insensitive, through ``normalize_key``).
+- The endpoints' types fit the relation ("Type 2 diabetes treats metformin" is refused: a
+  disease treats nothing). A drug's "symptom" is read as its adverse effect. An endpoint of
+  unknown type (``other``) is not held against it.
 - A description that echoes the prompt or the tool schema instead of the evidence is refused.
 """
 
@@ -40,6 +40,12 @@ SIGNATURES: dict[str, tuple[frozenset | None, frozenset | None]] = {
     "has_role": (frozenset({"drug"}), None),
     "contraindicated_with": (_ACTS, None),
 }
+
+
+def fitting_type(rel_type: str, target_type: str | None) -> str:
+    """``rel_type``, or its only sensible reading where the types rule it out: a drug's or procedure's "symptom"
+    is its adverse effect."""
+    return "adverse_effect_of" if rel_type == "symptom_of" and target_type in _ACTS else rel_type
 
 
 def signature_problem(rel_type: str, source_type: str | None, target_type: str | None) -> str | None:

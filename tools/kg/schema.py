@@ -45,6 +45,7 @@ RELATION_INVERSES = {
     "member_of": "has_member",  # membership of a curated list's category (WHO essential medicines)
 }
 RELATION_TYPES = tuple(RELATION_INVERSES)
+CURATED_ONLY = frozenset({"has_role", "member_of"})  # stated by curated sources only, never by a model
 
 EVIDENCE_KINDS = ("pubmed", "wikipedia", "textbook", "vocabulary")
 
