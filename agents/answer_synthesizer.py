@@ -37,6 +37,8 @@ TOP_LOGPROBS = 20
 NO_KNOWLEDGE = ("I found no medical entities in this question that the knowledge graph knows about, so I cannot "
                 "answer it from evidence.")  # fmt: skip
 _FIELD = re.compile(r"^[\W_]*(option|answer|confidence|citations?)[\W_]*?\s*[:=]\s*(.*)$", re.IGNORECASE)
+# the 1.5B sometimes writes every field on the answer's line: "Answer: ... . Confidence: 0.68; Citations: [1]"
+_RUN_ON = re.compile(r"[;,]?[ \t]+(?=(?:confidence|citations?)[ \t]*:)", re.IGNORECASE)
 
 
 @dataclass
@@ -70,7 +72,7 @@ def read_confidence(value: str) -> float:
 def read_reply(text: str, options: dict[str, str]) -> Reply | None:
     """The answer in ``text``, or None when it names no option (multiple choice) or no answer."""
     fields: dict[str, str] = {}
-    for line in text.splitlines():
+    for line in _RUN_ON.sub("\n", text).splitlines():
         match = _FIELD.match(line.strip())
         if match:
             fields.setdefault(match.group(1).lower().rstrip("s"), match.group(2).strip().strip("*`<>").strip())

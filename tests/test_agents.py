@@ -99,7 +99,7 @@ def test_scorer_refuses_relations_whose_endpoint_types_do_not_fit(store):
         {**said, "relation": "symptom_of", "other": "Nausea", "score": 8},
     ]}})  # fmt: skip
     entity = {"key": "metformin", "name": "Metformin", "type": "drug"}
-    out = score_relations(entity, [entity], evidence, llm, "fake-model", store, keep_score=4)
+    out = score_relations(entity, "What about metformin?", [entity], evidence, llm, "fake-model", store, keep_score=4)
     assert [(r["source"], r["type"], r["target"]) for r in out["new_relations"]] == [
         ("Nausea", "adverse_effect_of", "Metformin")], "a drug's symptom can only be its adverse effect"
     assert sorted(out["refused"]) == [
@@ -131,7 +131,7 @@ def test_scorer_writes_only_grounded_relations_with_provenance(store):
             {**first_line, "relation": "has_role", "other": "Type 2 diabetes mellitus", "score": 9},
         ]}})  # fmt: skip
     entity = {"key": "metformin", "name": "Metformin", "type": "drug"}
-    out = score_relations(entity, [entity], evidence, llm, "fake-model", store, keep_score=4)
+    out = score_relations(entity, "What about metformin?", [entity], evidence, llm, "fake-model", store, keep_score=4)
     got = {(r["source"], r["type"], r["target"], r["confidence"], tuple(r["evidence_ids"])) for r in out["new_relations"]}
     assert got == {("Metformin", "treats", "Type 2 diabetes mellitus", 0.54, ("pmid:31000001",)),
                    ("Diarrhea", "adverse_effect_of", "Metformin", 0.42, ("pmid:31000001",)),
@@ -162,7 +162,7 @@ def test_scorer_bounds_a_reply_that_repeats_relations(store):
     evidence = {"records": [{**PMID_EV, "snippet": "Metformin and " + ", ".join(targets)}], "texts": {}}
     llm = chat(EntityAssessment={"args": {"relations": [
         {"sentence": "Metformin and", "relation": "treats", "other": t, "score": 8} for t in targets]}})
-    out = score_relations({"key": "metformin", "name": "Metformin", "type": "drug"}, [], evidence, llm, "m", store, 4)
+    out = score_relations({"key": "metformin", "name": "Metformin", "type": "drug"}, "", [], evidence, llm, "m", store, 4)
     assert [r["target"] for r in out["new_relations"]] == targets[:MAX_RELATIONS]
 
 
@@ -173,7 +173,7 @@ def test_scorer_refuses_echoed_descriptions_and_keeps_curated_ones(store):
     for name, said in (("Aspirin", "An antiplatelet drug."), ("Clopidogrel", "What the evidence says about the entity."),
                        ("Metoprolol", "A beta blocker that slows the heart.")):  # fmt: skip
         llm = chat(EntityAssessment={"args": {"description": said, "description_score": 10, "relations": []}})
-        refused += score_relations({"key": name.lower(), "name": name, "type": "drug"}, [], evidence, llm, "m", store,
+        refused += score_relations({"key": name.lower(), "name": name, "type": "drug"}, "", [], evidence, llm, "m", store,
                                    4)["refused"]  # fmt: skip
     assert store.get_entity("aspirin")["description"] == "A salicylate NSAID (curated)."
     assert store.get_entity("clopidogrel").get("description") is None
@@ -244,6 +244,8 @@ def test_answer_lines_are_read_leniently():
     assert read_reply("Option: <Z>\nConfidence: 0.9", options) is None
     assert read_reply("Answer: Metformin lowers hepatic glucose output.\nCitations: none", {}).answer.startswith("Metformin")
     assert read_reply("Confidence: 0.9", {}) is None, "an open answer needs its Answer line"
+    run_on = read_reply("Answer: Metformin; diarrhea is common. Confidence: 0.68; Citations: [1]", {})
+    assert (run_on.answer, run_on.confidence, run_on.citations) == ("Metformin; diarrhea is common.", 0.68, [1])
 
 
 def test_option_parsing():
