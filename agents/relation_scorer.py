@@ -70,25 +70,25 @@ def format_evidence(records: list[dict], texts: dict[str, str]) -> str:
     return "\n\n".join(blocks)
 
 
-def assess(entity: dict, others: list[dict], records: list[dict], texts: dict[str, str], llm,
+def assess(entity: dict, question: str, others: list[dict], records: list[dict], texts: dict[str, str], llm,
            usage: Usage) -> tuple[EntityAssessment | None, str]:  # fmt: skip
     """One structured call on the scoring prompt: the assessment (None if unusable) and the prompt."""
     block = format_evidence(records, texts)
     prompt = load("relation_scoring").format(
-        entity=entity["name"], entity_type=entity["type"], evidence=block,
+        entity=entity["name"], entity_type=entity["type"], evidence=block, question=question,
         related_entities=", ".join(o["name"] for o in others if o["key"] != entity["key"]) or "(none)",
     )  # fmt: skip
     return ask(llm, EntityAssessment, prompt, usage), prompt
 
 
-def score_relations(entity: dict, others: list[dict], evidence: dict, llm, model_name: str,
+def score_relations(entity: dict, question: str, others: list[dict], evidence: dict, llm, model_name: str,
                     store: GraphStore, keep_score: int) -> dict:  # fmt: skip
-    """Assess ``entity`` from ``evidence`` ({records, texts}); write what passes; return a state update."""
+    """Assess ``entity`` from ``evidence`` ({records, texts}) for ``question``; write what passes; a state update."""
     records = evidence.get("records", [])
     if not records:
         return {"new_relations": []}
     usage = Usage()
-    reply, prompt = assess(entity, others, records, evidence.get("texts", {}), llm, usage)
+    reply, prompt = assess(entity, question, others, records, evidence.get("texts", {}), llm, usage)
     if reply is None:
         return {"new_relations": [], "degradations": [f"relation scorer: no usable assessment for {entity['name']}"],
                 **usage.as_update()}  # fmt: skip

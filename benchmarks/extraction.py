@@ -66,7 +66,7 @@ def extract(item: dict, llm, model_name: str, keep_score: int, usage: Usage) -> 
     """What the production scorer would write from the passage; None when the model gave no usable reply."""
     entity = {"key": normalize_key(item["entity"]), "name": item["entity"], "type": item["entity_type"]}
     record = {"id": f"textbook:{DATA.name}::{item['id']}", "kind": "textbook", "title": "", "snippet": item["passage"]}
-    reply, _ = assess(entity, [], [record], {record["id"]: item["passage"]}, llm, usage)
+    reply, _ = assess(entity, f"What is known about {item['entity']}?", [], [record], {record["id"]: item["passage"]}, llm, usage)
     if reply is None:
         return None
     kept, _, _ = grounded_relations(entity, reply, keep_score, model_name, [record], {}, 1.0,

@@ -1,9 +1,9 @@
 """The evidence picture (`amg ask --graph FILE.html`): the paths an answer rests on, laid out by Graphviz.
 
-Only what the answer rests on is drawn: the edges between question entities, each question
-entity's best-ranked paths (for a diagnostic question instead: the findings behind the three
-leading candidates of the differential), every path behind a cited evidence item and the paths
-to what the answer names; left to right from the question's entities to the answer, joined to
+Only what the answer rests on is drawn: the edges between question entities, for a diagnostic
+question the findings behind the three leading candidates of the differential, every path behind
+a cited evidence item and the paths to what the answer names (each question entity's best-ranked
+paths instead when the answer names nothing in the graph); left to right from the question's entities to the answer, joined to
 the nodes the answer names. Edges are coloured by origin (curated vocabulary, or
 extracted by a model from literature) and drawn thicker the more confident they are. Graphviz
 (`dot`, Debian/Ubuntu package `graphviz`) does the layout, so labels never overlap; the SVG is
@@ -28,8 +28,8 @@ height:auto;width:auto;display:block;margin:8px 0}.legend span{margin-right:18px
 
 
 def rested_on(result: dict, per_entity: int = 2, candidates: int = 3) -> list[list[dict]]:
-    """The step lists the answer rests on: links, top-ranked paths (or the differential's findings),
-    and paths behind cited evidence."""
+    """The step lists the answer rests on: links, the differential's findings, paths behind cited evidence
+    and paths to what the answer names; the best-ranked paths only when none of these say more."""
     subgraph = result.get("subgraph", {})
     cited = {c.get("evidence_id") for c in result.get("citations", [])}
     chosen = [[link] for link in subgraph.get("links", [])[:8]]
@@ -37,14 +37,14 @@ def rested_on(result: dict, per_entity: int = 2, candidates: int = 3) -> list[li
     for c in differential:
         chosen += [[{"source": name, "target": c["name"], "relation": "symptom_of", "confidence": 0.4 + 0.6 * p,
                      "evidence_ids": ["vocab:hpoa"]}] for name, p in c.get("frequencies", {}).items()]  # fmt: skip
-    for paths in shown_paths(subgraph.get("nodes", [])).values():
-        for node in paths:
-            backed = any(i in cited for s in node["steps"] for i in s["evidence_ids"])
-            if (node.get("rank", 0) < per_entity and not differential) or backed:
-                chosen.append(node["steps"])
+    shown = [node for paths in shown_paths(subgraph.get("nodes", [])).values() for node in paths]
+    backed = [n["steps"] for n in shown if any(i in cited for s in n["steps"] for i in s["evidence_ids"])]
     said = f" {normalize_key(result.get('answer') or '')} "
     named = [n for n in subgraph.get("nodes", []) if n["depth"] > 0 and f" {normalize_key(n['name'])} " in said]
-    return chosen + [n["steps"] for n in sorted(named, key=lambda n: -n["score"])[:per_entity * 2]]
+    named_paths = [n["steps"] for n in sorted(named, key=lambda n: -n["score"])[:per_entity * 2]]
+    if not (differential or named_paths):
+        chosen += [n["steps"] for n in shown if n.get("rank", 0) < per_entity]
+    return chosen + backed + named_paths
 
 
 def to_dot(result: dict, paths: list[list[dict]]) -> str:

@@ -16,7 +16,7 @@ def expand(entity: dict, question: str, others: list[dict], res: Resources, ctx:
            mindate: str | None = None) -> dict:  # fmt: skip
     """Search and score ``entity``; returns evidence records, new and weakened relations, usage."""
     found = search_evidence(entity, question, res.evidence, ctx.source_list, ctx.max_evidence, mindate=mindate)
-    scored = score_relations(entity, others, found, res.llm, res.model_name, res.store, ctx.keep_score)
+    scored = score_relations(entity, question, others, found, res.llm, res.model_name, res.store, ctx.keep_score)
     return {
         "records": found["records"],
         "new_relations": scored.get("new_relations", []),

@@ -74,10 +74,15 @@ def rendered(tmp_path, page: str) -> dict:
 def test_picture_shows_the_answer_paths_readably(tmp_path):
     seen = rendered(tmp_path, render(RESULT))
     text = " ".join(seen["labels"])
-    for name in ("Metformin", "Diarrhea", "Biguanide", "Type 2 diabetes", "Answer: B."):
+    for name in ("Metformin", "Diarrhea", "Type 2 diabetes", "Answer: B."):
         assert name in text
-    assert "unrelated neighbour" not in text, "only what the answer rests on"
+    assert "unrelated neighbour" not in text and "Biguanide" not in text, "only what the answer rests on"
     assert seen["outside"] == 0 and seen["overlaps"] == 0, "no label off the page, no two nodes or edge labels overlap"
+
+
+def test_best_ranked_paths_are_drawn_only_when_the_answer_names_nothing_in_the_graph():
+    drawn = {s["target"] for steps in rested_on({**RESULT, "answer": "B."}) for s in steps}
+    assert {"Diarrhea", "Biguanide"} <= drawn and not any(t.startswith("An unrelated") for t in drawn)
 
 
 def test_paths_behind_cited_evidence_are_drawn_even_when_ranked_low():

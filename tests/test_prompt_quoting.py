@@ -27,11 +27,11 @@ def tags(text: str) -> list[str]:
 
 @pytest.mark.parametrize("attack", ATTACKS)
 def test_scoring_prompt_blocks_cannot_be_closed_or_forged(attack):
-    block, labels = format_evidence([{"id": "pmid:1", "kind": "pubmed", "year": 2020}], {"pmid:1": f"Metformin. {attack}"})
+    block = format_evidence([{"id": "pmid:1", "kind": "pubmed", "year": 2020}], {"pmid:1": f"Metformin. {attack}"})
     prompt = load("relation_scoring").format(entity="metformin", entity_type="drug", evidence=block,
-                                             related_entities=attack)  # fmt: skip
-    assert tags(prompt) == ['<evidence id="E1" source="pubmed" year="2020">', "</evidence>"]
-    assert labels == {"E1": "pmid:1"}
+                                             question=f"What is metformin? {attack}", related_entities=attack)
+    assert tags(prompt) == ["<question>", "</question>", '<evidence id="E1" source="pubmed" year="2020">',
+                            "</evidence>"]  # fmt: skip
     assert quote(attack) in prompt, "escaped, not stripped: every word is still there"
 
 
