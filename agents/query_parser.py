@@ -8,7 +8,8 @@ The LLM answers in plain "term | type" lines rather than a JSON tool call: on a 
 model that is ~5 tokens per entity instead of ~15, without grammar-constrained decoding.
 Lines that do not look like an entity (sentences, chatter, the format's own words) are ignored.
 The call opens the question's conversation (agents.conversation). With the ``vocabulary``
-parser there is no call: the entities are the vocabulary entities the question names.
+parser there is no call: the entities are the vocabulary entities the question names. The
+``auto`` parser does the same, and asks the LLM only when the vocabularies find nothing.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from tools.kg.schema import (
     normalize_key,
 )
 
-PARSERS = ("llm", "vocabulary")
+PARSERS = ("llm", "vocabulary", "auto")
 TOKENS_PER_ENTITY = 12
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
 _NOT_A_NAME = re.compile(r"[{}\[\]<>=]|^[^A-Za-z]*$")
@@ -59,7 +60,7 @@ def parse_query(question: str, options: dict[str, str], llm, linker: EntityLinke
     usage = Usage()
     shown = options if use_options else {}
     spotted = linker.spot(question + "\n" + "\n".join(shown.values()))
-    if parser == "vocabulary":
+    if parser == "vocabulary" or (parser == "auto" and spotted):
         entities = [{"key": c.key, "name": c.name, "type": c.type, "linked": True, "how": c.how} for c in spotted]
         return {"entities": entities[:max_entities], "dialogue": [], "degradations": []}
     text = request([], question, shown, load("entity_extraction").format(

@@ -55,8 +55,9 @@ class Context:
     min_path_relevance: float | None = _env("AMG_MIN_PATH_RELEVANCE", "0.4",
                                             "paths less similar than this to the question are not shown (0 = all)")
     question_links: bool | None = _env("AMG_QUESTION_LINKS", "true", "show the reasoner the edges between question entities")
-    query_parser: str | None = _env("AMG_QUERY_PARSER", "llm", "llm | vocabulary: entities from the model and the "
-                                    "vocabularies, or the vocabularies alone (one call less; 3.6 points less accurate)")
+    query_parser: str | None = _env("AMG_QUERY_PARSER", "llm", "llm | vocabulary | auto: entities from the model and "
+                                    "the vocabularies; the vocabularies alone (one call less; 3.6 points less "
+                                    "accurate); or the vocabularies, and the model only when they find nothing")
     per_entity_reasoning: bool | None = _env("AMG_PER_ENTITY_REASONING", "false", "one reasoning call per entity")
     max_evidence: int | None = _env("AMG_MAX_EVIDENCE", "5", "evidence records fetched per entity")
     retrieval_uses_options: bool | None = _env("AMG_RETRIEVAL_USES_OPTIONS", "true",

@@ -62,6 +62,15 @@ def test_vocabulary_parser_asks_no_model(store, linker):
     assert [e["name"] for e in out["entities"]] == ["Metformin", "Type 2 diabetes mellitus"] and llm.calls == []
 
 
+def test_auto_parser_asks_the_model_only_when_the_vocabularies_find_nothing(store, linker):
+    store.upsert(entities=[EntityRecord("Metformin", "drug", aliases=["Glucophage"])])
+    llm = chat(text={"content": "lactic acidosis | symptom"})
+    found = parse_query("Does Glucophage cause lactic acidosis?", {}, llm, linker, 8, parser="auto")
+    assert [e["name"] for e in found["entities"]] == ["Metformin"] and llm.calls == []
+    missed = parse_query("Which acid builds up in muscles?", {}, llm, linker, 8, parser="auto")
+    assert [e["name"] for e in missed["entities"]] == ["lactic acidosis"] and len(llm.calls) == 1
+
+
 def test_parser_survives_malformed_llm_output(store, linker):
     store.upsert(entities=[EntityRecord("Asthma", "disease")])
     llm = chat(text={"content": "I am sorry, I cannot list entities for this question.\n{\"entities\": ["})
