@@ -3,7 +3,8 @@
 Besides each entity's paths it returns the edges *between* question entities (``links``):
 when the options are entities, the edge that answers ("metformin has_adverse_effect diarrhea")
 is one of them. Paths are ranked against the question (tools/kg/ranking.py): each node's
-``rank`` is its place among its question entity's paths, best first.
+``rank`` is its place among its question entity's paths, best first. When paths are ranked,
+every direct fact about a question entity is ranked too, besides the traversal's node budget.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from tools.kg.store import GraphStore
 from tools.kg.traversal import question_links, traverse
 
 Embed = Callable[[list[str]], list[list[float]]]
+DIRECT_PER_ENTITY = 50  # direct facts per question entity ranked besides the traversal's node budget
 
 
 def traverse_subgraph(entities: list[dict], store: GraphStore, tau: float, max_depth: int, max_nodes: int,
@@ -27,6 +29,13 @@ def traverse_subgraph(entities: list[dict], store: GraphStore, tau: float, max_d
         return {"subgraph": {"nodes": [], "seeds": [], "links": []}}
     reached = traverse(store.neighbors, seeds, tau=tau, max_depth=max_depth, max_nodes=max_nodes, strategy=strategy,
                        hub_degree=hub_degree)
+    if bool(embed and query) and ranking != "confidence":
+        # the ranking also weighs every direct fact about a question entity: by confidence alone the budget
+        # fills with 1.00 curated paths (a drug class's members), and the 0.68 "metformin has_adverse_effect
+        # diarrhea" that answers the demo question never reached the ranking
+        direct = traverse(store.neighbors, seeds, tau=tau, max_depth=1, max_nodes=DIRECT_PER_ENTITY * len(seeds),
+                          strategy=strategy, hub_degree=hub_degree)  # fmt: skip
+        reached = {**direct, **reached}
     seed_of = {name: key for key, (name, _) in seeds.items()}
     details = store.entities(list(reached))
     nodes = []
