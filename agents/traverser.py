@@ -3,8 +3,9 @@
 Besides each entity's paths it returns the edges *between* question entities (``links``):
 when the options are entities, the edge that answers ("metformin has_adverse_effect diarrhea")
 is one of them. Paths are ranked against the question (tools/kg/ranking.py): each node's
-``rank`` is its place among its question entity's paths, best first. When paths are ranked,
-every direct fact about a question entity is ranked too, besides the traversal's node budget.
+``rank`` is its place among its question entity's paths, best first. Besides the node
+budget, every direct fact about a question entity is kept, hidden from the reasoner (the
+picture draws it when the answer names its end).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from tools.kg.store import GraphStore
 from tools.kg.traversal import question_links, traverse
 
 Embed = Callable[[list[str]], list[list[float]]]
-DIRECT_PER_ENTITY = 50  # direct facts per question entity ranked besides the traversal's node budget
+DIRECT_PER_ENTITY = 50  # direct facts per question entity kept besides the traversal's node budget
 
 
 def traverse_subgraph(entities: list[dict], store: GraphStore, tau: float, max_depth: int, max_nodes: int,
@@ -29,25 +30,26 @@ def traverse_subgraph(entities: list[dict], store: GraphStore, tau: float, max_d
         return {"subgraph": {"nodes": [], "seeds": [], "links": []}}
     reached = traverse(store.neighbors, seeds, tau=tau, max_depth=max_depth, max_nodes=max_nodes, strategy=strategy,
                        hub_degree=hub_degree)
-    if bool(embed and query) and ranking != "confidence":
-        # the ranking also weighs every direct fact about a question entity: by confidence alone the budget
-        # fills with 1.00 curated paths (a drug class's members), and the 0.68 "metformin has_adverse_effect
-        # diarrhea" that answers the demo question never reached the ranking
-        direct = traverse(store.neighbors, seeds, tau=tau, max_depth=1, max_nodes=DIRECT_PER_ENTITY * len(seeds),
-                          strategy=strategy, hub_degree=hub_degree)  # fmt: skip
-        reached = {**direct, **reached}
+    # every direct fact about a question entity stays in the subgraph, hidden from the reasoner: the budget fills
+    # with 1.00 curated paths (a drug class's members), and the 0.68 "metformin has_adverse_effect diarrhea"
+    # behind the demo's answer was missing from its picture (ranking these facts too cost 3.3 points: README)
+    direct = traverse(store.neighbors, seeds, tau=tau, max_depth=1, max_nodes=DIRECT_PER_ENTITY * len(seeds),
+                      strategy=strategy, hub_degree=hub_degree)  # fmt: skip
     seed_of = {name: key for key, (name, _) in seeds.items()}
-    details = store.entities(list(reached))
-    nodes = []
-    for node in reached.values():
-        nodes.append({
+    details = store.entities(list({**direct, **reached}))
+
+    def as_node(node) -> dict:
+        return {
             "key": node.key, "name": node.name, "type": node.type, "score": round(node.score, 4),
             "depth": node.depth, "weak": node.weak, "seed": node.path[0].source if node.path else node.name,
             "seed_key": seed_of.get(node.path[0].source, node.key) if node.path else node.key,
             "path": node.explain(), "description": _description(details.get(node.key) or {}),
             "steps": [_step(s) for s in node.path],
-        })  # fmt: skip
+        }  # fmt: skip
+
+    nodes = [as_node(node) for node in reached.values()]
     _rank(nodes, query, embed, ranking, min_relevance)
+    nodes += [{**as_node(node), "rank": len(direct), "hidden": True} for key, node in direct.items() if key not in reached]
     links = [_step(s) for s in question_links(store.neighbors, seeds)] if with_links else []
     return {"subgraph": {"nodes": nodes, "seeds": list(seeds), "links": links}}
 
