@@ -137,6 +137,7 @@ def grounded_relations(entity, reply: EntityAssessment, keep_score, model_name, 
     weakened: list[dict] = []
     refused: list[str] = []
     kinds = {r["id"]: r["kind"] for r in records}
+    normalized = {i: f" {normalize_key(text)} " for i, text in texts.items()}  # once, not per relation
     for rel in reply.relations[:MAX_RELATIONS]:
         rel_type, flipped = relation_type(rel.relation)
         source, target = (rel.other, entity["name"]) if flipped else (entity["name"], rel.other)
@@ -145,7 +146,7 @@ def grounded_relations(entity, reply: EntityAssessment, keep_score, model_name, 
             continue
         source_type, target_type = ((types or {}).get(normalize_key(n)) for n in (source, target))
         rel_type = fitting_type(rel_type, target_type)
-        cited, problem = _grounds(rel.sentence, source, target, texts, aliases)
+        cited, problem = _grounds(rel.sentence, source, target, texts, normalized, aliases)
         problem = problem or signature_problem(rel_type, source_type, target_type)
         if problem:
             refused.append(f"{source} -{rel_type}-> {target}: {problem}")
@@ -167,7 +168,7 @@ def grounded_relations(entity, reply: EntityAssessment, keep_score, model_name, 
     return list(kept.values()), weakened, refused
 
 
-def _grounds(sentence: str, source: str, target: str, texts: dict[str, str],
+def _grounds(sentence: str, source: str, target: str, texts: dict[str, str], normalized: dict[str, str],
             aliases: dict) -> tuple[list[str], str | None]:  # fmt: skip
     """The evidence items that hold the quoted sentence and name both ends; or why the relation may not be written.
 
@@ -179,7 +180,7 @@ def _grounds(sentence: str, source: str, target: str, texts: dict[str, str],
             return [], f"{name!r} is not a specific medical entity"
     names = {n: [n, *aliases.get(normalize_key(n), [])] for n in (source, target)}
     quoted = normalize_key(sentence)
-    cited = [i for i, text in texts.items() if quoted and f" {quoted} " in f" {normalize_key(text)} "]
+    cited = [i for i, text in normalized.items() if quoted and f" {quoted} " in text]
     if not cited:
         return [], "its sentence is not in the evidence"
     if not any(mentions(sentence, names[n]) for n in names):
