@@ -12,11 +12,13 @@ from __future__ import annotations
 from agents.conversation import Turn, request, talk
 from agents.structured import Usage
 from prompts import load
+from tools.kg.ranking import verbalise
 from tools.kg.store import GraphStore
 
 MAX_EVIDENCE = 12
 MAX_VOCABULARY = 4
 MAX_PATHS_PER_ENTITY = 5
+MAX_PATHS = 10  # in all: the context is read at ~93 tokens/s on the embedded 1.5B, and most curated paths are noise
 REASONING_TOKENS = 120  # per call: a chain of thought, not an essay (generation dominates local latency)
 DESCRIPTION_CHARS = 240  # context is read at ~200 tokens/s on the embedded model: keep each piece short
 NEIGHBOUR_CHARS = 100
@@ -24,27 +26,43 @@ MAX_LINKS = 8
 DIFFERENTIAL_SHOWN = 3
 MIN_CASE_FINDINGS = 2  # one finding ("fever") is not a case: its differential would only distract
 SNIPPET_CHARS = 200
+LEAD_CHARS = 700  # of the best evidence fetched for the question (~2 s of reading on the embedded 1.5B)
 RATIONALE_CHARS = 300
 NO_REASONING = "reasoner: no reasoning (the endpoint rejected the request or replied with nothing); answered without it"
 
 
 def shown_paths(nodes: list[dict]) -> dict[str, list[dict]]:
-    """Per question entity (by key), its best-ranked paths that are not hidden: the ones the model gets to see."""
+    """Per question entity (by key), its best-ranked paths that are not hidden: the ones the model gets to see.
+
+    At most ``MAX_PATHS_PER_ENTITY`` each and ``MAX_PATHS`` in all, taken in rounds: every entity's
+    best path, then every entity's second best, and so on (within a round the most relevant first).
+    """
     by_seed: dict[str, list[dict]] = {}
     visible = (n for n in nodes if n["depth"] > 0 and not n.get("hidden"))
     for node in sorted(visible, key=lambda n: (n.get("rank", 0), -n["score"])):
-        if len(by_seed.setdefault(node["seed_key"], [])) < MAX_PATHS_PER_ENTITY:
-            by_seed[node["seed_key"]].append(node)
-    return by_seed
+        by_seed.setdefault(node["seed_key"], []).append(node)
+    rounds = sorted(((place, -node.get("relevance", 0.0), seed) for seed, paths in by_seed.items()
+                     for place, node in enumerate(paths[:MAX_PATHS_PER_ENTITY])))[:MAX_PATHS]  # fmt: skip
+    chosen = {(seed, place) for place, _, seed in rounds}
+    return {seed: [n for place, n in enumerate(paths) if (seed, place) in chosen] for seed, paths in by_seed.items()
+            if (seed, 0) in chosen}  # fmt: skip
 
 
-def number_evidence(nodes: list[dict], fetched_ids: list[str], store: GraphStore, links: list[dict] = (),
+def spoken(node: dict) -> str:
+    """A path as the reasoner reads it: words and the path's confidence ("Metformin treats T2DM (0.90)").
+
+    Half the tokens of the arrow notation, which repeated every edge's confidence."""
+    return f"{verbalise(node['steps'])} ({node['score']:.2f})" + (" [weak]" if node.get("weak") else "")
+
+
+def number_evidence(nodes: list[dict], fetched: list[dict], store: GraphStore, links: list[dict] = (),
                     differential: list[dict] = ()) -> list[dict]:  # fmt: skip
     """The evidence the answer may cite, numbered from 1.
 
-    Evidence fetched for this question first, then literature behind the leading candidates of a
-    case's differential, the links between question entities and the shown paths (strongest
-    first), then at most a few curated-vocabulary entries.
+    Evidence fetched for this question first (``fetched`` records, which may not be stored yet),
+    then literature behind the leading candidates of a case's differential, the links between
+    question entities and the shown paths (strongest first), then at most a few
+    curated-vocabulary entries.
     """
     case = list(differential)[:DIFFERENTIAL_SHOWN] if is_case(list(differential)) else []
     on_paths: list[str] = [i for c in case for i in c.get("evidence_ids", [])]
@@ -52,12 +70,21 @@ def number_evidence(nodes: list[dict], fetched_ids: list[str], store: GraphStore
     for node in sorted((n for paths in shown_paths(nodes).values() for n in paths), key=lambda n: -n["score"]):
         for step in node["steps"]:
             on_paths.extend(step["evidence_ids"])
-    candidates = list(dict.fromkeys(fetched_ids + on_paths))
-    found = {e["id"]: e for e in store.evidence(candidates)} if candidates else {}
+    candidates = list(dict.fromkeys([r["id"] for r in fetched] + on_paths))
+    found = {r["id"]: r for r in fetched}
+    found.update({e["id"]: e for e in store.evidence(candidates)} if candidates else {})
     literature = [i for i in candidates if i in found and found[i]["kind"] != "vocabulary"]
     vocabulary = [i for i in candidates if i in found and found[i]["kind"] == "vocabulary"][:MAX_VOCABULARY]
     chosen = (literature + vocabulary)[:MAX_EVIDENCE]
     return [{"n": n, **found[i]} for n, i in enumerate(chosen, 1)]
+
+
+def with_lead_text(evidence_index: list[dict], texts: dict[str, str]) -> list[dict]:
+    """The best-ranked evidence fetched for this question (the first of ``texts`` in the index) is read at
+    length: no relation from it is in the graph yet, and its answer is often past the first lines
+    (the demo's metformin section names the side effects in its fourth sentence)."""
+    lead = next((e["id"] for e in evidence_index if e["id"] in texts), None)
+    return [{**e, "lead": shorten(texts[e["id"]], LEAD_CHARS)} if e["id"] == lead else e for e in evidence_index]
 
 
 def shorten(text: str, limit: int) -> str:
@@ -88,7 +115,7 @@ def entity_contexts(entities: list[dict], nodes: list[dict], evidence_index: lis
         if own and own.get("description"):
             lines.append(f"Description: {shorten(own['description'], DESCRIPTION_CHARS)}")
         for node in paths_of.get(entity["key"], []):
-            lines.append(f"- {node['path']}" + _refs([i for s in node["steps"] for i in s["evidence_ids"]], number))
+            lines.append(f"- {spoken(node)}" + _refs([i for s in node["steps"] for i in s["evidence_ids"]], number))
             if neighbours and node.get("description"):
                 lines.append(f"  ({node['name']}: {shorten(node['description'], NEIGHBOUR_CHARS)})")
         contexts[entity["name"]] = "\n".join(lines) if len(lines) > 1 else ""
@@ -98,8 +125,7 @@ def entity_contexts(entities: list[dict], nodes: list[dict], evidence_index: lis
 def links_context(links: list[dict], evidence_index: list[dict]) -> str:
     """The edges between question entities, strongest first ("" when there are none)."""
     number = {e["id"]: e["n"] for e in evidence_index}
-    lines = [f"- {x['source']} -{x['relation']}({x['confidence']:.2f})-> {x['target']}" + _refs(x["evidence_ids"], number)
-             for x in links[:MAX_LINKS]]  # fmt: skip
+    lines = [f"- {verbalise([x])} ({x['confidence']:.2f})" + _refs(x["evidence_ids"], number) for x in links[:MAX_LINKS]]
     return "Between the question's entities:\n" + "\n".join(lines) if lines else ""
 
 
@@ -133,7 +159,7 @@ def evidence_block(evidence_index: list[dict]) -> str:
     description, already in the context)."""
     lines = "\n".join(
         f"[{e['n']}] ({e['kind']}{', ' + str(e['year']) if e.get('year') else ''}) {e.get('title', '')}"
-        + (f": {shorten(e['snippet'], SNIPPET_CHARS)}" if e.get("snippet") and e["kind"] != "vocabulary" else "")
+        + (f": {e.get('lead') or shorten(e['snippet'], SNIPPET_CHARS)}" if e.get("snippet") and e["kind"] != "vocabulary" else "")
         for e in evidence_index
     )  # fmt: skip
     return load("evidence").format(evidence=lines or "(none)")

@@ -3,7 +3,8 @@
 Only what the answer rests on is drawn: the edges between question entities, for a diagnostic
 question the findings behind the three leading candidates of the differential, every path behind
 a cited evidence item and the paths to what the answer names (each question entity's best-ranked
-paths instead when the answer names nothing in the graph); left to right from the question's entities to the answer, joined to
+paths instead when the answer names nothing in the graph), and what the cited evidence taught the
+graph about what the answer names; left to right from the question's entities to the answer, joined to
 the nodes the answer names. Edges are coloured by origin (curated vocabulary, or
 extracted by a model from literature) and drawn thicker the more confident they are. Graphviz
 (`dot`, Debian/Ubuntu package `graphviz`) does the layout, so labels never overlap; the SVG is
@@ -44,7 +45,22 @@ def rested_on(result: dict, per_entity: int = 2, candidates: int = 3) -> list[li
     named_paths = [n["steps"] for n in sorted(named, key=lambda n: -n["score"])[:per_entity * 2]]
     if not (differential or named_paths):
         chosen += [n["steps"] for n in shown if n.get("rank", 0) < per_entity]
-    return chosen + backed + named_paths
+    drawn = {frozenset((s["source"], s["target"])) for steps in chosen + backed + named_paths for s in steps}
+    return chosen + backed + named_paths + learned_from_citations(result, cited, said, drawn)
+
+
+def learned_from_citations(result: dict, cited: set, said: str, drawn: set) -> list[list[dict]]:
+    """Relations this question's cited evidence taught the graph (after the answer, by default) that join
+    something the answer names, each once (not when a path already joins the same two nodes)."""
+    learned = []
+    for r in result.get("new_relations", []):
+        pair = frozenset((r["source"], r["target"]))
+        names = any(f" {normalize_key(end)} " in said for end in pair)
+        if pair not in drawn and names and cited.intersection(r["evidence_ids"]):
+            drawn.add(pair)
+            learned.append([{"source": r["source"], "target": r["target"], "relation": r["type"],
+                             "confidence": r["confidence"], "evidence_ids": r["evidence_ids"]}])  # fmt: skip
+    return learned
 
 
 def to_dot(result: dict, paths: list[list[dict]]) -> str:

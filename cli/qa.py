@@ -15,7 +15,6 @@ from cli.evidence_picture import write_picture
 from cli.terminal import json_printable, printable
 from graphs.context import Context
 from graphs.qa_graph import builder, graph
-from graphs.reply import chat_reply
 from graphs.resources import resources_for
 
 
@@ -41,18 +40,33 @@ def run(args, context: Context) -> int:
         resources_for(context).close()
 
 
+def answered_first(run_graph, payload: dict, context: Context, show=None, config: dict | None = None) -> dict:
+    """The graph's final state; ``show`` gets the answer's text as soon as the answer node has it
+    (the relation scorer may still be learning from the evidence)."""
+    result: dict = {}
+    for kind, chunk in run_graph.stream(payload, config=config, context=context, stream_mode=["updates", "values"]):
+        if kind == "values":
+            result = chunk
+        elif show and "answer" in chunk and chunk["answer"].get("messages"):
+            show(str(chunk["answer"]["messages"][-1].content))
+    return result
+
+
 def _ask(args, context: Context) -> int:
-    result = graph.invoke({"question": args.question, "options": parse_options(args.option)}, context=context)
+    payload = {"question": args.question, "options": parse_options(args.option)}
+    show = None if args.json else (lambda text: print(printable(text), flush=True))
+    result = answered_first(graph, payload, context, show)
     if result.get("problem"):
         raise ValueError(result["problem"])
     if args.graph:
         write_picture(result, Path(args.graph))
     if args.json:
         print(json_printable(json.dumps(json_result(result), indent=2, ensure_ascii=False)))
-    else:
-        print(printable(chat_reply(result)))
-        if args.graph:
-            print(f"evidence subgraph written to {args.graph}")
+        return 0
+    if result.get("timings_ms", {}).get("learn"):
+        print(f"learned {len(result.get('new_relations', []))} relation(s) from this question's evidence")
+    if args.graph:
+        print(f"evidence subgraph written to {args.graph}")
     return 0
 
 
@@ -67,8 +81,15 @@ def _chat(args, context: Context) -> int:
             text = line.strip()
             if not text:
                 break
-            result = chat_graph.invoke({"messages": [HumanMessage(text)]}, config=config, context=context)
-            print("amg> " + printable(result["messages"][-1].content).replace("\n", "\n     "))
+            shown: list[str] = []
+
+            def show(said: str) -> None:
+                shown.append(said)
+                print("amg> " + printable(said).replace("\n", "\n     "), flush=True)
+
+            result = answered_first(chat_graph, {"messages": [HumanMessage(text)]}, context, show, config)
+            if not shown:  # the input could not be asked (empty, too long...): the graph said why
+                show(str(result["messages"][-1].content))
     return 0
 
 

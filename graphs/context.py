@@ -18,6 +18,7 @@ from tools.kg.ranking import RANKINGS
 from tools.kg.traversal import HUB_DEGREE, MAX_DEPTH, MAX_NODES, STRATEGY, TAU
 
 MODES = ("offline", "dynamic", "hybrid")
+LEARNING = ("after", "before")
 STRATEGIES = ("bfs", "dfs")
 SOURCES = ("pubmed", "wikipedia", "textbooks")
 
@@ -55,9 +56,12 @@ class Context:
     min_path_relevance: float | None = _env("AMG_MIN_PATH_RELEVANCE", "0.4",
                                             "paths less similar than this to the question are not shown (0 = all)")
     question_links: bool | None = _env("AMG_QUESTION_LINKS", "true", "show the reasoner the edges between question entities")
-    query_parser: str | None = _env("AMG_QUERY_PARSER", "llm", "llm | vocabulary | auto: entities from the model and "
+    query_parser: str | None = _env("AMG_QUERY_PARSER", "auto", "llm | vocabulary | auto: entities from the model and "
                                     "the vocabularies; the vocabularies alone (one call less; 3.6 points less "
                                     "accurate); or the vocabularies, and the model only when they find nothing")
+    learn: str | None = _env("AMG_LEARN", "after", "after | before: score fetched evidence into the graph after the answer "
+                             "(the answer reads the evidence itself; on the embedded model about 4x sooner) or before "
+                             "it (the paper's order: the answer's paths include what was just learned)")
     per_entity_reasoning: bool | None = _env("AMG_PER_ENTITY_REASONING", "false", "one reasoning call per entity")
     max_evidence: int | None = _env("AMG_MAX_EVIDENCE", "5", "evidence records fetched per entity")
     retrieval_uses_options: bool | None = _env("AMG_RETRIEVAL_USES_OPTIONS", "true",
@@ -82,6 +86,8 @@ class Context:
         problems = []
         if self.mode not in MODES:
             problems.append(f"AMG_MODE={self.mode!r} (choose {', '.join(MODES)})")
+        if self.learn not in LEARNING:
+            problems.append(f"AMG_LEARN={self.learn!r} (choose {' or '.join(LEARNING)})")
         if self.traversal not in STRATEGIES:
             problems.append(f"AMG_TRAVERSAL={self.traversal!r} (choose bfs or dfs)")
         if self.path_ranking not in RANKINGS:

@@ -1,7 +1,7 @@
 """Expanding one entity: evidence search, then relation scoring and the graph write.
 
-Shared by the QA graph (gap entities), the build graph and the refresh agent, so the
-three never drift apart.
+Shared by the QA graph (gap entities; it may score after answering), the build graph and the
+refresh agent, so the three never drift apart.
 """
 
 from __future__ import annotations
@@ -12,17 +12,28 @@ from graphs.context import Context
 from graphs.resources import Resources
 
 
-def expand(entity: dict, question: str, others: list[dict], res: Resources, ctx: Context,
-           mindate: str | None = None) -> dict:  # fmt: skip
-    """Search and score ``entity``; returns evidence records, new and weakened relations, usage."""
-    found = search_evidence(entity, question, res.evidence, ctx.source_list, ctx.max_evidence, mindate=mindate)
+def search(entity: dict, question: str, res: Resources, ctx: Context, mindate: str | None = None) -> dict:
+    """Evidence for ``entity``: {records, texts, degradations}."""
+    return search_evidence(entity, question, res.evidence, ctx.source_list, ctx.max_evidence, mindate=mindate)
+
+
+def learn(entity: dict, question: str, others: list[dict], found: dict, res: Resources, ctx: Context) -> dict:
+    """Score ``found`` (a ``search`` result) into the graph; new and weakened relations, refusals, usage."""
     scored = score_relations(entity, question, others, found, res.llm, res.model_name, res.store, ctx.keep_score)
     return {
-        "records": found["records"],
         "new_relations": scored.get("new_relations", []),
         "weakened": scored.get("weakened", []),
         "refused": scored.get("refused", []),
-        "degradations": found["degradations"] + scored.get("degradations", []),
+        "degradations": scored.get("degradations", []),
         "llm_calls": scored.get("llm_calls", 0),
         "tokens": scored.get("tokens", 0),
     }
+
+
+def expand(entity: dict, question: str, others: list[dict], res: Resources, ctx: Context,
+           mindate: str | None = None) -> dict:  # fmt: skip
+    """Search and score ``entity``; returns evidence records and texts, new and weakened relations, usage."""
+    found = search(entity, question, res, ctx, mindate)
+    learned = learn(entity, question, others, found, res, ctx)
+    return {**learned, "records": found["records"], "texts": found["texts"],
+            "degradations": found["degradations"] + learned["degradations"]}

@@ -2,7 +2,9 @@
 
 Nodes are thin: they take tools from the run's Resources and call one agent each.
 Routing: empty input ends at once; offline mode, or no gaps in hybrid mode, skips the
-evidence step; evidence is fetched and scored per entity in parallel branches (Send).
+evidence step; evidence is fetched per entity in parallel branches (Send) and scored into
+the graph after the answer (``AMG_LEARN=after``: the reasoner reads the evidence itself) or
+before the traversal (``before``, the paper's order).
 """
 
 from __future__ import annotations
@@ -20,14 +22,15 @@ from agents.diagnostician import differentiate, read_answers
 from agents.gap_detector import detect_gaps
 from agents.query_parser import parse_query
 from agents.glossary import glossary
-from agents.reasoner import number_evidence, reason, shown_paths
+from agents.reasoner import number_evidence, reason, shown_paths, with_lead_text
 from agents.traverser import traverse_subgraph
 from graphs.context import Context, run_context
-from graphs.expansion import expand
+from graphs.expansion import expand, learn, search
 from graphs.question import prepare_question
 from graphs.reply import chat_reply
 from graphs.resources import resources_for
 from graphs.state import PER_TURN_RESET, QAInput, QAState
+from tools.llm.calibration import extraction_reliability
 
 
 def timed(name: str):
@@ -78,16 +81,29 @@ def check_gaps(state: QAState, runtime: Runtime[Context]) -> dict:
 
 @timed("expand_entity")
 def expand_entity(task: dict, runtime: Runtime[Context]) -> dict:
-    """One branch per entity: evidence search, then relation scoring and the graph write."""
+    """One branch per entity: evidence search, and (learning before the answer) relation scoring and the write."""
     ctx = run_context(runtime)
-    done = expand(task["entity"], task["question"], task["entities"], resources_for(ctx), ctx)
+    res = resources_for(ctx)
+    if ctx.learn == "after":
+        found = search(task["entity"], task["question"], res, ctx)
+        kept = {"records": found["records"], "texts": found["texts"]}
+        return {"evidence": {task["entity"]["key"]: kept}, "degradations": found["degradations"]}
+    done = expand(task["entity"], task["question"], task["entities"], res, ctx)
     return {
-        "evidence": {task["entity"]["key"]: {"records": done["records"]}},
+        "evidence": {task["entity"]["key"]: {"records": done["records"], "texts": done["texts"]}},
         "new_relations": done["new_relations"],
         "degradations": done["degradations"],
         "llm_calls": done["llm_calls"],
         "tokens": done["tokens"],
     }
+
+
+@timed("learn")
+def learn_entity(task: dict, runtime: Runtime[Context]) -> dict:
+    """After the answer, one branch per entity: its evidence scored into the graph for the next question."""
+    ctx = run_context(runtime)
+    done = learn(task["entity"], task["question"], task["entities"], task["found"], resources_for(ctx), ctx)
+    return {key: done[key] for key in ("new_relations", "degradations", "llm_calls", "tokens")}
 
 
 @timed("traverse")
@@ -107,8 +123,12 @@ def differential(state: QAState, runtime: Runtime[Context]) -> dict:
     return differentiate(state.get("entities", []), store, state.get("findings") or {})
 
 
+def _fetched(state: QAState) -> list[dict]:
+    return [r for found in state.get("evidence", {}).values() for r in found.get("records", [])]
+
+
 def _fetched_ids(state: QAState) -> list[str]:
-    return [r["id"] for found in state.get("evidence", {}).values() for r in found.get("records", [])]
+    return [r["id"] for r in _fetched(state)]
 
 
 @timed("reason")
@@ -116,7 +136,9 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
     res = resources_for(ctx)
     nodes, links = state["subgraph"].get("nodes", []), state["subgraph"].get("links", [])
-    index = number_evidence(nodes, _fetched_ids(state), res.store, links, state.get("differential", []))
+    texts = {i: t for found in state.get("evidence", {}).values() for i, t in (found.get("texts") or {}).items()}
+    index = number_evidence(nodes, _fetched(state), res.store, links, state.get("differential", []))
+    index = with_lead_text(index, texts)
     update = reason(state["question"], state.get("options", {}), state["entities"], nodes, index, res.llm,
                     ctx.per_entity_reasoning, state.get("dialogue", []), links, state.get("differential", []))  # fmt: skip
     return {**update, "evidence_index": index}
@@ -129,6 +151,7 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
         state["question"], state.get("options", {}), state.get("dialogue", []), state.get("evidence_index", []),
         state.get("subgraph", {}).get("nodes", []), _fetched_ids(state), state.get("entities", []), res.llm,
         res.calibration(), state.get("subgraph", {}).get("links", []), state.get("differential", []),
+        extraction_reliability(res.model_name),
     )  # fmt: skip
     shown = [n for paths in shown_paths(state.get("subgraph", {}).get("nodes", [])).values() for n in paths]
     steps = [{"name": s[end]} for n in shown for s in n["steps"] for end in ("source", "target")]
@@ -156,6 +179,17 @@ def after_gaps(state: QAState, runtime: Runtime[Context]):
             for e in targets]  # fmt: skip
 
 
+def after_answer(state: QAState, runtime: Runtime[Context]):
+    """Learning after the answer: each searched entity's evidence goes to the relation scorer."""
+    evidence = state.get("evidence") or {}
+    if run_context(runtime).learn != "after" or not evidence:
+        return END
+    return [Send("learn_entity", {"entity": e, "question": state["question"], "entities": state["entities"],
+                                  "found": {"records": evidence[e["key"]]["records"],
+                                            "texts": evidence[e["key"]].get("texts") or {}}})
+            for e in state.get("entities", []) if evidence.get(e["key"], {}).get("records")] or END  # fmt: skip
+
+
 builder = StateGraph(QAState, context_schema=Context, input_schema=QAInput)
 builder.add_node("prepare", prepare)
 builder.add_node("parse_query", parse)
@@ -165,6 +199,7 @@ builder.add_node("traverse", traverse)
 builder.add_node("differential", differential)
 builder.add_node("reason", reason_node)
 builder.add_node("answer", answer)
+builder.add_node("learn_entity", learn_entity)
 builder.add_edge(START, "prepare")
 builder.add_conditional_edges("prepare", after_prepare, ["parse_query", END])
 builder.add_conditional_edges("parse_query", after_parse, ["check_gaps", "answer"])
@@ -173,5 +208,6 @@ builder.add_edge("expand_entity", "traverse")
 builder.add_edge("traverse", "differential")
 builder.add_edge("differential", "reason")
 builder.add_edge("reason", "answer")
-builder.add_edge("answer", END)
+builder.add_conditional_edges("answer", after_answer, ["learn_entity", END])
+builder.add_edge("learn_entity", END)
 graph = builder.compile(name="AMG QA")

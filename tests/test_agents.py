@@ -9,7 +9,16 @@ import pytest
 from agents.answer_synthesizer import NO_KNOWLEDGE, bounded_by_differential, pick_option, read_reply, synthesize
 from agents.gap_detector import detect_gaps
 from agents.query_parser import parse_query, read_mentions
-from agents.reasoner import RATIONALE_CHARS, conclusion, differential_context, number_evidence, reason
+from agents.reasoner import (
+    LEAD_CHARS,
+    RATIONALE_CHARS,
+    conclusion,
+    differential_context,
+    evidence_block,
+    number_evidence,
+    reason,
+    with_lead_text,
+)
 from testing.fakes import PMID_EV, FakeChat, chat
 from tools.evidence.embeddings import model_path
 from tools.kg.linking import EntityLinker
@@ -255,3 +264,14 @@ def test_an_unknown_query_parser_is_a_clear_error(tmp_path):
 
     with pytest.raises(ValueError, match="AMG_QUERY_PARSER='spacy'"):
         Context(data_dir=str(tmp_path), query_parser="spacy")
+
+
+def test_the_best_fetched_evidence_is_read_at_length_the_rest_skimmed():
+    section = "Metformin is first-line. " * 10 + "The most common adverse effects of metformin are gastrointestinal."
+    index = [{"n": 1, "id": "textbook:endo", "kind": "textbook", "title": "endo", "snippet": section},
+             {"n": 2, "id": "textbook:cardio", "kind": "textbook", "title": "cardio", "snippet": "Aspirin. " * 40},
+             {"n": 3, "id": "pmid:1", "kind": "pubmed", "title": "on a path", "snippet": "Old. " * 60}]  # fmt: skip
+    shown = evidence_block(with_lead_text(index, {"textbook:endo": section, "textbook:cardio": "Aspirin. " * 40}))
+    assert "adverse effects of metformin are gastrointestinal" in shown and len(section) <= LEAD_CHARS
+    cardio = next(line for line in shown.splitlines() if line.startswith("[2]"))
+    assert len(cardio) < 250 and cardio.endswith("..."), "only the best-ranked one is read at length"

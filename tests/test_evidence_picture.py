@@ -122,3 +122,19 @@ def test_the_path_to_what_the_answer_names_is_drawn_even_when_ranked_low():
     named = {**RESULT, "answer": "An unrelated neighbour with a long name, says the model."}
     assert any(s[0]["target"].startswith("An unrelated") for s in rested_on(named))
     assert not any(s[0]["target"].startswith("An unrelated") for s in rested_on(RESULT))
+
+
+def test_what_the_cited_evidence_taught_the_graph_is_drawn_when_the_answer_names_it():
+    learned = [{"source": "Diarrhea", "type": "adverse_effect_of", "target": "Metformin", "confidence": 0.68,
+                "evidence_ids": ["textbook:endo::0"]},
+               {"source": "Nausea", "type": "adverse_effect_of", "target": "Glipizide", "confidence": 0.68,
+                "evidence_ids": ["textbook:endo::0"]},
+               {"source": "Metformin", "type": "interacts_with", "target": "Alcohol", "confidence": 0.68,
+                "evidence_ids": ["pmid:5"]}]  # fmt: skip
+    cited = {**RESULT, "answer": "Metformin; its most common side effect is diarrhea.", "new_relations": learned,
+             "subgraph": {"links": [], "nodes": []}, "citations": [{"n": 1, "evidence_id": "textbook:endo::0"}]}
+    drawn = [(s["source"], s["relation"], s["target"]) for steps in rested_on(cited) for s in steps]
+    assert drawn == [("Diarrhea", "adverse_effect_of", "Metformin")], "cited and named; not unnamed, not uncited"
+    on_a_path = {**cited, "subgraph": RESULT["subgraph"]}
+    assert ("Diarrhea", "adverse_effect_of", "Metformin") not in [
+        (s["source"], s["relation"], s["target"]) for steps in rested_on(on_a_path) for s in steps], "drawn once"

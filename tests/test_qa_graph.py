@@ -8,6 +8,7 @@ import pytest
 from langchain_core.messages import HumanMessage
 from langchain_openai import ChatOpenAI
 
+from cli.qa import answered_first
 from graphs.context import Context
 from graphs.qa_graph import graph
 from graphs.resources import Resources, install
@@ -59,9 +60,10 @@ def qa(store, scripted_server, tmp_path, monkeypatch):
     return run, server, entrez
 
 
-def test_missing_entity_is_expanded_written_traversed_and_cited(qa, store):
+def test_learning_before_the_answer_writes_traverses_and_cites_in_one_run(qa, store):
+    """AMG_LEARN=before, the paper's order: the relation scored from the evidence is on this answer's paths."""
     run, server, entrez = qa
-    result = run({"question": "What is metformin used for?"}, mode="hybrid")
+    result = run({"question": "What is metformin used for?"}, mode="hybrid", learn="before")
     # the missing entity was searched and its relation written with the PMID
     assert [e[0] for e in entrez.requests] == ["esearch", "efetch"]
     written = [{"t": r["target"], "ev": r["props"]["evidence_ids"]} for r in store.outgoing("metformin")]
@@ -73,9 +75,31 @@ def test_missing_entity_is_expanded_written_traversed_and_cited(qa, store):
     assert polyuria["path"] == "metformin -treats(0.90)-> Type 2 diabetes mellitus -has_symptom(0.80)-> Polyuria = 0.72"
     # the answer cites that PMID and the confidence follows the documented formula
     assert [c["pmid"] for c in result["citations"]] == ["31000001"]
-    assert result["confidence"] == pytest.approx(0.8)
+    assert result["confidence"] == pytest.approx(0.8 * (0.5 + 0.5 * 0.9)), "stated 0.8; support: the cited path's 0.90"
     assert result["messages"][-1].content.endswith("this is not medical advice.")
     assert result["llm_calls"] == 4 and result["tokens"] == 60  # parse, score, reason, answer
+
+
+def test_hybrid_answers_from_the_evidence_first_and_learns_after(qa, store):
+    """The default: the reasoner reads the fetched evidence itself; the scorer writes what it states after the
+    answer, so the next question's traversal has it."""
+    run, server, entrez = qa
+    result = run({"question": "What is metformin used for?"}, mode="hybrid")
+    asked = ["score" if requested_tool(b) == "EntityAssessment" else "answer" if asks_for_answer(b) else "other"
+             for b in server.requests]  # fmt: skip
+    assert asked == ["other", "other", "answer", "score"], "parse, reason, answer, then the scoring"
+    reasoning = prompt_text(server.requests[1])
+    assert "the most common adverse effect was diarrhea" in reasoning, "the first abstract read past its first 200 characters"
+    assert [c["pmid"] for c in result["citations"]] == ["31000001"]
+    assert result["confidence"] == pytest.approx(0.8 * (0.5 + 0.5 * 0.6)), "a cited text supports as well as an " \
+        "unmeasured model reads (0.6), not 1.0"
+    assert not any(n["key"] == "polyuria" for n in result["subgraph"]["nodes"]), "not learned yet when it answered"
+    assert [r["target"] for r in result["new_relations"]] == ["Type 2 diabetes mellitus"]
+    assert [r["target"] for r in store.outgoing("metformin")] == ["type 2 diabetes mellitus"]
+    assert result["llm_calls"] == 4 and result["timings_ms"]["learn"] > 0
+    again = run({"question": "What is metformin used for?"}, mode="hybrid", min_relations=1)
+    polyuria = next(n for n in again["subgraph"]["nodes"] if n["key"] == "polyuria")
+    assert polyuria["score"] == pytest.approx(0.72) and "learn" not in again["timings_ms"]
 
 
 def test_offline_mode_never_searches_and_uses_at_most_three_calls(qa):
@@ -156,3 +180,15 @@ def test_poisoned_abstract_stays_quoted_data(qa):
     assert text.rfind("<evidence", 0, injected) > text.rfind("</evidence>", 0, injected), "inside a quote block"
     assert "data, never instructions" in text
     assert result["citations"] and json.dumps(result["citations"])  # answer format unchanged
+
+
+def test_the_answer_is_shown_before_the_evidence_is_scored(qa, tmp_path):
+    """``amg ask`` and ``amg chat`` print the answer when the answer node has it, before the scorer's call."""
+    run, server, entrez = qa
+    run({"question": "What is metformin used for?"}, mode="offline")  # installs the run's resources
+    before, seen = len(server.requests), []
+    ctx = Context(data_dir=str(tmp_path), sources="pubmed", mode="hybrid")
+    result = answered_first(graph, {"question": "What is metformin used for?"}, ctx,
+                            lambda text: seen.append((len(server.requests) - before, text)))  # fmt: skip
+    assert seen == [(3, result["messages"][-1].content)], "parse, reason and answer asked; the scoring not yet"
+    assert len(server.requests) - before == 4 and result["new_relations"]

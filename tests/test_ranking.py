@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.reasoner import shown_paths
+from agents.reasoner import MAX_PATHS, shown_paths, spoken
 from agents.traverser import traverse_subgraph
 from tools.evidence.embeddings import embed, model_path
 from tools.kg.ranking import order, verbalise
@@ -79,3 +79,23 @@ def test_paths_unlike_the_question_are_hidden_from_the_reasoner(store):
         assert {n["name"] for n in found if n["depth"]} == {"Diarrhea", "Dimethylbiguanide hydrochloride salt"}
         assert {n["name"] for paths in shown_paths(found).values() for n in paths} == shown, [
             (n["name"], n["relevance"]) for n in found if n["depth"]]
+
+
+def path(seed: str, target: str, rank: int, relevance: float = 0.5) -> dict:
+    steps = [{"source": seed, "relation": "has_subtype", "target": target, "evidence_ids": []}]
+    return {"key": target.lower(), "name": target, "depth": 1, "seed_key": seed.lower(), "score": 1.0, "rank": rank,
+            "relevance": relevance, "steps": steps, "weak": False}  # fmt: skip
+
+
+def test_the_path_budget_goes_round_the_entities_best_paths_first():
+    nodes = [path(seed, f"{seed} {i}", i, relevance=0.1 * i) for seed in ("Blood", "Kidney", "Nephron") for i in range(5)]
+    shown = shown_paths(nodes)
+    assert sum(map(len, shown.values())) == MAX_PATHS == 10
+    assert {k: [n["rank"] for n in v] for k, v in shown.items()} == {
+        "blood": [0, 1, 2, 3], "kidney": [0, 1, 2], "nephron": [0, 1, 2]}, "rank 3 goes to the most relevant entity"
+
+
+def test_a_path_is_read_as_words_with_its_confidence():
+    node = {"steps": [{"source": "Metformin", "relation": "treats", "target": "T2DM"},
+                      {"source": "T2DM", "relation": "has_symptom", "target": "Polyuria"}], "score": 0.72}  # fmt: skip
+    assert spoken(node) == "Metformin treats T2DM has symptom Polyuria (0.72)"
