@@ -135,3 +135,21 @@ def test_real_entrez_fails_fast_without_network(cache):
     with pytest.raises(SourceUnavailable):
         client.search("metformin")
     assert time.monotonic() - started < 10
+
+
+def test_a_host_the_resolver_does_not_know_is_not_asked_again():
+    """EAI_NONAME is the resolver's answer, not a fault; a temporary resolver failure is still retried."""
+    import requests
+    import socket
+
+    from tools.evidence.remote_calls import is_transient, unknown_host
+
+    unknown = socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+    flaky = Flaky(urllib.error.URLError(unknown))  # a second call would answer
+    with pytest.raises(SourceUnavailable, match="PubMed unreachable"):
+        call_remote("PubMed", lambda: flaky("esearch", {}), RateLimiter(1000), sleep=lambda s: None)
+    assert len(flaky.calls) == 1
+    deep = requests.exceptions.ConnectionError(urllib.error.URLError(unknown))  # as requests wraps urllib3's errors
+    assert is_transient(deep) and unknown_host(deep)
+    temporary = urllib.error.URLError(socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution"))
+    assert is_transient(temporary) and not unknown_host(temporary)

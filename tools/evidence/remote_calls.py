@@ -1,8 +1,8 @@
 """Politeness and resilience for remote sources: a shared rate limiter and one retry policy.
 
 Every remote call goes through ``call_remote``: it waits its turn on the limiter and
-retries transient faults (network errors, HTTP 429 and 5xx) with exponential backoff and
-jitter, honouring Retry-After. Whatever still fails becomes ``SourceUnavailable``.
+retries transient faults (network errors, HTTP 429 and 5xx; not a host the resolver says does
+not exist) with exponential backoff and jitter, honouring Retry-After. Whatever still fails becomes ``SourceUnavailable``.
 """
 
 from __future__ import annotations
@@ -67,6 +67,24 @@ def is_transient(exc: BaseException) -> bool:
                             requests.exceptions.ConnectionError, requests.exceptions.Timeout))  # fmt: skip
 
 
+def unknown_host(exc: BaseException) -> bool:
+    """Whether the resolver said the host does not exist (EAI_NONAME, "Name or service not known"):
+    a definite answer, unlike "Temporary failure in name resolution", so asking again seconds later only
+    delays the answer (the offline demo lost ~3 s to it). The cause may sit several wrappers deep
+    (urllib's URLError.reason; requests' ConnectionError -> MaxRetryError.reason -> NameResolutionError)."""
+    seen: set[int] = set()
+    todo: list[object] = [exc]
+    while todo:
+        item = todo.pop()
+        if not isinstance(item, BaseException) or id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, socket.gaierror) and item.errno == socket.EAI_NONAME:
+            return True
+        todo += [getattr(item, "reason", None), item.__cause__, item.__context__, *item.args]
+    return False
+
+
 def _retry_after(exc: BaseException) -> float | None:
     headers = getattr(exc, "headers", None) or getattr(getattr(exc, "response", None), "headers", None)
     value = headers.get("Retry-After") if headers else None
@@ -102,7 +120,7 @@ def call_remote(
         return fn()
 
     retrying = Retrying(
-        retry=retry_if_exception(is_transient),
+        retry=retry_if_exception(lambda exc: is_transient(exc) and not unknown_host(exc)),
         stop=stop_after_attempt(attempts),
         wait=_wait(base_wait_s),
         sleep=sleep,
