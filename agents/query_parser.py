@@ -50,6 +50,11 @@ def read_mentions(reply: str) -> list[tuple[str, str]]:
     return mentions
 
 
+def spot_entities(text: str, linker: EntityLinker) -> list[dict]:
+    """The vocabulary entities ``text`` names (no model call)."""
+    return [{"key": c.key, "name": c.name, "type": c.type, "linked": True, "how": c.how} for c in linker.spot(text)]
+
+
 def parse_query(question: str, options: dict[str, str], llm, linker: EntityLinker, max_entities: int,
                 use_options: bool = True, parser: str = "llm") -> dict:  # fmt: skip
     """State update: ``entities`` ([{key, name, type, linked, how}]), the opened conversation, usage.
@@ -59,10 +64,9 @@ def parse_query(question: str, options: dict[str, str], llm, linker: EntityLinke
     """
     usage = Usage()
     shown = options if use_options else {}
-    spotted = linker.spot(question + "\n" + "\n".join(shown.values()))
-    if parser == "vocabulary" or (parser == "auto" and spotted):
-        entities = [{"key": c.key, "name": c.name, "type": c.type, "linked": True, "how": c.how} for c in spotted]
-        return {"entities": entities[:max_entities], "dialogue": [], "degradations": []}
+    from_vocab = spot_entities(question + "\n" + "\n".join(shown.values()), linker)
+    if parser == "vocabulary" or (parser == "auto" and from_vocab):
+        return {"entities": from_vocab[:max_entities], "dialogue": [], "degradations": []}
     text = request([], question, shown, load("entity_extraction").format(
         scope="the question and its options" if shown else "the question", max_entities=max_entities))
     reply, dialogue = talk(llm, [], text, usage, max_tokens=TOKENS_PER_ENTITY * max_entities)
@@ -79,7 +83,6 @@ def parse_query(question: str, options: dict[str, str], llm, linker: EntityLinke
         else:
             from_llm.append({"key": normalize_key(name), "name": name, "type": entity_type(kind), "linked": False,
                              "how": "llm"})  # fmt: skip
-    from_vocab = [{"key": c.key, "name": c.name, "type": c.type, "linked": True, "how": c.how} for c in spotted]
     vocab_keys = {e["key"] for e in from_vocab}
     # an unlinked mention that wraps a vocabulary entity ("first-line for type 2 diabetes") is that entity
     from_llm = [e for e in from_llm

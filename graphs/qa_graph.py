@@ -20,7 +20,7 @@ from langgraph.types import Send
 from agents.answer_synthesizer import synthesize
 from agents.diagnostician import differentiate, read_answers
 from agents.gap_detector import detect_gaps
-from agents.query_parser import parse_query
+from agents.query_parser import parse_query, spot_entities
 from agents.glossary import glossary
 from agents.reasoner import number_evidence, reason, shown_paths, with_lead_text
 from agents.traverser import traverse_subgraph
@@ -31,6 +31,8 @@ from graphs.reply import chat_reply
 from graphs.resources import resources_for
 from graphs.state import PER_TURN_RESET, QAInput, QAState
 from tools.llm.calibration import extraction_reliability
+
+MAX_ANSWER_ENTITIES = 2  # entities the answer names that are learned about after it (one scoring call each)
 
 
 def timed(name: str):
@@ -155,6 +157,8 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     )  # fmt: skip
     shown = [n for paths in shown_paths(state.get("subgraph", {}).get("nodes", [])).values() for n in paths]
     steps = [{"name": s[end]} for n in shown for s in n["steps"] for end in ("source", "target")]
+    if run_context(runtime).learn == "after" and update.get("citations") and _fetched_ids(state):
+        update["answer_entities"] = spot_entities(update["answer"], res.linker)
     update["glossary"] = glossary(res.store, state.get("entities", []), steps, state.get("subgraph", {}).get("links", []))
     update["messages"] = [AIMessage(chat_reply({**state, **update}))]
     return update
@@ -180,14 +184,22 @@ def after_gaps(state: QAState, runtime: Runtime[Context]):
 
 
 def after_answer(state: QAState, runtime: Runtime[Context]):
-    """Learning after the answer: each searched entity's evidence goes to the relation scorer."""
+    """Learning after the answer: each searched entity's evidence goes to the relation scorer, and so does the
+    cited evidence for what the answer names besides the question's entities (the demo's "metformin")."""
     evidence = state.get("evidence") or {}
     if run_context(runtime).learn != "after" or not evidence:
         return END
-    return [Send("learn_entity", {"entity": e, "question": state["question"], "entities": state["entities"],
-                                  "found": {"records": evidence[e["key"]]["records"],
-                                            "texts": evidence[e["key"]].get("texts") or {}}})
-            for e in state.get("entities", []) if evidence.get(e["key"], {}).get("records")] or END  # fmt: skip
+    tasks = [(e, evidence[e["key"]]) for e in state.get("entities", []) if evidence.get(e["key"], {}).get("records")]
+    cited = {c["evidence_id"] for c in state.get("citations", [])}
+    backing = {"records": [r for r in _fetched(state) if r["id"] in cited],
+               "texts": {i: t for found in evidence.values() for i, t in (found.get("texts") or {}).items() if i in cited}}
+    asked = {e["key"] for e in state.get("entities", [])}
+    named = [e for e in state.get("answer_entities", []) if e["key"] not in asked][:MAX_ANSWER_ENTITIES]
+    tasks += [(e, backing) for e in named if backing["records"]]
+    everyone = [*state.get("entities", []), *named]
+    return [Send("learn_entity", {"entity": e, "question": state["question"], "entities": everyone,
+                                  "found": {"records": found["records"], "texts": found.get("texts") or {}}})
+            for e, found in tasks] or END  # fmt: skip
 
 
 builder = StateGraph(QAState, context_schema=Context, input_schema=QAInput)

@@ -56,6 +56,7 @@ class QAState(TypedDict, total=False):
     reasoning: dict[str, str]
     dialogue: list[dict]  # this question's conversation with the model (agents.conversation)
     answer: str
+    answer_entities: list[dict]  # vocabulary entities the answer names, learned about from its cited evidence
     option: str | None
     confidence: float
     confidence_basis: dict  # how the confidence was made (agents.answer_synthesizer)
@@ -85,6 +86,6 @@ class QAInput(TypedDict, total=False):
 PER_TURN_RESET = {
     "evidence": RESET, "new_relations": RESET, "timings_ms": RESET, "llm_calls": RESET, "tokens": RESET,
     "degradations": RESET, "entities": [], "gaps": [], "subgraph": {}, "evidence_index": [], "reasoning": {},
-    "dialogue": [], "citations": [], "glossary": [], "differential": [], "follow_up": [], "answer": "", "option": None, "confidence": 0.0, "confidence_basis": {}, "rationale": "", "notices": [],
+    "dialogue": [], "citations": [], "glossary": [], "differential": [], "follow_up": [], "answer": "", "answer_entities": [], "option": None, "confidence": 0.0, "confidence_basis": {}, "rationale": "", "notices": [],
     "problem": None,
 }  # fmt: skip

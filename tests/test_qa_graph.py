@@ -87,7 +87,10 @@ def test_hybrid_answers_from_the_evidence_first_and_learns_after(qa, store):
     result = run({"question": "What is metformin used for?"}, mode="hybrid")
     asked = ["score" if requested_tool(b) == "EntityAssessment" else "answer" if asks_for_answer(b) else "other"
              for b in server.requests]  # fmt: skip
-    assert asked == ["other", "other", "answer", "score"], "parse, reason, answer, then the scoring"
+    assert asked == ["other", "other", "answer", "score", "score"], "parse, reason, answer, then the scoring of " \
+        "metformin (a gap) and of Type 2 diabetes mellitus (the answer names it, from the evidence it cites)"
+    scored = sorted(prompt_text(b).split('describe the\nentity "')[1].split('"')[0] for b in server.requests[3:])
+    assert scored == ["Type 2 diabetes mellitus", "metformin"]
     reasoning = prompt_text(server.requests[1])
     assert "the most common adverse effect was diarrhea" in reasoning, "the first abstract read past its first 200 characters"
     assert [c["pmid"] for c in result["citations"]] == ["31000001"]
@@ -96,7 +99,7 @@ def test_hybrid_answers_from_the_evidence_first_and_learns_after(qa, store):
     assert not any(n["key"] == "polyuria" for n in result["subgraph"]["nodes"]), "not learned yet when it answered"
     assert [r["target"] for r in result["new_relations"]] == ["Type 2 diabetes mellitus"]
     assert [r["target"] for r in store.outgoing("metformin")] == ["type 2 diabetes mellitus"]
-    assert result["llm_calls"] == 4 and result["timings_ms"]["learn"] > 0
+    assert result["llm_calls"] == 5 and result["timings_ms"]["learn"] > 0
     again = run({"question": "What is metformin used for?"}, mode="hybrid", min_relations=1)
     polyuria = next(n for n in again["subgraph"]["nodes"] if n["key"] == "polyuria")
     assert polyuria["score"] == pytest.approx(0.72) and "learn" not in again["timings_ms"]
@@ -121,13 +124,13 @@ def test_dynamic_mode_expands_entities_that_are_not_gaps(qa, store):
         return sum(requested_tool(b) == "EntityAssessment" for b in server.requests)
 
     run({"question": "What is metformin used for?"}, mode="hybrid")
-    assert scorings() == 1
+    assert scorings() == 2, "metformin, and the T2DM the answer names"
     # metformin now has one strong relation: no gap when one is enough, so hybrid skips it ...
     run({"question": "What is metformin used for?"}, mode="hybrid", min_relations=1)
-    assert scorings() == 1
+    assert scorings() == 2
     # ... while dynamic mode expands every entity (PubMed answers from the cache this time)
     run({"question": "What is metformin used for?"}, mode="dynamic", min_relations=1)
-    assert scorings() == 2 and len(entrez.requests) == 2
+    assert scorings() == 4 and len(entrez.requests) == 2
 
 
 def test_source_down_degrades_instead_of_failing(qa):
@@ -191,4 +194,4 @@ def test_the_answer_is_shown_before_the_evidence_is_scored(qa, tmp_path):
     result = answered_first(graph, {"question": "What is metformin used for?"}, ctx,
                             lambda text: seen.append((len(server.requests) - before, text)))  # fmt: skip
     assert seen == [(3, result["messages"][-1].content)], "parse, reason and answer asked; the scoring not yet"
-    assert len(server.requests) - before == 4 and result["new_relations"]
+    assert len(server.requests) - before == 5 and result["new_relations"]
