@@ -129,6 +129,10 @@ def _fetched(state: QAState) -> list[dict]:
     return [r for found in state.get("evidence", {}).values() for r in found.get("records", [])]
 
 
+def _fetched_texts(state: QAState) -> dict[str, str]:
+    return {i: t for found in state.get("evidence", {}).values() for i, t in (found.get("texts") or {}).items()}
+
+
 def _fetched_ids(state: QAState) -> list[str]:
     return [r["id"] for r in _fetched(state)]
 
@@ -138,9 +142,8 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
     res = resources_for(ctx)
     nodes, links = state["subgraph"].get("nodes", []), state["subgraph"].get("links", [])
-    texts = {i: t for found in state.get("evidence", {}).values() for i, t in (found.get("texts") or {}).items()}
     index = number_evidence(nodes, _fetched(state), res.store, links, state.get("differential", []))
-    index = with_lead_text(index, texts)
+    index = with_lead_text(index, _fetched_texts(state))
     update = reason(state["question"], state.get("options", {}), state["entities"], nodes, index, res.llm,
                     ctx.per_entity_reasoning, state.get("dialogue", []), links, state.get("differential", []))  # fmt: skip
     return {**update, "evidence_index": index}
@@ -192,7 +195,7 @@ def after_answer(state: QAState, runtime: Runtime[Context]):
     tasks = [(e, evidence[e["key"]]) for e in state.get("entities", []) if evidence.get(e["key"], {}).get("records")]
     cited = {c["evidence_id"] for c in state.get("citations", [])}
     backing = {"records": [r for r in _fetched(state) if r["id"] in cited],
-               "texts": {i: t for found in evidence.values() for i, t in (found.get("texts") or {}).items() if i in cited}}
+               "texts": {i: t for i, t in _fetched_texts(state).items() if i in cited}}
     asked = {e["key"] for e in state.get("entities", [])}
     named = [e for e in state.get("answer_entities", []) if e["key"] not in asked][:MAX_ANSWER_ENTITIES]
     tasks += [(e, backing) for e in named if backing["records"]]
