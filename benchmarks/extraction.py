@@ -136,6 +136,7 @@ def write_reliability(figures: dict, dataset: str) -> Path:
     }  # fmt: skip
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(table, indent=2, sort_keys=True) + "\n")
+    calibration.extraction_reliability.cache_clear()  # this process reads the new figure too
     return path
 
 

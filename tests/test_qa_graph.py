@@ -42,8 +42,10 @@ def responder(body: dict) -> dict:
 @pytest.fixture
 def qa(store, scripted_server, tmp_path, monkeypatch):
     """Run the graph with a given mode; returns (run, server, entrez). The scripted extractor counts as
-    measured and perfect (reliability 1.0), so its scores are the confidences below."""
+    measured and perfect (reliability 1.0), so its scores are the confidences below; as a reader of cited texts
+    it counts as unmeasured (0.6)."""
     monkeypatch.setattr("agents.relation_scorer.extraction_reliability", lambda model: 1.0)
+    monkeypatch.setattr("graphs.qa_graph.extraction_reliability", lambda model: 0.6)  # as it reads: unmeasured
     store.upsert(evidence=[EvidenceRecord(id="vocab:hpo:HP:0000103", kind="vocabulary", title="Polyuria")],
                  relations=[RelationRecord("Polyuria", "Type 2 diabetes mellitus", "symptom_of", 0.8,
                                            ["vocab:hpo:HP:0000103"], 8, "", "vocabulary:hpo")])  # fmt: skip
