@@ -200,8 +200,7 @@ def after_answer(state: QAState, runtime: Runtime[Context]):
     named = [e for e in state.get("answer_entities", []) if e["key"] not in asked][:MAX_ANSWER_ENTITIES]
     tasks += [(e, backing) for e in named if backing["records"]]
     everyone = [*state.get("entities", []), *named]
-    return [Send("learn_entity", {"entity": e, "question": state["question"], "entities": everyone,
-                                  "found": {"records": found["records"], "texts": found.get("texts") or {}}})
+    return [Send("learn_entity", {"entity": e, "question": state["question"], "entities": everyone, "found": found})
             for e, found in tasks] or END  # fmt: skip
 
 
