@@ -45,7 +45,8 @@ def rested_on(result: dict, per_entity: int = 2, candidates: int = 3) -> list[li
     named_paths = [n["steps"] for n in sorted(named, key=lambda n: -n["score"])[:per_entity * 2]]
     if not (differential or named_paths):
         chosen += [n["steps"] for n in shown if n.get("rank", 0) < per_entity]
-    drawn = {frozenset((s["source"], s["target"])) for steps in chosen + backed + named_paths for s in steps}
+    drawn = {frozenset((normalize_key(s["source"]), normalize_key(s["target"]))) for steps in chosen + backed + named_paths
+             for s in steps}  # fmt: skip
     return chosen + backed + named_paths + learned_from_citations(result, cited, said, drawn)
 
 
@@ -54,8 +55,8 @@ def learned_from_citations(result: dict, cited: set, said: str, drawn: set) -> l
     something the answer names, each once (not when a path already joins the same two nodes)."""
     learned = []
     for r in result.get("new_relations", []):
-        pair = frozenset((r["source"], r["target"]))
-        names = any(f" {normalize_key(end)} " in said for end in pair)
+        pair = frozenset((normalize_key(r["source"]), normalize_key(r["target"])))
+        names = any(f" {end} " in said for end in pair)
         if pair not in drawn and names and cited.intersection(r["evidence_ids"]):
             drawn.add(pair)
             learned.append([{"source": r["source"], "target": r["target"], "relation": r["type"],
@@ -65,18 +66,19 @@ def learned_from_citations(result: dict, cited: set, said: str, drawn: set) -> l
 
 def to_dot(result: dict, paths: list[list[dict]]) -> str:
     """Graphviz source: question entities first, then left to right; the answer as a box on the right."""
-    ids: dict[str, str] = {}
-    seeds = {n["name"] for n in result.get("subgraph", {}).get("nodes", []) if n["depth"] == 0}
+    ids: dict[str, str] = {}  # by entity key: "metformin" and "Metformin" are one node, named as first drawn
+    seeds = {normalize_key(n["name"]) for n in result.get("subgraph", {}).get("nodes", []) if n["depth"] == 0}
     lines = ['digraph evidence {', 'rankdir=LR; nodesep=0.35; ranksep=0.9;',
              'node [shape=box style="rounded,filled" fillcolor="#f7fafc" fontname="Helvetica" fontsize=12];',
              'edge [fontname="Helvetica" fontsize=10];']  # fmt: skip
 
     def node(name: str) -> str:
-        if name not in ids:
-            ids[name] = f"n{len(ids)}"
-            fill = ' fillcolor="#fefcbf" penwidth=2' if name in seeds else ""
-            lines.append(f'{ids[name]} [label="{_dot(_wrap(name))}"{fill}];')
-        return ids[name]
+        key = normalize_key(name)
+        if key not in ids:
+            ids[key] = f"n{len(ids)}"
+            fill = ' fillcolor="#fefcbf" penwidth=2' if key in seeds else ""
+            lines.append(f'{ids[key]} [label="{_dot(_wrap(name))}"{fill}];')
+        return ids[key]
 
     drawn = set()
     for steps in paths:
@@ -94,8 +96,8 @@ def to_dot(result: dict, paths: list[list[dict]]) -> str:
         lines.append(f'answer [label="{_dot(_wrap("Answer: " + answer, 30))}" shape=box fillcolor="#c6f6d5" color="{ANSWER}"];')
         option_text = (result.get("options") or {}).get(result.get("option") or "", "")
         said = f" {normalize_key(option_text or answer)} "
-        for name, ident in ids.items():
-            if f" {normalize_key(name)} " in said:  # the answer names this node
+        for key, ident in ids.items():
+            if f" {key} " in said:  # the answer names this node
                 lines.append(f'{ident} -> answer [style=dashed color="{ANSWER}"];')
     return "\n".join(lines + ["}"])
 

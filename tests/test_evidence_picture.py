@@ -138,3 +138,14 @@ def test_what_the_cited_evidence_taught_the_graph_is_drawn_when_the_answer_names
     on_a_path = {**cited, "subgraph": RESULT["subgraph"]}
     assert ("Diarrhea", "adverse_effect_of", "Metformin") not in [
         (s["source"], s["relation"], s["target"]) for steps in rested_on(on_a_path) for s in steps], "drawn once"
+
+
+def test_names_that_differ_only_in_case_are_one_node():
+    learned = {**RESULT, "answer": "Metformin", "subgraph": {"links": [], "nodes": [
+        node("type 2 diabetes mellitus", "Type 2 diabetes mellitus", 0, "type 2 diabetes mellitus", [])]}}  # fmt: skip
+    dot = to_dot(learned, [[step("Type 2 diabetes mellitus", "is_a", "Diabetes mellitus", 1.0, ["vocab:mondo:1"])],
+                           [step("metformin", "treats", "type 2 diabetes mellitus", 0.73, ["textbook:endo::0"])]])
+    nodes = re.findall(r'^(n\d+) \[label="([^"]*)"(.*)$', dot, re.MULTILINE)
+    type2 = [(label, rest) for _, label, rest in nodes if "type 2" in label.lower()]
+    assert len(nodes) == 3 and len(type2) == 1, nodes
+    assert type2[0][0].startswith("Type 2") and "#fefcbf" in type2[0][1], "named as first drawn, still the question's entity"
