@@ -9,6 +9,8 @@ entity's context also carries its neighbours' descriptions.
 
 from __future__ import annotations
 
+import re
+
 from agents.conversation import Turn, request, talk
 from agents.structured import Usage
 from prompts import load
@@ -20,7 +22,7 @@ MAX_VOCABULARY = 4
 MAX_PATHS_PER_ENTITY = 5
 MAX_PATHS = 10  # in all: the context is read at ~93 tokens/s on the embedded 1.5B, and most curated paths are noise
 REASONING_TOKENS = 120  # per call: a chain of thought, not an essay (generation dominates local latency)
-DESCRIPTION_CHARS = 240  # context is read at ~200 tokens/s on the embedded model: keep each piece short
+DESCRIPTION_CHARS = 240  # context is read at ~93 tokens/s on the embedded 1.5B: keep each piece short
 NEIGHBOUR_CHARS = 100
 MAX_LINKS = 8
 DIFFERENTIAL_SHOWN = 3
@@ -28,6 +30,10 @@ MIN_CASE_FINDINGS = 2  # one finding ("fever") is not a case: its differential w
 SNIPPET_CHARS = 200
 LEAD_CHARS = 700  # of the best evidence fetched for the question (~2 s of reading on the embedded 1.5B)
 RATIONALE_CHARS = 300
+# identifiers in a vocabulary entry's title (D009399, HP:0001234, MONDO:0005148) and MeSH tree numbers: ~15 tokens
+# each that tell a model nothing (the citation shown to the reader keeps them)
+_CODES = re.compile(r"\s*\((?:[A-Z]\d{2}[\d.]*(?:,\s*)?)+\)|\b(?:[A-Za-z]+:)?[A-Z]{0,6}\d{4,}\b")
+_EMPTY = re.compile(r"\s*\([\s,]*\)")
 NO_REASONING = "reasoner: no reasoning (the endpoint rejected the request or replied with nothing); answered without it"
 
 
@@ -158,11 +164,19 @@ def evidence_block(evidence_index: list[dict]) -> str:
     Literature shows a snippet; a vocabulary entry only its title (its text is the entity's
     description, already in the context)."""
     lines = "\n".join(
-        f"[{e['n']}] ({e['kind']}{', ' + str(e['year']) if e.get('year') else ''}) {e.get('title', '')}"
+        f"[{e['n']}] ({e['kind']}{', ' + str(e['year']) if e.get('year') else ''}) {prompt_title(e)}"
         + (f": {e.get('lead') or shorten(e['snippet'], SNIPPET_CHARS)}" if e.get("snippet") and e["kind"] != "vocabulary" else "")
         for e in evidence_index
     )  # fmt: skip
     return load("evidence").format(evidence=lines or "(none)")
+
+
+def prompt_title(evidence: dict) -> str:
+    """The title as the model reads it: a vocabulary entry's without its identifiers."""
+    title = evidence.get("title", "")
+    if evidence["kind"] != "vocabulary":
+        return title
+    return " ".join(_EMPTY.sub("", _CODES.sub(" ", title)).split()) or title
 
 
 def conclusion(reasoning: str) -> str:

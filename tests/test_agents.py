@@ -275,3 +275,14 @@ def test_the_best_fetched_evidence_is_read_at_length_the_rest_skimmed():
     assert "adverse effects of metformin are gastrointestinal" in shown and len(section) <= LEAD_CHARS
     cardio = next(line for line in shown.splitlines() if line.startswith("[2]"))
     assert len(cardio) < 250 and cardio.endswith("..."), "only the best-ranked one is read at length"
+
+
+def test_the_model_reads_vocabulary_titles_without_their_identifiers():
+    index = [{"n": 1, "id": "vocab:mesh:D009399", "kind": "vocabulary", "title": "MeSH D009399 Nephrons (A05.810.453.736)"},
+             {"n": 2, "id": "vocab:drugs:metformin", "kind": "vocabulary", "title": "metformin (DB00331, CHEMBL1431)"},
+             {"n": 3, "id": "vocab:hpo:HP:0001252", "kind": "vocabulary", "title": "HP:0001252 Hypotonia"},
+             {"n": 4, "id": "vocab:mondo:x", "kind": "vocabulary", "title": "21-hydroxylase deficiency"},
+             {"n": 5, "id": "pmid:123", "kind": "pubmed", "title": "Trial NCT01234567 of metformin", "year": 2020}]  # fmt: skip
+    lines = [line for line in evidence_block(index).splitlines() if line.startswith("[")]
+    assert lines == ["[1] (vocabulary) MeSH Nephrons", "[2] (vocabulary) metformin", "[3] (vocabulary) Hypotonia",
+                     "[4] (vocabulary) 21-hydroxylase deficiency", "[5] (pubmed, 2020) Trial NCT01234567 of metformin"]
