@@ -8,6 +8,7 @@ import json
 import pytest
 
 from cli import main as cli
+from cli.answer_format import json_result
 from testing.scripted_llm import (
     answer_lines,
     asks_for_answer,
@@ -64,3 +65,11 @@ def test_chat_keeps_history_for_follow_ups(cli_env, capsys, monkeypatch):
     assert cli.main(["chat", "--thread", "t1"]) == 0
     out = capsys.readouterr().out
     assert "Metformin treats type 2 diabetes." in out and "Diarrhea." in out
+
+
+def test_ask_json_lists_what_the_question_taught_the_graph():
+    learned = {"source": "Diarrhea", "type": "adverse_effect_of", "target": "Metformin", "confidence": 0.73,
+               "evidence_ids": ["textbook:endo::0"], "rationale": "kept out of the contract"}  # fmt: skip
+    out = json_result({"answer": "Metformin", "new_relations": [learned]})
+    assert out["learned"] == [{"source": "Diarrhea", "relation": "adverse_effect_of", "target": "Metformin",
+                               "confidence": 0.73, "evidence_ids": ["textbook:endo::0"]}]
