@@ -30,7 +30,7 @@ class Resources:
     def __init__(self, context: Context, **overrides: object):
         _check_data_dir(context.data_path)
         self.context = context
-        self._lock = threading.RLock()
+        self._locks = {"store": threading.Lock(), "llm": threading.Lock()}  # each starts once; both may start at once
         self._given = set(overrides)
         for name, value in overrides.items():
             self.__dict__[name] = value  # pre-fills the cached properties below
@@ -39,7 +39,9 @@ class Resources:
     @cached_property
     def store(self) -> GraphStore:
         c = self.context
-        with self._lock:
+        with self._locks["store"]:
+            if "store" in self.__dict__:  # another thread started it while this one waited
+                return self.__dict__["store"]
             driver, database, server = connect_graph(
                 c.neo4j_uri, c.neo4j_user, c.neo4j_password, c.neo4j_database, c.data_path
             )
@@ -47,19 +49,34 @@ class Resources:
                 self.local_servers.append(server)
             store = Neo4jGraphStore(driver, database)
             store.ensure_schema()
+            self.__dict__["store"] = store
             return store
 
     @cached_property
     def llm(self):
         c = self.context
-        with self._lock:
+        with self._locks["llm"]:
+            if "llm" in self.__dict__:
+                return self.__dict__["llm"]
             llm, server = chat_model(
                 base_url=c.openai_base_url, api_key=c.openai_api_key, model=c.llm_model,
                 local_model=c.local_model, data_dir=c.data_path, timeout_s=float(c.llm_timeout),
             )  # fmt: skip
             if server is not None:
                 self.local_servers.append(server)
+            self.__dict__["llm"] = llm
             return llm
+
+    def start_in_background(self, *names: str) -> None:
+        """Start these resources on side threads, so a run does not wait for each in turn (the embedded
+        model server loads while the graph server starts and the evidence is searched). A failure is left
+        for the run to meet, and report, where it needs the resource."""
+        for name in names:
+            threading.Thread(target=self._start_quietly, args=(name,), daemon=True).start()
+
+    def _start_quietly(self, name: str) -> None:
+        with contextlib.suppress(Exception):
+            getattr(self, name)
 
     @property
     def model_name(self) -> str:

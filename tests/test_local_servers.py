@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+import threading
 import urllib.request
 
 import pytest
@@ -118,3 +119,32 @@ def test_a_busy_server_is_waited_for_not_killed(tmp_path):
     assert second.acquire() == ports and pid_alive(pid), "the same server, still running"
     second.release()
     first.release()
+
+
+def test_the_graph_and_model_servers_start_at_the_same_time_and_once(monkeypatch, tmp_path):
+    from graphs import resources as resources_module
+    from graphs.context import Context
+
+    model_starting, starts = threading.Event(), []
+
+    def connect_graph(*args):  # waits for the model's start: would never finish if the two starts took turns
+        starts.append("graph")
+        assert model_starting.wait(10), "the graph server waited for the model server"
+        return FakeDriver(), "kg", None
+
+    def chat_model(**kwargs):
+        starts.append("llm")
+        model_starting.set()
+        return "llm", None
+
+    class FakeDriver:
+        def close(self):
+            pass
+
+    monkeypatch.setattr(resources_module, "connect_graph", connect_graph)
+    monkeypatch.setattr(resources_module, "chat_model", chat_model)
+    monkeypatch.setattr(resources_module.Neo4jGraphStore, "ensure_schema", lambda self: None)
+    res = resources_module.Resources(Context().with_overrides(data_dir=str(tmp_path)))
+    res.start_in_background("store", "llm")
+    assert res.llm == "llm" and res.store.driver is not None and res.store is res.store
+    assert sorted(starts) == ["graph", "llm"], "each started once, though asked for from two threads"
