@@ -55,7 +55,7 @@ def answered_first(run_graph, payload: dict, context: Context, show=None, config
 def _ask(args, context: Context) -> int:
     payload = {"question": args.question, "options": parse_options(args.option)}
     if args.question.strip():
-        resources_for(context).start_in_background("store", "llm")
+        resources_for(context).start_in_background("store", "llm", "embedder")
     show = None if args.json else (lambda text: print(printable(text), flush=True))
     result = answered_first(graph, payload, context, show)
     if result.get("problem"):
@@ -79,7 +79,7 @@ def _chat(args, context: Context) -> int:
         chat_graph = builder.compile(checkpointer=saver, name="AMG chat")
         config = {"configurable": {"thread_id": args.thread or str(uuid.uuid4())}}
         print(f"AMG chat (thread {args.thread}); an empty line or Ctrl-D ends it.")
-        resources_for(context).start_in_background("store", "llm")  # while the first question is typed
+        resources_for(context).start_in_background("store", "llm", "embedder")  # while the first question is typed
         for line in _lines():
             text = line.strip()
             if not text:

@@ -12,7 +12,7 @@ from functools import cached_property
 from pathlib import Path
 
 from graphs.context import Context
-from tools.evidence.embeddings import embed, model_path
+from tools.evidence.embeddings import embed, load_embedder, model_path
 from tools.evidence.finder import EvidenceFinder
 from tools.evidence.passages import PassageStore
 from tools.evidence.pubmed import PubMedClient
@@ -67,9 +67,15 @@ class Resources:
             self.__dict__["llm"] = llm
             return llm
 
+    @property
+    def model_is_embedded(self) -> bool:
+        """Whether the model is the embedded llama.cpp server, which keeps the last prompt it read."""
+        return "llm" not in self._given and not self.context.openai_base_url
+
     def start_in_background(self, *names: str) -> None:
         """Start these resources on side threads, so a run does not wait for each in turn (the embedded
-        model server loads while the graph server starts and the evidence is searched). A failure is left
+        model server loads while the graph server starts and the evidence is searched, and the embedder
+        loads before the textbooks are searched). A failure is left
         for the run to meet, and report, where it needs the resource."""
         for name in names:
             threading.Thread(target=self._start_quietly, args=(name,), daemon=True).start()
@@ -90,6 +96,11 @@ class Resources:
     def embedding_path(self):
         return model_path(self.context.embedding_model, self.context.data_path)
 
+    @cached_property
+    def embedder(self):
+        """The sentence-transformers model: seconds to load, so a run may start it in the background."""
+        return load_embedder(str(self.embedding_path))
+
     def embed(self, texts: list[str]) -> list[list[float]]:
         return embed(str(self.embedding_path), texts)
 
@@ -109,6 +120,7 @@ class Resources:
             pubmed=PubMedClient(c.ncbi_email, c.ncbi_api_key, cache),
             wikipedia=WikipediaClient(cache),
             passages=self.passages,
+            min_passage_score=float(c.min_passage_relevance),
         )
 
     def close(self) -> None:
