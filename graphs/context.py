@@ -64,6 +64,8 @@ class Context:
                              "it (the paper's order: the answer's paths include what was just learned)")
     per_entity_reasoning: bool | None = _env("AMG_PER_ENTITY_REASONING", "false", "one reasoning call per entity")
     max_evidence: int | None = _env("AMG_MAX_EVIDENCE", "5", "evidence records fetched per entity")
+    min_passage_relevance: float | None = _env("AMG_MIN_PASSAGE_RELEVANCE", "0.3",
+                                               "textbook passages less similar than this to the entity are not used")
     retrieval_uses_options: bool | None = _env("AMG_RETRIEVAL_USES_OPTIONS", "true",
                                                "multiple choice: look up entities of the options too")
     keep_score: int | None = _env("AMG_KEEP_SCORE", "4", "relations scored below this (1-10) are dropped")
@@ -96,6 +98,8 @@ class Context:
             problems.append(f"AMG_QUERY_PARSER={self.query_parser!r} (choose {', '.join(PARSERS)})")
         if not 0.0 <= float(self.min_path_relevance) <= 1.0:
             problems.append(f"AMG_MIN_PATH_RELEVANCE={self.min_path_relevance} (0..1)")
+        if not -1.0 <= float(self.min_passage_relevance) <= 1.0:
+            problems.append(f"AMG_MIN_PASSAGE_RELEVANCE={self.min_passage_relevance} (-1..1)")
         if not 0.0 < float(self.tau) <= 1.0:
             problems.append(f"AMG_TAU={self.tau} (must be in (0, 1])")
         if not 1 <= int(self.max_entities) <= 32:

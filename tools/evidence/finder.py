@@ -34,8 +34,10 @@ class EvidenceFinder:
         wikipedia: WikipediaClient | None = None,
         passages: PassageStore | None = None,
         cooldown_s: float = 120.0,
+        min_passage_score: float = 0.0,
     ):
         self.sources = {"pubmed": pubmed, "wikipedia": wikipedia, "textbooks": passages}
+        self.min_passage_score = min_passage_score  # a small corpus returns its every chunk, on topic or not
         self.cooldown_s = cooldown_s
         self._down_until: dict[str, float] = {}
 
@@ -76,7 +78,7 @@ class EvidenceFinder:
                 yield EvidenceRecord(id=f"wiki:{page.title}", kind="wikipedia", title=page.title, snippet=text,
                                      url=page.url), text  # fmt: skip
         else:
-            for passage in client.search(query, k=k):
+            for passage in (p for p in client.search(query, k=k) if p.score >= self.min_passage_score):
                 yield EvidenceRecord(
                     id=f"textbook:{passage.source}::{passage.chunk}", kind="textbook", title=passage.source,
                     snippet=passage.text[:SNIPPET_CHARS], url=Path(passage.file).as_uri() if passage.file else "",
