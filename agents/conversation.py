@@ -10,8 +10,6 @@ the graph state and its checkpoints.
 
 from __future__ import annotations
 
-import contextlib
-
 import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
@@ -29,18 +27,6 @@ def format_options(options: dict[str, str]) -> str:
 def request(dialogue: list[Turn], question: str, options: dict[str, str], text: str) -> str:
     """``text``, preceded by the question when it opens the conversation."""
     return text if dialogue else load("question").format(question=question, options=format_options(options)) + "\n" + text
-
-
-def prime(llm: BaseChatModel, question: str, options: dict[str, str]) -> None:
-    """Have the server read the conversation's opening (system message and question) ahead of its first call.
-
-    For a server that keeps the last prompt it read (the embedded llama.cpp), while the graph is
-    searched: the reasoner's call then reads only its own request. One generated token, no usage
-    counted; a failure only loses the head start.
-    """
-    opening = [SystemMessage(SYSTEM), HumanMessage(request([], question, options, ""))]
-    with contextlib.suppress(Exception):
-        llm.bind(max_tokens=1).invoke(opening)
 
 
 def talk(llm: BaseChatModel, dialogue: list[Turn], text: str, usage: Usage,

@@ -9,7 +9,6 @@ before the traversal (``before``, the paper's order).
 
 from __future__ import annotations
 
-import threading
 import time
 from functools import wraps
 
@@ -19,7 +18,6 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from agents.answer_synthesizer import synthesize
-from agents.conversation import prime
 from agents.diagnostician import differentiate, read_answers
 from agents.gap_detector import detect_gaps
 from agents.query_parser import parse_query, spot_entities
@@ -71,15 +69,10 @@ def _said(state: QAState) -> str:
 
 @timed("parse_query")
 def parse(state: QAState, runtime: Runtime[Context]) -> dict:
-    """The question's entities. When that took no model call, the embedded model reads the question
-    while the graph is searched (it would otherwise sit idle until the reasoner's call)."""
     ctx = run_context(runtime)
     res = resources_for(ctx)
-    update = parse_query(state["question"], state.get("options", {}), res.llm, res.linker, ctx.max_entities,
-                         ctx.retrieval_uses_options, ctx.query_parser)  # fmt: skip
-    if not update.get("llm_calls") and (update["entities"] or state.get("options")) and res.model_is_embedded and ctx.learn == "after":
-        threading.Thread(target=prime, args=(res.llm, state["question"], state.get("options", {})), daemon=True).start()
-    return update
+    return parse_query(state["question"], state.get("options", {}), res.llm, res.linker, ctx.max_entities,
+                       ctx.retrieval_uses_options, ctx.query_parser)  # fmt: skip
 
 
 @timed("check_gaps")
