@@ -67,11 +67,6 @@ class Resources:
             self.__dict__["llm"] = llm
             return llm
 
-    @property
-    def model_is_embedded(self) -> bool:
-        """Whether the model is the embedded llama.cpp server, which keeps the last prompt it read."""
-        return "llm" not in self._given and not self.context.openai_base_url
-
     def start_in_background(self, *names: str) -> None:
         """Start these resources on side threads, so a run does not wait for each in turn (the embedded
         model server loads while the graph server starts and the evidence is searched, and the embedder

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tools.evidence.embeddings import load_embedder, model_path
+from tools.evidence.finder import EvidenceFinder
 from tools.evidence.passages import PassageStore, chunk_text
 
 
@@ -71,3 +72,15 @@ def test_a_passage_knows_its_file_from_any_working_directory(tmp_path, minilm, m
     top = store.search("metformin diarrhea", k=1)[0]
     assert top.source == "notes.txt" and top.file == str(tmp_path.resolve() / "notes.txt")
     assert Path(top.file).as_uri().startswith("file:///"), "a link a browser opens (file://notes.txt names a host)"
+
+
+def test_off_topic_chapters_of_a_small_corpus_are_not_evidence(tmp_path, minilm):
+    """The demo textbooks have three chapters, so a search returns all three, asthma's too."""
+    store = PassageStore(tmp_path / "chroma", minilm)
+    store.ingest([Path(__file__).parents[1] / "examples" / "textbook"])
+    every = EvidenceFinder(passages=store).find_evidence("Type 2 diabetes mellitus", ["textbooks"])
+    on_topic = EvidenceFinder(passages=store, min_passage_score=0.3).find_evidence("Type 2 diabetes mellitus",
+                                                                                     ["textbooks"])  # fmt: skip
+    assert len(every.records) == 3
+    assert [Path(r.title).name for r in on_topic.records] == ["endocrinology.md"]
+    assert set(on_topic.texts) == {on_topic.records[0].id}
