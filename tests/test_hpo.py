@@ -80,6 +80,14 @@ def test_not_rows_zero_frequencies_and_non_phenotypes_are_left_out(chunks):
     assert ("Autosomal recessive inheritance", CF) not in targets  # mode of inheritance, not a phenotype
 
 
+def test_qualifiers_are_not_entities(chunks):
+    """"Severe" qualifies a finding; spotted in a question as an entity it only brought its hierarchy along."""
+    names = {e.name for c in chunks for e in c.entities}
+    assert {"Bronchiectasis", "Autosomal recessive inheritance"} <= names
+    assert not names & {"Clinical modifier", "Severity", "Severe"}
+    assert not [r for c in chunks for r in c.relations if "Severity" in (r.source, r.target)]
+
+
 def test_the_rest_of_hpo_is_unchanged(chunks):
     relations = {(r.source, r.type, r.target) for c in chunks for r in c.relations}
     assert ("CFTR", "gene_associated_with", CF) in relations

