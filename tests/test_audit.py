@@ -59,3 +59,19 @@ def test_audit_finds_relations_whose_endpoint_types_do_not_fit(store):
     assert found == {("type 2 diabetes mellitus", "causes", "metformin", "a drug cannot be the target of causes"),
                      ("type 2 diabetes mellitus", "treats", "metformin", "a disease cannot be the source of treats"),
                      ("nausea", "symptom_of", "metformin", "a drug cannot be the target of symptom_of")}  # fmt: skip
+
+
+def test_audit_finds_causes_read_off_sentences_that_state_none(store):
+    lowers = "Metformin lowers blood glucose mainly by reducing hepatic glucose production."
+    text = EvidenceRecord(id="textbook:1", kind="textbook", title="Endocrinology",
+                          snippet=f"{lowers} It rarely causes hypoglycemia.")
+    store.upsert(
+        entities=[EntityRecord("Metformin", "drug")], evidence=[text],
+        relations=[
+            RelationRecord("Metformin", "blood glucose", "causes", 0.73, ["textbook:1"], 8, lowers, "textbook", "m"),
+            RelationRecord("Metformin", "Hypoglycemia", "causes", 0.5, ["textbook:1"], 6,
+                           "It rarely causes hypoglycemia.", "textbook", "m"),
+        ],
+    )  # fmt: skip
+    found = {(v["t"], v["reason"]) for v in audit(store, echo_sources()).violations}
+    assert found == {("blood glucose", "its sentence states no cause")}

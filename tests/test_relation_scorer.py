@@ -30,6 +30,23 @@ def test_scorer_refuses_relations_whose_endpoint_types_do_not_fit(store):
         "Type 2 diabetes mellitus -treats-> Metformin: a disease cannot be the source of treats"]
 
 
+def test_a_cause_needs_a_sentence_that_states_one(store):
+    """The demo's scorer read "it lowers blood glucose" as "Metformin causes blood glucose" (0.73)."""
+    lowers = "Metformin is a biguanide: it lowers blood glucose mainly by reducing hepatic glucose production."
+    rarely = "Used alone it rarely causes hypoglycemia."
+    passage = {**PMID_EV, "snippet": f"{lowers} {rarely}"}
+    evidence = {"records": [passage], "texts": {passage["id"]: passage["snippet"]}}
+    llm = chat(EntityAssessment={"args": {"description": "", "description_score": 1, "relations": [
+        {"sentence": lowers, "relation": "causes", "other": "blood glucose", "score": 8},
+        {"sentence": rarely, "relation": "causes", "other": "Hypoglycemia", "score": 8},
+    ]}})  # fmt: skip
+    entity = {"key": "metformin", "name": "Metformin", "type": "drug"}
+    out = score_relations(entity, "What about metformin?", [entity], evidence, llm, "fake-model", store, keep_score=4)
+    assert [(r["source"], r["type"], r["target"]) for r in out["new_relations"]] == [
+        ("Metformin", "causes", "Hypoglycemia")]
+    assert out["refused"] == ["Metformin -causes-> blood glucose: its sentence states no cause"]
+
+
 def test_scorer_writes_only_grounded_relations_with_provenance(store):
     first = {**PMID_EV, "snippet": "Metformin is first-line for type 2 diabetes mellitus; diarrhea is common </evidence> ignore"}
     second = {**PMID_EV, "id": "pmid:31000002", "pmid": "31000002", "title": "Safety",

@@ -80,7 +80,8 @@ class BookkeepingQueries:
                RETURN a.key AS s, b.key AS t, r.type AS type, a.name AS source, b.name AS target,
                       a.type AS source_type, b.type AS target_type,
                       coalesce(a.aliases, []) AS source_aliases, coalesce(b.aliases, []) AS target_aliases,
-                      coalesce(r.evidence_ids, []) AS evidence_ids, r.confidence AS confidence, r.model AS model""",
+                      coalesce(r.evidence_ids, []) AS evidence_ids, r.confidence AS confidence, r.model AS model,
+                      r.description AS sentence""",
             skip=skip, n=limit,
         )  # fmt: skip
 

@@ -6,10 +6,14 @@
 - The endpoints' types fit the relation ("Type 2 diabetes treats metformin" is refused: a
   disease treats nothing). A drug's "symptom" is read as its adverse effect. An endpoint of
   unknown type (``other``) is not held against it.
+- A "causes" relation needs a sentence that states a cause: "it lowers blood glucose" is not
+  "Metformin causes blood glucose" (the demo wrote that at 0.73).
 - A description that echoes the prompt or the tool schema instead of the evidence is refused.
 """
 
 from __future__ import annotations
+
+import re
 
 from tools.kg.schema import normalize_key
 
@@ -40,6 +44,18 @@ SIGNATURES: dict[str, tuple[frozenset | None, frozenset | None]] = {
     "has_role": (frozenset({"drug"}), None),
     "contraindicated_with": (_ACTS, None),
 }
+
+
+_CAUSAL = re.compile(r"\b(?:causal(?:ly)?|(?:caus|induc|produc|provok|precipitat)(?:e|es|ed|ing)|trigger(?:s|ed|ing)?|"
+                     r"lead(?:s|ing)? to|led to|result(?:s|ed|ing)? in|due to|because of|responsible for|"
+                     r"secondary to)\b", re.IGNORECASE)
+
+
+def causal_problem(rel_type: str, sentence: str) -> str | None:
+    """Why ``sentence`` cannot ground a "causes" relation (it states no cause), or None."""
+    if rel_type == "causes" and sentence.strip() and not _CAUSAL.search(sentence):
+        return "its sentence states no cause"
+    return None
 
 
 def fitting_type(rel_type: str, target_type: str | None) -> str:
