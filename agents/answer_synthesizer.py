@@ -54,7 +54,9 @@ class Reply:
 
 def answer_line(options: dict[str, str]) -> str:
     """The first answer line; listing the letters here ("A, B, C or D") biased small models towards one of them."""
-    return "Option: <the letter of the correct option>" if options else "Answer: <the answer in one or two sentences of your own>"
+    if options:
+        return "Option: <the letter of the correct option>"
+    return "Answer: <the answer in one or two sentences of your own>"  # without "of your own" it copied the evidence
 
 
 def read_confidence(value: str) -> float:
