@@ -70,8 +70,8 @@ class Resources:
     def start_in_background(self, *names: str) -> None:
         """Start these resources on side threads, so a run does not wait for each in turn (the embedded
         model server loads while the graph server starts and the evidence is searched, and the embedder
-        loads before the textbooks are searched). A failure is left
-        for the run to meet, and report, where it needs the resource."""
+        loads before the textbooks are searched). A failure is left for the run to meet, and report,
+        where it needs the resource."""
         for name in names:
             threading.Thread(target=self._start_quietly, args=(name,), daemon=True).start()
 
