@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from agents.structured import Usage, ask
 from prompts import load, quote
-from tools.kg.grounding import causal_problem, echoes, fitting_type, is_generic, mentions, signature_problem
+from tools.kg.grounding import echoes, fitting_type, is_generic, mentions, sentence_problem, signature_problem
 from tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 from tools.kg.schema import CURATED_ONLY, RELATION_INVERSES, normalize_key, relation_type, score_to_confidence
 from tools.kg.store import GraphStore
@@ -148,7 +148,7 @@ def grounded_relations(entity, reply: EntityAssessment, keep_score, model_name, 
         rel_type = fitting_type(rel_type, target_type)
         cited, problem = _grounds(rel.sentence, source, target, texts, normalized, aliases)
         problem = (problem or signature_problem(rel_type, source_type, target_type)
-                   or causal_problem(rel_type, rel.sentence))
+                   or sentence_problem(rel_type, rel.sentence))
         if problem:
             refused.append(f"{source} -{rel_type}-> {target}: {problem}")
             continue

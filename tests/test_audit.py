@@ -61,17 +61,25 @@ def test_audit_finds_relations_whose_endpoint_types_do_not_fit(store):
                      ("nausea", "symptom_of", "metformin", "a drug cannot be the target of symptom_of")}  # fmt: skip
 
 
-def test_audit_finds_causes_read_off_sentences_that_state_none(store):
+def test_audit_finds_causes_and_symptoms_read_off_sentences_that_state_neither(store):
     lowers = "Metformin lowers blood glucose mainly by reducing hepatic glucose production."
+    adverse = "The most common adverse effects of metformin in type 2 diabetes mellitus are diarrhea and nausea."
     text = EvidenceRecord(id="textbook:1", kind="textbook", title="Endocrinology",
-                          snippet=f"{lowers} It rarely causes hypoglycemia.")
+                          snippet=f"{lowers} It rarely causes hypoglycemia. {adverse}")
     store.upsert(
-        entities=[EntityRecord("Metformin", "drug")], evidence=[text],
+        entities=[EntityRecord("Metformin", "drug"), EntityRecord("Type 2 diabetes mellitus", "disease")],
+        evidence=[text],
         relations=[
             RelationRecord("Metformin", "blood glucose", "causes", 0.73, ["textbook:1"], 8, lowers, "textbook", "m"),
             RelationRecord("Metformin", "Hypoglycemia", "causes", 0.5, ["textbook:1"], 6,
                            "It rarely causes hypoglycemia.", "textbook", "m"),
+            RelationRecord("Diarrhea", "Type 2 diabetes mellitus", "symptom_of", 0.73, ["textbook:1"], 8, adverse,
+                           "textbook", "m"),
+            RelationRecord("Diarrhea", "Metformin", "adverse_effect_of", 0.73, ["textbook:1"], 8, adverse,
+                           "textbook", "m"),
         ],
     )  # fmt: skip
-    found = {(v["t"], v["reason"]) for v in audit(store, echo_sources()).violations}
-    assert found == {("blood glucose", "its sentence states no cause")}
+    found = {(v["s"], v["t"], v["reason"]) for v in audit(store, echo_sources()).violations}
+    assert found == {("metformin", "blood glucose", "its sentence states no cause"),
+                     ("diarrhea", "type 2 diabetes mellitus",
+                      "its sentence names a treatment's adverse effect, not a symptom of the disease")}

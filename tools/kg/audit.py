@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from tools.kg.grounding import causal_problem, echoes, is_generic, mentions, signature_problem
+from tools.kg.grounding import echoes, is_generic, mentions, sentence_problem, signature_problem
 from tools.kg.store import GraphStore
 
 PAGE = 2000
@@ -70,7 +70,7 @@ def relation_problem(row: dict, texts: dict[str, str]) -> str | None:
     if not any(mentions(texts[i], source) and mentions(texts[i], target) for i in row["evidence_ids"]):
         return "no cited item names both entities"
     return (signature_problem(row["type"], row.get("source_type"), row.get("target_type"))
-            or causal_problem(row["type"], row.get("sentence") or ""))
+            or sentence_problem(row["type"], row.get("sentence") or ""))
 
 
 def _profile(rows: list[dict]) -> dict[str, dict]:

@@ -7,7 +7,8 @@
   disease treats nothing). A drug's "symptom" is read as its adverse effect. An endpoint of
   unknown type (``other``) is not held against it.
 - A "causes" relation needs a sentence that states a cause: "it lowers blood glucose" is not
-  "Metformin causes blood glucose" (the demo wrote that at 0.73).
+  "Metformin causes blood glucose" (the demo wrote that at 0.73). A "symptom_of" relation cannot
+  rest on a sentence about a treatment's adverse effects.
 - A description that echoes the prompt or the tool schema instead of the evidence is refused.
 """
 
@@ -49,12 +50,26 @@ SIGNATURES: dict[str, tuple[frozenset | None, frozenset | None]] = {
 _CAUSAL = re.compile(r"\b(?:causal(?:ly)?|(?:caus|induc|produc|provok|precipitat)(?:e|es|ed|ing)|trigger(?:s|ed|ing)?|"
                      r"lead(?:s|ing)? to|led to|result(?:s|ed|ing)? in|due to|because of|responsible for|"
                      r"secondary to)\b", re.IGNORECASE)
+_ADVERSE = re.compile(r"\b(?:side[- ]effects?|adverse (?:effects?|reactions?|events?)|toxicit(?:y|ies)|intoleran(?:ce|t))\b",
+                      re.IGNORECASE)
+# relation type -> (a pattern its sentence must match, one it must not match, why it was refused)
+_SENTENCE_RULES: dict[str, tuple[re.Pattern | None, re.Pattern | None, str]] = {
+    "causes": (_CAUSAL, None, "its sentence states no cause"),
+    "symptom_of": (None, _ADVERSE, "its sentence names a treatment's adverse effect, not a symptom of the disease"),
+}
 
 
-def causal_problem(rel_type: str, sentence: str) -> str | None:
-    """Why ``sentence`` cannot ground a "causes" relation (it states no cause), or None."""
-    if rel_type == "causes" and sentence.strip() and not _CAUSAL.search(sentence):
-        return "its sentence states no cause"
+def sentence_problem(rel_type: str, sentence: str) -> str | None:
+    """Why ``sentence`` cannot ground a relation of ``rel_type``, or None.
+
+    "causes" needs a sentence that states a cause; "symptom_of" cannot rest on a sentence about
+    adverse effects ("The most common adverse effects of metformin are ... diarrhea" is not
+    "Diarrhea is a symptom of type 2 diabetes"; the demo wrote that at 0.73)."""
+    required, forbidden, why = _SENTENCE_RULES.get(rel_type, (None, None, ""))
+    if not sentence.strip():
+        return None
+    if (required is not None and not required.search(sentence)) or (forbidden is not None and forbidden.search(sentence)):
+        return why
     return None
 
 
