@@ -223,8 +223,14 @@ def test_spotting_ignores_lowercase_words_that_match_acronym_aliases(store, link
 
 def test_the_rationale_is_cut_between_words():
     last = "Metformin is first-line and its most common adverse effects are gastrointestinal " * 6
-    cut = conclusion("Step one.\n" + last)
+    cut = conclusion("Step one.\n" + last.strip() + ".")
     assert len(cut) <= RATIONALE_CHARS + 3 and cut.endswith("...") and last.startswith(cut[:-3] + " ")
+
+
+def test_the_rationale_leaves_out_a_sentence_cut_at_the_token_cap():
+    chain = "The graph says metformin treats T2DM (0.90). Its adverse effects are mostly GI (e.g. diarrhea).\nSo the"
+    assert conclusion(chain) == "Its adverse effects are mostly GI (e.g. diarrhea)."
+    assert conclusion("So the answer is") == "So the answer is", "nothing complete: what there is"
 
 
 DIFFERENTIAL = [
