@@ -8,7 +8,7 @@ import sys
 
 from benchmarks.report import emit
 
-BENCHMARKS = ("startup", "kg_scale", "ingest", "pipeline", "build", "differential", "robustness")
+BENCHMARKS = ("startup", "kg_scale", "ingest", "pipeline", "build", "differential", "coverage", "robustness")
 
 
 def main() -> None:
