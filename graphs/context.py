@@ -41,6 +41,8 @@ class Context:
     neo4j_password: str | None = _env("NEO4J_PASSWORD", "", "Neo4j password")
     neo4j_database: str | None = _env("NEO4J_DATABASE", "", "Neo4j database; empty = server default")
     data_dir: str | None = _env("AMG_DATA_DIR", "~/.local/share/amg", "graph, models, caches, vectors")
+    keep_alive: float | None = _env("AMG_KEEP_ALIVE", "300", "seconds the embedded graph and model servers stay up "
+                                    "after the last command using them, so the next one finds them ready (0 = stop)")
     ncbi_email: str | None = _env("NCBI_EMAIL", "", "e-mail sent to NCBI with every request")
     ncbi_api_key: str | None = _env("NCBI_API_KEY", "", "NCBI key: 10 requests/s instead of 3")
     embedding_model: str | None = _env("AMG_EMBEDDING_MODEL", "minilm", "minilm | mpnet | a local folder")
@@ -112,6 +114,8 @@ class Context:
             problems.append(f"AMG_MAX_NODES={self.max_nodes} (at least 1)")
         if not 1 <= int(self.keep_score) <= 10:
             problems.append(f"AMG_KEEP_SCORE={self.keep_score} (1..10)")
+        if not 0 <= float(self.keep_alive) <= 86400:
+            problems.append(f"AMG_KEEP_ALIVE={self.keep_alive} (seconds, 0 to 86400)")
         if not 0 < float(self.llm_timeout) <= 3600:
             problems.append(f"AMG_LLM_TIMEOUT={self.llm_timeout} (seconds, more than 0 and at most 3600)")
         unknown = set(self.source_list) - set(SOURCES)

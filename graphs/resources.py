@@ -43,7 +43,7 @@ class Resources:
             if "store" in self.__dict__:  # another thread started it while this one waited
                 return self.__dict__["store"]
             driver, database, server = connect_graph(
-                c.neo4j_uri, c.neo4j_user, c.neo4j_password, c.neo4j_database, c.data_path
+                c.neo4j_uri, c.neo4j_user, c.neo4j_password, c.neo4j_database, c.data_path, float(c.keep_alive)
             )
             if server is not None:
                 self.local_servers.append(server)
@@ -61,6 +61,7 @@ class Resources:
             llm, server = chat_model(
                 base_url=c.openai_base_url, api_key=c.openai_api_key, model=c.llm_model,
                 local_model=c.local_model, data_dir=c.data_path, timeout_s=float(c.llm_timeout),
+                keep_alive_s=float(c.keep_alive),
             )  # fmt: skip
             if server is not None:
                 self.local_servers.append(server)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import sys
 import threading
+import time
 import urllib.request
 
 import pytest
@@ -14,13 +16,14 @@ from tools.llm.weights import LocalModel, model_file
 from tools.servers import LocalServer, LocalServerError, pid_alive
 
 
-def http_server(home):
+def http_server(home, keep_alive_s=0.0):
     def probe(ports):
         with urllib.request.urlopen(f"http://127.0.0.1:{ports['http']}/", timeout=1) as resp:
             return resp.status == 200
 
     return LocalServer("stand-in", home, lambda p: [sys.executable, "-m", "http.server", str(p["http"]),
-                                                    "--bind", "127.0.0.1"], probe, ("http",), ready_timeout_s=20)  # fmt: skip
+                                                    "--bind", "127.0.0.1"], probe, ("http",), ready_timeout_s=20,
+                       keep_alive_s=keep_alive_s)  # fmt: skip
 
 
 SECOND_CLIENT = """
@@ -48,6 +51,35 @@ def test_second_process_reuses_and_last_one_out_stops(tmp_path):
     assert pid_alive(pid), "still in use by the second process"
     second.communicate("go\n", timeout=20)
     assert not first.state_file.exists(), "the last client out stopped it"
+
+
+def test_a_kept_alive_server_serves_the_next_client_then_stops_when_idle(tmp_path):
+    first = http_server(tmp_path, keep_alive_s=1.0)
+    ports = first.acquire()
+    pid = json.loads(first.state_file.read_text())["pid"]
+    first.release()
+    assert pid_alive(pid), "kept up for the next client"
+    later = http_server(tmp_path, keep_alive_s=1.0)
+    assert later.acquire() == ports and json.loads(later.state_file.read_text())["pid"] == pid
+    later.release()
+    deadline = time.monotonic() + 20
+    while pid_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not pid_alive(pid) and not later.state_file.exists(), "the watchdog stopped it once idle"
+
+
+def test_a_copied_home_starts_its_own_server(tmp_path):
+    original = http_server(tmp_path / "a", keep_alive_s=30.0)
+    original.acquire()
+    shutil.copytree(tmp_path / "a", tmp_path / "b", ignore=shutil.ignore_patterns("*.lock"))
+    copy = http_server(tmp_path / "b")
+    try:
+        copy.acquire()
+        assert json.loads(copy.state_file.read_text())["pid"] != json.loads(original.state_file.read_text())["pid"]
+    finally:
+        copy.release()
+        original.release()
+        original.shutdown()
 
 
 def test_stale_state_is_replaced(tmp_path):

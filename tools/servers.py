@@ -1,10 +1,13 @@
 """Start-or-reuse lifecycle for local helper servers (graph database, LLM).
 
 One server per home directory. The first process starts it; later processes on the
-same home reuse it. Each process registers its PID; the server is stopped when the
-last live client exits. A file lock serialises start/stop across processes. A clientless
-server is also stopped by a small watchdog process started with it (``python -m
-tools.servers HOME PID``), so a client killed with SIGKILL leaves no server running.
+same home reuse it. Each process registers its PID; once the last live client has exited,
+the server stays up for ``keep_alive_s`` seconds (the app's ``AMG_KEEP_ALIVE``, 300 s by
+default, as Ollama keeps a model loaded) so the next command finds it ready instead of
+waiting for a JVM and a model to load; 0 stops it with the last client. A file lock serialises start/stop across processes. A small
+watchdog process started with the server (``python -m tools.servers HOME PID KEEP_ALIVE``)
+stops it once it has been clientless that long, so a client killed with SIGKILL leaves no
+server running for longer either.
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ class LocalServer:
     port_names: tuple[str, ...]
     ready_timeout_s: float = 90.0
     env: dict[str, str] | None = None
+    keep_alive_s: float = 0.0  # seconds a clientless server stays up for the next client
     _ports: dict[str, int] | None = field(default=None, init=False)
 
     @property
@@ -96,7 +100,7 @@ class LocalServer:
         return ports
 
     def release(self) -> None:
-        """Unregister this process; stop the server if no other live client remains."""
+        """Unregister this process; without keep-alive, stop the server if no other live client remains."""
         if self._ports is None:
             return
         self._ports = None
@@ -105,7 +109,7 @@ class LocalServer:
             return  # another user in this process still needs it
         with self._lock():
             (self.clients_dir / str(os.getpid())).unlink(missing_ok=True)
-            if not live_clients(self.clients_dir):
+            if not live_clients(self.clients_dir) and self.keep_alive_s <= 0:
                 self._stop()
 
     def shutdown(self) -> None:
@@ -121,6 +125,8 @@ class LocalServer:
             state = json.loads(self.state_file.read_text())
         except (OSError, ValueError):
             return None
+        if state.get("home", str(self.home)) != str(self.home):
+            return None  # a data dir copied while its server ran: that server serves the original
         ports, pid = state.get("ports", {}), int(state.get("pid", -1))
         deadline = time.monotonic() + self.ready_timeout_s
         while pid_alive(pid):  # a live server may be busy (a local model answers one request at a time): wait
@@ -156,8 +162,8 @@ class LocalServer:
                 env={**os.environ, **(self.env or {})},
                 start_new_session=True,
             )
-        self.state_file.write_text(json.dumps({"pid": proc.pid, "ports": ports}))
-        _start_watchdog(self.home, proc.pid)
+        self.state_file.write_text(json.dumps({"pid": proc.pid, "ports": ports, "home": str(self.home)}))
+        _start_watchdog(self.home, proc.pid, self.keep_alive_s)
         try:
             self._wait_ready(proc, ports, log_path)
         except BaseException:  # not ready, refused, or interrupted (Ctrl-C): never leave it running
@@ -204,9 +210,9 @@ def _recorded_pid(state_file: Path) -> int:
         return -1
 
 
-def _start_watchdog(home: Path, pid: int) -> None:
+def _start_watchdog(home: Path, pid: int, keep_alive: float) -> None:
     subprocess.Popen(
-        [sys.executable, "-m", "tools.servers", str(home), str(pid)],
+        [sys.executable, "-m", "tools.servers", str(home), str(pid), str(keep_alive)],
         cwd=Path(__file__).resolve().parents[1],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
@@ -215,15 +221,21 @@ def _start_watchdog(home: Path, pid: int) -> None:
     )
 
 
-def watch(home: Path, pid: int) -> None:
-    """Stop server ``pid`` once it has no live client; return when it is gone or was replaced."""
+def watch(home: Path, pid: int, keep_alive: float = 0.0) -> None:
+    """Stop server ``pid`` once it has had no live client for ``keep_alive`` seconds; return when it is gone or
+    was replaced."""
+    idle_since = None
     while pid_alive(pid):
         time.sleep(WATCH_INTERVAL_S)
         try:
             with FileLock(str(home / "server.lock"), timeout=0):
                 if _recorded_pid(home / "server.json") != pid:
                     return  # stopped or replaced by a client
-                if not live_clients(home / "clients"):
+                if live_clients(home / "clients"):
+                    idle_since = None
+                    continue
+                idle_since = idle_since or time.monotonic()
+                if time.monotonic() - idle_since >= keep_alive:
                     _terminate(pid)
                     (home / "server.json").unlink(missing_ok=True)
                     return
@@ -253,4 +265,4 @@ def _terminate(pid: int, grace_s: float = 10.0) -> None:
 
 
 if __name__ == "__main__":
-    watch(Path(sys.argv[1]), int(sys.argv[2]))
+    watch(Path(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]) if len(sys.argv) > 3 else 0.0)

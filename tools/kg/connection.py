@@ -25,12 +25,13 @@ class GraphUnavailable(RuntimeError):
 
 
 def connect_graph(
-    uri: str, user: str, password: str, database: str, data_dir: Path
+    uri: str, user: str, password: str, database: str, data_dir: Path, keep_alive_s: float = 0.0
 ) -> tuple[Driver, str | None, LocalServer | None]:
-    """A verified driver, the database name to use (None = server default), and the local server if started."""
+    """A verified driver, the database name to use (None = server default), and the local server if started
+    (kept up ``keep_alive_s`` after its last client)."""
     server = None
     if not uri:
-        server, password = embedded_graph_server(data_dir)
+        server, password = embedded_graph_server(data_dir, keep_alive_s=keep_alive_s)
         uri, user = f"bolt://127.0.0.1:{server.acquire()['bolt']}", USER
         database = ""
     try:

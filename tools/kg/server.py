@@ -78,7 +78,7 @@ def _launch_command(data_dir: Path, heap: str) -> Callable[[dict[str, int]], lis
     return command
 
 
-def embedded_graph_server(data_dir: Path, heap: str = "2g") -> tuple[LocalServer, str]:
+def embedded_graph_server(data_dir: Path, heap: str = "2g", keep_alive_s: float = 0.0) -> tuple[LocalServer, str]:
     """A LocalServer for ArcadeDB under ``data_dir/graph``, and its password."""
     home = data_dir / "graph"
     password = graph_password(home)
@@ -104,5 +104,6 @@ def embedded_graph_server(data_dir: Path, heap: str = "2g") -> tuple[LocalServer
         probe=probe,
         port_names=("bolt", "http"),
         ready_timeout_s=90,
+        keep_alive_s=keep_alive_s,
     )
     return server, password

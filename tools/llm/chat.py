@@ -92,11 +92,12 @@ def chat_model(
     data_dir: Path,
     timeout_s: float = 60.0,
     max_tokens: int = 600,
+    keep_alive_s: float = 0.0,
 ) -> tuple[ChatOpenAI, LocalServer | None]:
     """A deterministic chat model, and the local server behind it (None for a remote endpoint)."""
     server = None
     if not base_url:
-        server = embedded_llm_server(local_model, data_dir)
+        server = embedded_llm_server(local_model, data_dir, keep_alive_s=keep_alive_s)
         port = server.acquire()["http"]
         base_url, api_key, model = f"http://127.0.0.1:{port}/v1", "local", LOCAL_MODELS[local_model].alias
     llm = EndpointChat(
