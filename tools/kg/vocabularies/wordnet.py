@@ -34,10 +34,10 @@ MAX_COMMON_TAGS = 3
 ROOTS = {
     **dict.fromkeys((
         "03252323", "03745652", "02719777", "15113825",  # drug, medicine, antibiotic, vitamin
-        "05414462", "14757125", "14752903", "14831728",  # hormone, enzyme, protein, neurotransmitter
-        "14626007", "14769814", "15082311", "14963045",  # amino acid, steroid hormone, steroid, lipid
-        "14816873", "14988268",  # carbohydrate, nucleic acid
-    ), "drug"),
+        "05414462", "14831728", "14626007", "14769814",  # hormone, neurotransmitter, amino acid, steroid hormone
+        "15082311", "14963045", "14816873", "14988268",  # steroid, lipid, carbohydrate, nucleic acid
+    ), "drug"),  # the schema's type for chemicals
+    **dict.fromkeys(("14757125", "14752903"), "gene"),  # enzyme, protein: the schema's type for gene products
     **dict.fromkeys((
         "14093842", "14075885", "14327487", "14198031", "13519607", "14228432",  # disease, disorder, syndrome,
     ), "disease"),  # infection (the state and the invasion), pathology
@@ -49,7 +49,7 @@ ROOTS = {
     **dict.fromkeys((
         "01026334", "00672594", "00177976", "00658847", "00662334",  # medical procedure, surgery, diagnostic
     ), "procedure"),  # procedure, medical care, therapy
-    "05444328": "gene",
+    "05444328": "gene",  # gene
     **dict.fromkeys(("01351171", "01331343", "01328932"), "organism"),  # bacteria, virus, microorganism
 }  # fmt: skip
 EXCLUDED_ROOTS = {"07897775", "07581905", "07571428", "03309675"}  # beverage, foodstuff, solid food, explosive
