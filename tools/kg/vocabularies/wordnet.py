@@ -138,8 +138,9 @@ def chunks(size: int = 2000, archive: Path | None = None):
         def lines(name):
             return tar.extractfile(f"package/dict/{name}").read().decode("latin-1").splitlines()
 
-        synsets, first, tags = read_synsets(lines("data.noun")), read_first_senses(lines("index.noun")), \
-            read_tag_counts(lines("index.sense"))  # fmt: skip
+        synsets = read_synsets(lines("data.noun"))
+        first = read_first_senses(lines("index.noun"))
+        tags = read_tag_counts(lines("index.sense"))
     found = [e for e in entries(synsets, first, tags) if len(e[0][0]) <= MAX_NAME_CHARS and normalize_key(e[0][0])]
     for part in chunked(found, size):
         chunk = SeedChunk()
