@@ -27,11 +27,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from agents.conversation import Turn, request, talk_scored
-from agents.structured import Usage
-from prompts import load
-from tools.kg.schema import normalize_key
-from tools.llm.calibration import CalibrationMap, debias, letter_probabilities
+from amg.agents.conversation import Turn, request, talk_scored
+from amg.agents.structured import Usage
+from amg.prompts import load
+from amg.tools.kg.schema import normalize_key
+from amg.tools.llm.calibration import CalibrationMap, debias, letter_probabilities
 
 ANSWER_TOKENS = 160
 TOP_LOGPROBS = 20

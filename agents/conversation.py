@@ -14,8 +14,8 @@ import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-from agents.structured import SYSTEM, Usage
-from prompts import load
+from amg.agents.structured import SYSTEM, Usage
+from amg.prompts import load
 
 Turn = dict[str, str]  # {"role": "user" | "assistant", "content": ...}
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from dataclasses import asdict
 
-from tools.kg.differential import fold_subtypes, frequency_of, is_close, questions, rank
-from tools.kg.schema import normalize_key
-from tools.kg.store import GraphStore
+from amg.tools.kg.differential import fold_subtypes, frequency_of, is_close, questions, rank
+from amg.tools.kg.schema import normalize_key
+from amg.tools.kg.store import GraphStore
 
 CANDIDATE_POOL = 200
 RANKED = 20  # candidates ranked before subtypes fold into their diseases

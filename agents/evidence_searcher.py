@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.evidence.finder import EvidenceFinder
+from amg.tools.evidence.finder import EvidenceFinder
 
 
 def search_evidence(entity: dict, question: str, finder: EvidenceFinder, sources: list[str], k: int,

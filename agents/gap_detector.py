@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from tools.kg.records import iso_utc
-from tools.kg.store import GraphStore
+from amg.tools.kg.records import iso_utc
+from amg.tools.kg.store import GraphStore
 
 
 def detect_gaps(entities: list[dict], store: GraphStore, tau: float, stale_days: int, min_relations: int) -> dict:

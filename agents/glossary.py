@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from tools.kg.schema import LEARNED_DESCRIPTION_CAP, normalize_key
-from tools.kg.store import GraphStore
+from amg.tools.kg.schema import LEARNED_DESCRIPTION_CAP, normalize_key
+from amg.tools.kg.store import GraphStore
 
 MAX_TERMS = 12
 SOURCE_NAMES = {"vocabulary:hpo": "HPO", "vocabulary:mondo": "MONDO", "vocabulary:chebi": "ChEBI",

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import re
 
-from agents.conversation import request, talk
-from agents.structured import Usage
-from prompts import load
-from tools.kg.linking import EntityLinker
-from tools.kg.schema import (
+from amg.agents.conversation import request, talk
+from amg.agents.structured import Usage
+from amg.prompts import load
+from amg.tools.kg.linking import EntityLinker
+from amg.tools.kg.schema import (
     ENTITY_TYPE_ALIASES,
     ENTITY_TYPES,
     entity_type,

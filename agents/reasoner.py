@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 
-from agents.conversation import Turn, request, talk
-from agents.structured import Usage
-from prompts import load
-from tools.kg.ranking import verbalise
-from tools.kg.store import GraphStore
+from amg.agents.conversation import Turn, request, talk
+from amg.agents.structured import Usage
+from amg.prompts import load
+from amg.tools.kg.ranking import verbalise
+from amg.tools.kg.store import GraphStore
 
 MAX_EVIDENCE = 12
 MAX_VOCABULARY = 4

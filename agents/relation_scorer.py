@@ -16,15 +16,15 @@ from functools import cache
 
 from pydantic import BaseModel, Field
 
-from agents.structured import Usage, ask
-from prompts import load, quote
-from tools.kg.grounding import echoes, fitting_type, is_generic, mentions, sentence_problem, signature_problem
-from tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
-from tools.kg.schema import (
+from amg.agents.structured import Usage, ask
+from amg.prompts import load, quote
+from amg.tools.kg.grounding import echoes, fitting_type, is_generic, mentions, sentence_problem, signature_problem
+from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
+from amg.tools.kg.schema import (
     CURATED_ONLY, LEARNED_DESCRIPTION_CAP, RELATION_INVERSES, normalize_key, relation_type, score_to_confidence,
 )
-from tools.kg.store import GraphStore
-from tools.llm.calibration import extraction_reliability
+from amg.tools.kg.store import GraphStore
+from amg.tools.llm.calibration import extraction_reliability
 
 # the prompt asks for the question's entities and five others; a bound in the tool schema also ends the
 # grammar-constrained JSON of a small model that repeats relations until its token limit (the 0.5B did)

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-from tools.kg.ranking import order, relevance, verbalise
-from tools.kg.store import GraphStore
-from tools.kg.traversal import question_links, traverse
+from amg.tools.kg.ranking import order, relevance, verbalise
+from amg.tools.kg.store import GraphStore
+from amg.tools.kg.traversal import question_links, traverse
 
 Embed = Callable[[list[str]], list[list[float]]]
 DIRECT_PER_ENTITY = 50  # direct facts per question entity kept besides the traversal's node budget

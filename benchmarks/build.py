@@ -9,15 +9,15 @@ import time
 from pathlib import Path
 
 from benchmarks.report import emit
-from graphs import build_graph
-from graphs.context import Context
-from graphs.resources import Resources, install
-from testing.fakes import RecordedEntrez
-from testing.scripted_llm import ScriptedServer, prompt_text, requested_tool
-from tools.evidence.finder import EvidenceFinder
-from tools.evidence.pubmed import PubMedClient
-from tools.evidence.remote_calls import RateLimiter
-from tools.evidence.request_cache import RequestCache
+from amg.graphs import build_graph
+from amg.graphs.context import Context
+from amg.graphs.resources import Resources, install
+from amg.testing.fakes import RecordedEntrez
+from amg.testing.scripted_llm import ScriptedServer, prompt_text, requested_tool
+from amg.tools.evidence.finder import EvidenceFinder
+from amg.tools.evidence.pubmed import PubMedClient
+from amg.tools.evidence.remote_calls import RateLimiter
+from amg.tools.evidence.request_cache import RequestCache
 
 REQUESTS_PER_ENTITY = 2  # esearch + efetch
 

@@ -19,9 +19,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from benchmarks.report import emit
-from evaluation.calibration import features, fit_map, half
-from evaluation.metrics import ece, reliability_png
-from tools.llm.calibration import map_path
+from amg.evaluation.calibration import features, fit_map, half
+from amg.evaluation.metrics import ece, reliability_png
+from amg.tools.llm.calibration import map_path
 
 
 def load_rows(folder: Path) -> list[dict]:

@@ -17,10 +17,10 @@ import time
 from pathlib import Path
 
 from benchmarks.report import emit
-from evaluation.datasets import load
-from graphs.context import Context
-from graphs.resources import Resources
-from tools.kg.traversal import Neighbors, question_links
+from amg.evaluation.datasets import load
+from amg.graphs.context import Context
+from amg.graphs.resources import Resources
+from amg.tools.kg.traversal import Neighbors, question_links
 
 DEV_SET = Path(__file__).resolve().parents[2] / "shared" / "data" / "mmlu-med-dev.jsonl"
 Seeds = dict[str, tuple[str, str]]  # key -> (name, type), as the traversal takes them

@@ -18,11 +18,11 @@ import random
 import time
 from collections import defaultdict
 
-from agents.diagnostician import CANDIDATE_POOL, read_annotations
+from amg.agents.diagnostician import CANDIDATE_POOL, read_annotations
 from benchmarks.report import emit
-from graphs.context import Context
-from graphs.resources import Resources
-from tools.kg.differential import questions, rank
+from amg.graphs.context import Context
+from amg.graphs.resources import Resources
+from amg.tools.kg.differential import questions, rank
 
 SHOWN, ROUNDS, REVEALED = 10, 3, 3
 

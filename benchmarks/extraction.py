@@ -33,15 +33,15 @@ from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
 
-from agents.relation_scorer import assess, grounded_relations
-from agents.structured import Usage
+from amg.agents.relation_scorer import assess, grounded_relations
+from amg.agents.structured import Usage
 from benchmarks.report import emit
-from graphs.context import Context
-from graphs.resources import Resources
-from tools.kg.records import RelationRecord
-from tools.kg.schema import RELATION_INVERSES, normalize_key, relation_type
-from tools.llm import calibration
-from tools.llm.weights import LOCAL_MODELS
+from amg.graphs.context import Context
+from amg.graphs.resources import Resources
+from amg.tools.kg.records import RelationRecord
+from amg.tools.kg.schema import RELATION_INVERSES, normalize_key, relation_type
+from amg.tools.llm import calibration
+from amg.tools.llm.weights import LOCAL_MODELS
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "evaluation" / "data" / "extraction_pairs.jsonl"

@@ -19,12 +19,12 @@ import time
 from pathlib import Path
 
 from benchmarks.report import emit
-from evaluation.metrics import percentile
-from tools.kg.bolt_store import Neo4jGraphStore
-from tools.kg.connection import connect_graph
-from tools.kg.records import EvidenceRecord, RelationRecord
-from tools.kg.schema import RELATION_TYPES
-from tools.kg.traversal import traverse
+from amg.evaluation.metrics import percentile
+from amg.tools.kg.bolt_store import Neo4jGraphStore
+from amg.tools.kg.connection import connect_graph
+from amg.tools.kg.records import EvidenceRecord, RelationRecord
+from amg.tools.kg.schema import RELATION_TYPES
+from amg.tools.kg.traversal import traverse
 
 ENTITIES, RELATIONS = 76_681, 354_299
 CHECKPOINTS = (10_000, 50_000, 100_000, 200_000, RELATIONS)
@@ -58,7 +58,7 @@ def time_seed(data: Path) -> tuple[float, dict]:
     """Seconds for `amg kg seed --source all` into an empty data dir, and its counts per source."""
     env = {**os.environ, "AMG_DATA_DIR": str(data / "seed")}
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "cli.main", "kg", "seed", "--source", "all"], env=env, check=True,
+    subprocess.run([sys.executable, "-m", "amg.cli.main", "kg", "seed", "--source", "all"], env=env, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     seconds = round(time.perf_counter() - started, 1)
     driver, database, server = connect_graph("", "", "", "", data / "seed")

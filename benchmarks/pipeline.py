@@ -16,11 +16,11 @@ import time
 from pathlib import Path
 
 from benchmarks.report import emit
-from evaluation.metrics import percentile
-from graphs.context import Context
-from graphs.qa_graph import graph
-from graphs.resources import Resources, install
-from testing.scripted_llm import (
+from amg.evaluation.metrics import percentile
+from amg.graphs.context import Context
+from amg.graphs.qa_graph import graph
+from amg.graphs.resources import Resources, install
+from amg.testing.scripted_llm import (
     ScriptedServer,
     answer_lines,
     asks_for_answer,

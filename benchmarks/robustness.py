@@ -25,18 +25,18 @@ from benchmarks import robustness_inputs as inputs
 from benchmarks.report import emit
 from benchmarks.robustness_probes import cli_probe, concurrency_probe, kill_probes
 from benchmarks.robustness_runs import Amg, Tally, orphans_after, secrets_in, write_inputs
-from cli.main import USER_ERRORS
-from graphs.context import Context
-from graphs.qa_graph import graph
-from graphs.resources import Resources, install
-from testing.scripted_llm import ScriptedServer, prompt_text
-from tools.kg.bolt_store import Neo4jGraphStore
-from tools.kg.connection import GraphUnavailable, connect_graph
-from tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
-from tools.kg.schema import RELATION_TYPES
-from tools.kg.transfer import export_graph, import_graph, records
-from tools.llm.chat import ModelUnavailable
-from tools.servers import LocalServerError
+from amg.cli.main import USER_ERRORS
+from amg.graphs.context import Context
+from amg.graphs.qa_graph import graph
+from amg.graphs.resources import Resources, install
+from amg.testing.scripted_llm import ScriptedServer, prompt_text
+from amg.tools.kg.bolt_store import Neo4jGraphStore
+from amg.tools.kg.connection import GraphUnavailable, connect_graph
+from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
+from amg.tools.kg.schema import RELATION_TYPES
+from amg.tools.kg.transfer import export_graph, import_graph, records
+from amg.tools.llm.chat import ModelUnavailable
+from amg.tools.servers import LocalServerError
 
 HANG_S = 30.0  # one in-process question: a few model calls of AMG_LLM_TIMEOUT=2 s each, plus retries
 

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from benchmarks.robustness_inputs import MODEL_FAULTS, healthy
-from testing.scripted_llm import asks_for_answer
+from amg.testing.scripted_llm import asks_for_answer
 from benchmarks.robustness_runs import (
     Amg,
     Run,

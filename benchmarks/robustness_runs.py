@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.servers import pid_alive
+from amg.tools.servers import pid_alive
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = "\n\n".join(f"{drug.title()} treats {disease}. {drug.title()} is used for {disease} in adults."
@@ -64,7 +64,7 @@ class Amg:
 
     def start(self, argv: list, data: Path, **env: str) -> subprocess.Popen:
         full = {**self.env, "AMG_DATA_DIR": str(data), **env}
-        return subprocess.Popen([sys.executable, "-m", "cli.main", *argv], cwd=ROOT, env=full, text=True,
+        return subprocess.Popen([sys.executable, "-m", "amg.cli.main", *argv], cwd=ROOT, env=full, text=True,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
 
@@ -95,7 +95,7 @@ def server_processes(data: Path) -> list[int]:
             line = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        if str(data) in line and ("ArcadeDBServer" in line or "tools.servers" in line or "llama" in line):
+        if str(data) in line and ("ArcadeDBServer" in line or "amg.tools.servers" in line or "llama" in line):
             found.append(int(proc.name))
     return found
 

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 from benchmarks.report import emit
-from tools.kg.server import embedded_graph_server
-from tools.llm.server import embedded_llm_server
+from amg.tools.kg.server import embedded_graph_server
+from amg.tools.llm.server import embedded_llm_server
 
 
 def _timed_start(make, keep_alive_s: float = 0.0) -> float:

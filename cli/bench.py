@@ -14,9 +14,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from evaluation import baselines
-from evaluation.datasets import load, shuffled
-from evaluation.metrics import (
+from amg.evaluation import baselines
+from amg.evaluation.datasets import load, shuffled
+from amg.evaluation.metrics import (
     accuracy,
     ece,
     letter_distribution,
@@ -24,11 +24,11 @@ from evaluation.metrics import (
     percentile,
     reliability_png,
 )
-from graphs.context import Context
-from graphs.qa_graph import graph
-from graphs.resources import resources_for
-from tools.llm.chat import ModelUnavailable
-from tools.llm.weights import LOCAL_MODELS
+from amg.graphs.context import Context
+from amg.graphs.qa_graph import graph
+from amg.graphs.resources import resources_for
+from amg.tools.llm.chat import ModelUnavailable
+from amg.tools.llm.weights import LOCAL_MODELS
 
 
 def run(args, context: Context) -> int:

@@ -11,9 +11,9 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 from tqdm import tqdm
 
-from graphs import build_graph, refresh_graph
-from graphs.context import Context
-from graphs.resources import resources_for
+from amg.graphs import build_graph, refresh_graph
+from amg.graphs.context import Context
+from amg.graphs.resources import resources_for
 
 
 def run(args, context: Context) -> int:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from graphs.context import Context
-from graphs.resources import Resources
+from amg.graphs.context import Context
+from amg.graphs.resources import Resources
 
 
 def run(args, context: Context) -> int:

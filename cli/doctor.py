@@ -6,8 +6,8 @@ import concurrent.futures
 import time
 from importlib.metadata import PackageNotFoundError, version
 
-from graphs.context import Context
-from graphs.resources import Resources
+from amg.graphs.context import Context
+from amg.graphs.resources import Resources
 
 PACKAGES = ("langgraph", "langchain-openai", "neo4j", "arcadedb-embedded", "chromadb", "sentence-transformers",
             "llama-cpp-python", "biopython", "wikipedia")  # fmt: skip

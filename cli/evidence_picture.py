@@ -20,8 +20,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from agents.reasoner import shown_paths
-from tools.kg.schema import normalize_key
+from amg.agents.reasoner import shown_paths
+from amg.tools.kg.schema import normalize_key
 
 CURATED, EXTRACTED, ANSWER = "#2b6cb0", "#dd6b20", "#2f855a"
 STYLE = """body{font-family:sans-serif;margin:16px;max-width:1240px}svg{max-width:100%;max-height:70vh;

@@ -9,13 +9,13 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from graphs.context import Context
-from graphs.resources import Resources
-from agents.relation_scorer import echo_sources
-from tools.kg.audit import audit
-from tools.kg.seeding import SOURCES, seed
-from tools.kg.transfer import export_graph, import_graph
-from tools.kg.traversal import traverse
+from amg.graphs.context import Context
+from amg.graphs.resources import Resources
+from amg.agents.relation_scorer import echo_sources
+from amg.tools.kg.audit import audit
+from amg.tools.kg.seeding import SOURCES, seed
+from amg.tools.kg.transfer import export_graph, import_graph
+from amg.tools.kg.traversal import traverse
 
 SHOW_POOL = 400  # nodes read before choosing what to show
 

@@ -8,14 +8,14 @@ import sys
 import openai
 from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
-from cli.terminal import printable
-from graphs.context import Context
-from tools.evidence.embeddings import EmbeddingModelMissing
-from tools.evidence.remote_calls import SourceUnavailable
-from tools.kg.connection import GraphUnavailable, graph_lost
-from tools.kg.seeding import SOURCES
-from tools.llm.chat import ModelUnavailable
-from tools.servers import LocalServerError
+from amg.cli.terminal import printable
+from amg.graphs.context import Context
+from amg.tools.evidence.embeddings import EmbeddingModelMissing
+from amg.tools.evidence.remote_calls import SourceUnavailable
+from amg.tools.kg.connection import GraphUnavailable, graph_lost
+from amg.tools.kg.seeding import SOURCES
+from amg.tools.llm.chat import ModelUnavailable
+from amg.tools.servers import LocalServerError
 
 USER_ERRORS = (ValueError, FileNotFoundError, GraphUnavailable, LocalServerError, EmbeddingModelMissing,
                SourceUnavailable, ModelUnavailable, openai.APIConnectionError, openai.AuthenticationError,
@@ -115,26 +115,26 @@ def context_from(args: argparse.Namespace) -> Context:
 
 def run(args: argparse.Namespace) -> int:
     if args.command == "doctor":
-        from cli.doctor import doctor
+        from amg.cli.doctor import doctor
 
         return doctor(Context())
     if args.command == "kg":
-        from cli import kg
+        from amg.cli import kg
 
         return kg.run(args, context_from(args))
     if args.command in ("ingest", "search"):
-        from cli import corpus
+        from amg.cli import corpus
 
         return corpus.run(args, Context())
     if args.command == "bench":
-        from cli import bench
+        from amg.cli import bench
 
         return bench.run(args, context_from(args))
     if args.command in ("build", "refresh"):
-        from cli import build
+        from amg.cli import build
 
         return build.run(args, context_from(args))
-    from cli import qa
+    from amg.cli import qa
 
     return qa.run(args, context_from(args))
 

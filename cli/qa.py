@@ -10,12 +10,12 @@ from pathlib import Path
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from cli.answer_format import json_result
-from cli.evidence_picture import write_picture
-from cli.terminal import json_printable, printable
-from graphs.context import Context
-from graphs.qa_graph import builder, graph
-from graphs.resources import resources_for
+from amg.cli.answer_format import json_result
+from amg.cli.evidence_picture import write_picture
+from amg.cli.terminal import json_printable, printable
+from amg.graphs.context import Context
+from amg.graphs.qa_graph import builder, graph
+from amg.graphs.resources import resources_for
 
 
 def parse_options(raw: list[str]) -> dict[str, str]:

@@ -3,13 +3,13 @@ CoT, and RAG (textbook passages, no graph). The full graph is the ``kg`` mode (t
 
 from __future__ import annotations
 
-from agents.answer_synthesizer import ask_answer, scored_option
-from agents.conversation import request, talk
-from agents.reasoner import REASONING_TOKENS
-from agents.structured import Usage
-from prompts import load
-from tools.evidence.passages import PassageStore
-from tools.llm.calibration import CalibrationMap
+from amg.agents.answer_synthesizer import ask_answer, scored_option
+from amg.agents.conversation import request, talk
+from amg.agents.reasoner import REASONING_TOKENS
+from amg.agents.structured import Usage
+from amg.prompts import load
+from amg.tools.evidence.passages import PassageStore
+from amg.tools.llm.calibration import CalibrationMap
 
 
 def _result(answered: tuple, usage: Usage, calibration: CalibrationMap | None) -> dict:

@@ -10,7 +10,7 @@ import hashlib
 
 import numpy as np
 
-from tools.llm.calibration import CalibrationMap, debias, logit
+from amg.tools.llm.calibration import CalibrationMap, debias, logit
 
 
 def half(question_id: str) -> str:

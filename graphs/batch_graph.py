@@ -8,7 +8,7 @@ from typing import Callable
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send
 
-from graphs.context import Context
+from amg.graphs.context import Context
 
 
 def batch_graph(state: type, pick: Callable, work: Callable, summarize: Callable, items_key: str, name: str):

@@ -14,14 +14,14 @@ from typing import Annotated
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
-from graphs.batch_graph import batch_graph, write_run_summary
-from graphs.context import Context, run_context
-from graphs.expansion import expand
-from graphs.resources import resources_for
-from graphs.state import appended
-from tools.kg.records import utc_now
-from tools.kg.schema import entity_type, normalize_key, validate_name
-from tools.text_files import read_user_text
+from amg.graphs.batch_graph import batch_graph, write_run_summary
+from amg.graphs.context import Context, run_context
+from amg.graphs.expansion import expand
+from amg.graphs.resources import resources_for
+from amg.graphs.state import appended
+from amg.tools.kg.records import utc_now
+from amg.tools.kg.schema import entity_type, normalize_key, validate_name
+from amg.tools.text_files import read_user_text
 
 MAX_TOPICS = 10_000
 
@@ -67,7 +67,7 @@ def plan(state: BuildState, runtime: Runtime[Context]) -> dict:
             {"key": normalize_key(name), "name": name, "type": entity_type(None)}  # fmt: skip
         entities.setdefault(entity["key"], entity)
     if state.get("questions"):
-        from agents.query_parser import parse_query
+        from amg.agents.query_parser import parse_query
 
         for question in state["questions"][:MAX_TOPICS]:
             for entity in parse_query(question, {}, res.llm, res.linker, ctx.max_entities)["entities"]:

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from dotenv import load_dotenv
 
-from agents.query_parser import PARSERS
-from tools.kg.ranking import RANKINGS
-from tools.kg.traversal import HUB_DEGREE, MAX_DEPTH, MAX_NODES, STRATEGY, TAU
+from amg.agents.query_parser import PARSERS
+from amg.tools.kg.ranking import RANKINGS
+from amg.tools.kg.traversal import HUB_DEGREE, MAX_DEPTH, MAX_NODES, STRATEGY, TAU
 
 MODES = ("offline", "dynamic", "hybrid")
 LEARNING = ("after", "before")

@@ -6,10 +6,10 @@ refresh agent, so the three never drift apart.
 
 from __future__ import annotations
 
-from agents.evidence_searcher import search_evidence
-from agents.relation_scorer import score_relations
-from graphs.context import Context
-from graphs.resources import Resources
+from amg.agents.evidence_searcher import search_evidence
+from amg.agents.relation_scorer import score_relations
+from amg.graphs.context import Context
+from amg.graphs.resources import Resources
 
 
 def search(entity: dict, question: str, res: Resources, ctx: Context, mindate: str | None = None) -> dict:

@@ -17,20 +17,20 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from agents.answer_synthesizer import synthesize
-from agents.diagnostician import differentiate, read_answers
-from agents.gap_detector import detect_gaps
-from agents.query_parser import parse_query, spot_entities
-from agents.glossary import glossary
-from agents.reasoner import number_evidence, reason, shown_paths, with_lead_text
-from agents.traverser import traverse_subgraph
-from graphs.context import Context, run_context
-from graphs.expansion import expand, learn, search
-from graphs.question import prepare_question
-from graphs.reply import chat_reply
-from graphs.resources import resources_for
-from graphs.state import PER_TURN_RESET, QAInput, QAState
-from tools.llm.calibration import extraction_reliability
+from amg.agents.answer_synthesizer import synthesize
+from amg.agents.diagnostician import differentiate, read_answers
+from amg.agents.gap_detector import detect_gaps
+from amg.agents.query_parser import parse_query, spot_entities
+from amg.agents.glossary import glossary
+from amg.agents.reasoner import number_evidence, reason, shown_paths, with_lead_text
+from amg.agents.traverser import traverse_subgraph
+from amg.graphs.context import Context, run_context
+from amg.graphs.expansion import expand, learn, search
+from amg.graphs.question import prepare_question
+from amg.graphs.reply import chat_reply
+from amg.graphs.resources import resources_for
+from amg.graphs.state import PER_TURN_RESET, QAInput, QAState
+from amg.tools.llm.calibration import extraction_reliability
 
 MAX_ANSWER_ENTITIES = 2  # entities the answer names that are learned about after it (one scoring call each)
 

@@ -18,14 +18,14 @@ from typing import Annotated
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
-from graphs.batch_graph import batch_graph, write_run_summary
-from graphs.context import Context, run_context
-from graphs.expansion import expand
-from graphs.resources import resources_for
-from agents.relation_scorer import echo_sources
-from graphs.state import appended
-from tools.kg.audit import audit
-from tools.kg.records import iso_utc, utc_now
+from amg.graphs.batch_graph import batch_graph, write_run_summary
+from amg.graphs.context import Context, run_context
+from amg.graphs.expansion import expand
+from amg.graphs.resources import resources_for
+from amg.agents.relation_scorer import echo_sources
+from amg.graphs.state import appended
+from amg.tools.kg.audit import audit
+from amg.tools.kg.records import iso_utc, utc_now
 
 LOCK_MINUTES = 30
 OWNER = f"{socket.gethostname()}:{os.getpid()}"

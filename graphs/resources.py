@@ -11,19 +11,19 @@ import threading
 from functools import cached_property
 from pathlib import Path
 
-from graphs.context import Context
-from tools.evidence.embeddings import embed, load_embedder, model_path
-from tools.evidence.finder import EvidenceFinder
-from tools.evidence.passages import PassageStore
-from tools.evidence.pubmed import PubMedClient
-from tools.evidence.request_cache import RequestCache
-from tools.evidence.wikipedia_client import WikipediaClient
-from tools.kg.bolt_store import Neo4jGraphStore
-from tools.kg.connection import connect_graph
-from tools.kg.linking import EntityLinker
-from tools.kg.store import GraphStore
-from tools.llm.calibration import CalibrationMap, map_for
-from tools.llm.chat import chat_model
+from amg.graphs.context import Context
+from amg.tools.evidence.embeddings import embed, load_embedder, model_path
+from amg.tools.evidence.finder import EvidenceFinder
+from amg.tools.evidence.passages import PassageStore
+from amg.tools.evidence.pubmed import PubMedClient
+from amg.tools.evidence.request_cache import RequestCache
+from amg.tools.evidence.wikipedia_client import WikipediaClient
+from amg.tools.kg.bolt_store import Neo4jGraphStore
+from amg.tools.kg.connection import connect_graph
+from amg.tools.kg.linking import EntityLinker
+from amg.tools.kg.store import GraphStore
+from amg.tools.llm.calibration import CalibrationMap, map_for
+from amg.tools.llm.chat import chat_model
 
 
 class Resources:

@@ -39,8 +39,8 @@ socket.socket.connect = _loopback_only  # Entrez and wikipedia fail fast instead
 
 @pytest.fixture(scope="session")
 def graph_session():
-    from tools.kg.bolt_store import Neo4jGraphStore
-    from tools.kg.connection import connect_graph
+    from amg.tools.kg.bolt_store import Neo4jGraphStore
+    from amg.tools.kg.connection import connect_graph
 
     driver, database, server = connect_graph("", "", "", "", _SESSION_DIR / "data")
     store = Neo4jGraphStore(driver, database)
@@ -59,7 +59,7 @@ def store(graph_session):
 
 @pytest.fixture
 def scripted_server():
-    from testing.scripted_llm import ScriptedServer
+    from amg.testing.scripted_llm import ScriptedServer
 
     servers = []
 

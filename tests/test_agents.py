@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from agents.answer_synthesizer import NO_KNOWLEDGE, bounded_by_differential, pick_option, read_reply, synthesize
-from agents.gap_detector import detect_gaps
-from agents.query_parser import parse_query, read_mentions
-from agents.reasoner import (
+from amg.agents.answer_synthesizer import NO_KNOWLEDGE, bounded_by_differential, pick_option, read_reply, synthesize
+from amg.agents.gap_detector import detect_gaps
+from amg.agents.query_parser import parse_query, read_mentions
+from amg.agents.reasoner import (
     LEAD_CHARS,
     RATIONALE_CHARS,
     conclusion,
@@ -19,10 +19,10 @@ from agents.reasoner import (
     reason,
     with_lead_text,
 )
-from testing.fakes import PMID_EV, FakeChat, chat
-from tools.evidence.embeddings import model_path
-from tools.kg.linking import EntityLinker
-from tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
+from amg.testing.fakes import PMID_EV, FakeChat, chat
+from amg.tools.evidence.embeddings import model_path
+from amg.tools.kg.linking import EntityLinker
+from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 
 @pytest.fixture
 def linker(store, tmp_path):
@@ -206,7 +206,7 @@ def test_glossary_lists_curated_definitions_of_the_terms_on_the_paths(store):
         EntityRecord("Nausea", "phenotype", "A sensation of unease with an urge to vomit.", 1.0, ["HP:0002018"],
                      ["vocabulary:hpo"]),
     ])  # fmt: skip
-    from agents.glossary import glossary
+    from amg.agents.glossary import glossary
 
     terms = glossary(store, [{"name": "metformin"}], [{"name": "Nausea"}],
                      [{"source": "Diarrhea", "target": "Metformin"}])  # fmt: skip
@@ -266,7 +266,7 @@ def test_an_open_diagnosis_citing_its_candidates_annotations_is_supported_and_bo
 
 
 def test_an_unknown_query_parser_is_a_clear_error(tmp_path):
-    from graphs.context import Context
+    from amg.graphs.context import Context
 
     with pytest.raises(ValueError, match="AMG_QUERY_PARSER='spacy'"):
         Context(data_dir=str(tmp_path), query_parser="spacy")

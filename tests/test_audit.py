@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from agents.relation_scorer import echo_sources
-from tools.kg.audit import audit
-from tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
+from amg.agents.relation_scorer import echo_sources
+from amg.tools.kg.audit import audit
+from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 
 
 def test_audit_reports_and_fixes_ungrounded_writes(store):

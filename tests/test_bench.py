@@ -9,12 +9,12 @@ from types import SimpleNamespace
 import pytest
 from langchain_openai import ChatOpenAI
 
-from cli import bench as cli_bench
-from evaluation.datasets import load, shuffled
-from evaluation.metrics import accuracy, ece, macro_f1
-from graphs.context import Context
-from graphs.resources import Resources, install, resources_for
-from testing.scripted_llm import (
+from amg.cli import bench as cli_bench
+from amg.evaluation.datasets import load, shuffled
+from amg.evaluation.metrics import accuracy, ece, macro_f1
+from amg.graphs.context import Context
+from amg.graphs.resources import Resources, install, resources_for
+from amg.testing.scripted_llm import (
     answer_lines,
     asks_for_answer,
     asks_for_entities,
@@ -83,7 +83,7 @@ def args_for(tmp_path, mode, **extra):
 @pytest.mark.parametrize("mode", ["closed-book", "cot", "rag", "kg"])
 def test_five_questions_in_each_mode(bench_env, mode):
     ctx, tmp_path, _ = bench_env
-    from graphs.resources import resources_for
+    from amg.graphs.resources import resources_for
 
     cli_bench._bench(args_for(tmp_path, mode), ctx, resources_for(ctx))
     summary = json.loads((tmp_path / "out" / mode / "summary.json").read_text())
@@ -98,7 +98,7 @@ def test_five_questions_in_each_mode(bench_env, mode):
 
 
 def test_resume_after_interruption_gives_the_same_report(bench_env):
-    from graphs.resources import resources_for
+    from amg.graphs.resources import resources_for
 
     ctx, tmp_path, server = bench_env
     cli_bench._bench(args_for(tmp_path, "closed-book"), ctx, resources_for(ctx))
@@ -115,7 +115,7 @@ def test_resume_after_interruption_gives_the_same_report(bench_env):
 
 
 def test_a_failed_model_call_is_an_unanswered_question_not_a_lost_run(bench_env, monkeypatch):
-    from tools.llm.chat import ModelUnavailable
+    from amg.tools.llm.chat import ModelUnavailable
 
     ctx, tmp_path, _ = bench_env
     real = cli_bench._answer

@@ -11,16 +11,16 @@ import pytest
 from filelock import FileLock
 from langchain_openai import ChatOpenAI
 
-from cli.build import _refresh, parse_every
-from graphs import build_graph, refresh_graph
-from graphs.context import Context
-from graphs.resources import Resources, install
-from testing.fakes import RecordedEntrez
-from testing.scripted_llm import prompt_text, requested_tool
-from tools.evidence.finder import EvidenceFinder
-from tools.evidence.pubmed import PubMedClient
-from tools.evidence.request_cache import RequestCache
-from tools.kg.records import EvidenceRecord, RelationRecord
+from amg.cli.build import _refresh, parse_every
+from amg.graphs import build_graph, refresh_graph
+from amg.graphs.context import Context
+from amg.graphs.resources import Resources, install
+from amg.testing.fakes import RecordedEntrez
+from amg.testing.scripted_llm import prompt_text, requested_tool
+from amg.tools.evidence.finder import EvidenceFinder
+from amg.tools.evidence.pubmed import PubMedClient
+from amg.tools.evidence.request_cache import RequestCache
+from amg.tools.kg.records import EvidenceRecord, RelationRecord
 
 
 class Scores:
@@ -52,7 +52,7 @@ class SwitchableEntrez(RecordedEntrez):
 
 @pytest.fixture
 def env(store, scripted_server, tmp_path, monkeypatch):
-    monkeypatch.setattr("agents.relation_scorer.extraction_reliability", lambda model: 1.0)  # a measured, perfect extractor
+    monkeypatch.setattr("amg.agents.relation_scorer.extraction_reliability", lambda model: 1.0)  # a measured, perfect extractor
     scores = Scores()
     server = scripted_server(scores)
     entrez = SwitchableEntrez()

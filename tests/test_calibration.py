@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from langchain_openai import ChatOpenAI
 
-from agents.answer_synthesizer import synthesize
-from testing.scripted_llm import answer_lines, asks_for_answer
-from tools.llm.calibration import CalibrationMap, debias, letter_probabilities
+from amg.agents.answer_synthesizer import synthesize
+from amg.testing.scripted_llm import answer_lines, asks_for_answer
+from amg.tools.llm.calibration import CalibrationMap, debias, letter_probabilities
 
 
 def step(token: str, alternatives: dict[str, float]) -> dict:
@@ -68,8 +68,8 @@ def test_scripted_letter_logprobs_become_the_formula_confidence(scripted_server)
 def test_platt_fit_recovers_a_known_map_and_the_split_is_stable():
     import random
 
-    from evaluation.calibration import fit_platt, half, letter_prior
-    from tools.llm.calibration import logit
+    from amg.evaluation.calibration import fit_platt, half, letter_prior
+    from amg.tools.llm.calibration import logit
 
     rng = random.Random(0)
     truth = CalibrationMap(a=0.7, b=1.5, c=-0.8)
@@ -86,7 +86,7 @@ def test_platt_fit_recovers_a_known_map_and_the_split_is_stable():
 
 
 def test_each_answering_mode_has_its_own_map(tmp_path, monkeypatch):
-    from tools.llm import calibration
+    from amg.tools.llm import calibration
 
     monkeypatch.setattr(calibration, "MAPS", tmp_path)
     CalibrationMap(a=2.0, letter_prior={"C": 0.7}).save(calibration.map_path("m", "kg"))
@@ -99,7 +99,7 @@ def _row(gold: str, probs: dict[str, float]) -> dict:
 
 
 def test_a_letter_prior_is_kept_only_when_dividing_it_out_helps():
-    from evaluation.calibration import fit_map
+    from amg.evaluation.calibration import fit_map
 
     leaning = [_row(g, {"A": 0.3, "B": 0.2, "C": 0.5}) if g != "C" else _row("C", {"A": 0.1, "B": 0.1, "C": 0.8})
                for g in "ABCABC" * 5]  # the model says C whatever the question; A is its runner-up when C is wrong
@@ -111,7 +111,7 @@ def test_a_letter_prior_is_kept_only_when_dividing_it_out_helps():
 def test_platt_fit_converges_where_a_full_newton_step_diverged():
     """The fit half of a real kg run (option probability, graph support, correct): undamped Newton steps
     ran away to a = 6470 and printed 0.99 for wrong answers; the damped fit stays a modest map."""
-    from evaluation.calibration import fit_platt
+    from amg.evaluation.calibration import fit_platt
 
     rows = json.loads((Path(__file__).parent / "data" / "platt_kg_fit_half.json").read_text())
     a, b, c = fit_platt([p for p, _, _ in rows], [s for _, s, _ in rows], [ok for _, _, ok in rows])

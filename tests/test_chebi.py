@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.vocab_helpers import FIXTURES, entities_of, evidence_of, relations_of
-from tools.kg.vocabularies import chebi
+from amg.tools.kg.vocabularies import chebi
 
 
 @pytest.fixture(scope="module")

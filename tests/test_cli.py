@@ -7,15 +7,15 @@ import json
 
 import pytest
 
-from cli import main as cli
-from cli.answer_format import json_result
-from testing.scripted_llm import (
+from amg.cli import main as cli
+from amg.cli.answer_format import json_result
+from amg.testing.scripted_llm import (
     answer_lines,
     asks_for_answer,
     asks_for_entities,
     prompt_text,
 )
-from tools.kg.records import EvidenceRecord, RelationRecord
+from amg.tools.kg.records import EvidenceRecord, RelationRecord
 
 
 def responder(body):

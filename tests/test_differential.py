@@ -7,14 +7,14 @@ from langchain_core.messages import HumanMessage
 from langchain_openai import ChatOpenAI
 from langgraph.checkpoint.memory import InMemorySaver
 
-from agents.diagnostician import differentiate, read_answers
-from agents.reasoner import number_evidence
-from graphs.context import Context
-from graphs.qa_graph import builder
-from graphs.resources import Resources, install
-from testing.scripted_llm import answer_lines, asks_for_answer, asks_for_entities
-from tools.kg.differential import Candidate, fold_subtypes, frequency_of, questions, rank
-from tools.kg.records import EvidenceRecord, RelationRecord
+from amg.agents.diagnostician import differentiate, read_answers
+from amg.agents.reasoner import number_evidence
+from amg.graphs.context import Context
+from amg.graphs.qa_graph import builder
+from amg.graphs.resources import Resources, install
+from amg.testing.scripted_llm import answer_lines, asks_for_answer, asks_for_entities
+from amg.tools.kg.differential import Candidate, fold_subtypes, frequency_of, questions, rank
+from amg.tools.kg.records import EvidenceRecord, RelationRecord
 
 # Two look-alike diseases share fever and rash; only one has hepatosplenomegaly (nearly always),
 # the other arthritis (often). A third shares fever only.

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tools.kg.vocabularies import drugs
-from tools.kg.vocabularies.drug_index import entries, fold, lookup
+from amg.tools.kg.vocabularies import drugs
+from amg.tools.kg.vocabularies.drug_index import entries, fold, lookup
 
 
 def test_lookup_by_any_spelling():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.vocab_helpers import FIXTURES, entities_of, evidence_of
-from tools.kg.vocabularies import essential_medicines
+from amg.tools.kg.vocabularies import essential_medicines
 
 DIABETES = "Insulins and other medicines used for diabetes (WHO EML 18.5)"
 

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from cli.evidence_picture import render, rested_on, to_dot
+from amg.cli.evidence_picture import render, rested_on, to_dot
 
 pytestmark = pytest.mark.skipif(not (shutil.which("chromium") and shutil.which("dot")),
                                 reason="needs Debian's chromium and graphviz (make test installs them)")

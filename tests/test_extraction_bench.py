@@ -8,10 +8,10 @@ import pytest
 from langchain_openai import ChatOpenAI
 
 from benchmarks import extraction
-from testing.scripted_llm import prompt_text, requested_tool
-from tools.kg.grounding import mentions
-from tools.kg.schema import ENTITY_TYPES, RELATION_TYPES, normalize_key
-from tools.llm import calibration
+from amg.testing.scripted_llm import prompt_text, requested_tool
+from amg.tools.kg.grounding import mentions
+from amg.tools.kg.schema import ENTITY_TYPES, RELATION_TYPES, normalize_key
+from amg.tools.llm import calibration
 
 ITEMS = [
     {"id": "metformin", "entity": "Metformin", "entity_type": "drug",

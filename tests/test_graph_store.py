@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
-from tools.kg.schema import normalize_key, relation_type
+from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
+from amg.tools.kg.schema import normalize_key, relation_type
 
 EV = EvidenceRecord(id="pmid:1", kind="pubmed", title="Metformin in T2D", pmid="1", year=2020)
 
@@ -110,7 +110,7 @@ def test_delete_by_origin(store):
 
 
 def test_export_import_roundtrip(store, tmp_path):
-    from tools.kg.transfer import export_graph, import_graph, records
+    from amg.tools.kg.transfer import export_graph, import_graph, records
 
     store.upsert(entities=[EntityRecord("Metformin", "drug", description="A biguanide.", description_confidence=0.9,
                                         aliases=["Glucophage"])],
@@ -130,7 +130,7 @@ def _writer(args):
     uri, password, worker = args
     from neo4j import GraphDatabase
 
-    from tools.kg.bolt_store import Neo4jGraphStore
+    from amg.tools.kg.bolt_store import Neo4jGraphStore
 
     with GraphDatabase.driver(uri, auth=("root", password)) as driver:
         store = Neo4jGraphStore(driver)
@@ -159,7 +159,7 @@ def _claimer(args):
 
     from neo4j import GraphDatabase
 
-    from tools.kg.bolt_store import Neo4jGraphStore
+    from amg.tools.kg.bolt_store import Neo4jGraphStore
 
     with GraphDatabase.driver(uri, auth=("root", password)) as driver:
         store = Neo4jGraphStore(driver)

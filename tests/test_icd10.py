@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.vocab_helpers import entities_of, evidence_of, relations_of
-from tools.kg.vocabularies import icd10
+from amg.tools.kg.vocabularies import icd10
 
 
 @pytest.fixture(scope="module")

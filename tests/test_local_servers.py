@@ -12,8 +12,8 @@ import urllib.request
 
 import pytest
 
-from tools.llm.weights import LocalModel, model_file
-from tools.servers import LocalServer, LocalServerError, pid_alive
+from amg.tools.llm.weights import LocalModel, model_file
+from amg.tools.servers import LocalServer, LocalServerError, pid_alive
 
 
 def http_server(home, keep_alive_s=0.0):
@@ -128,7 +128,7 @@ def test_wrong_checksum_is_a_clear_error(tmp_path, parts_package):
 
 
 def test_embedded_llm_server_reads_the_output_limit_chatopenai_sends():
-    from tools.llm.server_entry import alias_limit
+    from amg.tools.llm.server_entry import alias_limit
 
     body = json.dumps({"messages": [], "max_completion_tokens": 40}).encode()
     assert json.loads(alias_limit(body)) == {"messages": [], "max_tokens": 40}
@@ -154,8 +154,8 @@ def test_a_busy_server_is_waited_for_not_killed(tmp_path):
 
 
 def test_the_graph_and_model_servers_start_at_the_same_time_and_once(monkeypatch, tmp_path):
-    from graphs import resources as resources_module
-    from graphs.context import Context
+    from amg.graphs import resources as resources_module
+    from amg.graphs.context import Context
 
     model_starting, starts = threading.Event(), []
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.vocab_helpers import FIXTURES, entities_of, relations_of
-from tools.kg.vocabularies import mesh
+from amg.tools.kg.vocabularies import mesh
 
 
 def test_tree_numbers_become_part_of_and_is_a():

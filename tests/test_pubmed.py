@@ -8,10 +8,10 @@ import urllib.error
 
 import pytest
 
-from testing.fakes import DATA, RecordedEntrez
-from tools.evidence.pubmed import MalformedResponse, PubMedClient, clean_query
-from tools.evidence.remote_calls import RateLimiter, SourceUnavailable, call_remote
-from tools.evidence.request_cache import RequestCache
+from amg.testing.fakes import DATA, RecordedEntrez
+from amg.tools.evidence.pubmed import MalformedResponse, PubMedClient, clean_query
+from amg.tools.evidence.remote_calls import RateLimiter, SourceUnavailable, call_remote
+from amg.tools.evidence.request_cache import RequestCache
 
 
 @pytest.fixture
@@ -142,7 +142,7 @@ def test_a_host_the_resolver_does_not_know_is_not_asked_again():
     import requests
     import socket
 
-    from tools.evidence.remote_calls import is_transient, unknown_host
+    from amg.tools.evidence.remote_calls import is_transient, unknown_host
 
     unknown = socket.gaierror(socket.EAI_NONAME, "Name or service not known")
     flaky = Flaky(urllib.error.URLError(unknown))  # a second call would answer

@@ -8,22 +8,22 @@ import pytest
 from langchain_core.messages import HumanMessage
 from langchain_openai import ChatOpenAI
 
-from cli.qa import answered_first
-from graphs.context import Context
-from graphs.qa_graph import graph
-from graphs.resources import Resources, install
-from testing.fakes import RecordedEntrez
-from testing.scripted_llm import (
+from amg.cli.qa import answered_first
+from amg.graphs.context import Context
+from amg.graphs.qa_graph import graph
+from amg.graphs.resources import Resources, install
+from amg.testing.fakes import RecordedEntrez
+from amg.testing.scripted_llm import (
     answer_lines,
     asks_for_answer,
     asks_for_entities,
     prompt_text,
     requested_tool,
 )
-from tools.evidence.finder import EvidenceFinder
-from tools.evidence.pubmed import PubMedClient
-from tools.evidence.request_cache import RequestCache
-from tools.kg.records import EvidenceRecord, RelationRecord
+from amg.tools.evidence.finder import EvidenceFinder
+from amg.tools.evidence.pubmed import PubMedClient
+from amg.tools.evidence.request_cache import RequestCache
+from amg.tools.kg.records import EvidenceRecord, RelationRecord
 
 
 def responder(body: dict) -> dict:
@@ -44,8 +44,8 @@ def qa(store, scripted_server, tmp_path, monkeypatch):
     """Run the graph with a given mode; returns (run, server, entrez). The scripted extractor counts as
     measured and perfect (reliability 1.0), so its scores are the confidences below; as a reader of cited texts
     it counts as unmeasured (0.6)."""
-    monkeypatch.setattr("agents.relation_scorer.extraction_reliability", lambda model: 1.0)
-    monkeypatch.setattr("graphs.qa_graph.extraction_reliability", lambda model: 0.6)  # as it reads: unmeasured
+    monkeypatch.setattr("amg.agents.relation_scorer.extraction_reliability", lambda model: 1.0)
+    monkeypatch.setattr("amg.graphs.qa_graph.extraction_reliability", lambda model: 0.6)  # as it reads: unmeasured
     store.upsert(evidence=[EvidenceRecord(id="vocab:hpo:HP:0000103", kind="vocabulary", title="Polyuria")],
                  relations=[RelationRecord("Polyuria", "Type 2 diabetes mellitus", "symptom_of", 0.8,
                                            ["vocab:hpo:HP:0000103"], 8, "", "vocabulary:hpo")])  # fmt: skip

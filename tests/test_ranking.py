@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from agents.reasoner import MAX_PATHS, shown_paths, spoken
-from agents.traverser import traverse_subgraph
-from tools.evidence.embeddings import embed, model_path
-from tools.kg.ranking import order, verbalise
-from tools.kg.records import EvidenceRecord, RelationRecord
+from amg.agents.reasoner import MAX_PATHS, shown_paths, spoken
+from amg.agents.traverser import traverse_subgraph
+from amg.tools.evidence.embeddings import embed, model_path
+from amg.tools.kg.ranking import order, verbalise
+from amg.tools.kg.records import EvidenceRecord, RelationRecord
 
 
 def test_mmr_prefers_relevant_then_different():

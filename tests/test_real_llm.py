@@ -6,10 +6,10 @@ import importlib.util
 
 import pytest
 
-from graphs.context import Context
-from graphs.qa_graph import graph
-from graphs.resources import Resources, install
-from tools.kg.records import EvidenceRecord, RelationRecord
+from amg.graphs.context import Context
+from amg.graphs.qa_graph import graph
+from amg.graphs.resources import Resources, install
+from amg.tools.kg.records import EvidenceRecord, RelationRecord
 
 pytestmark = pytest.mark.slow
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from agents.relation_scorer import MAX_RELATIONS, EntityAssessment, format_evidence, score_relations
-from testing.fakes import PMID_EV, chat
-from tools.kg.records import EntityRecord
+from amg.agents.relation_scorer import MAX_RELATIONS, EntityAssessment, format_evidence, score_relations
+from amg.testing.fakes import PMID_EV, chat
+from amg.tools.kg.records import EntityRecord
 
 
 def test_scorer_refuses_relations_whose_endpoint_types_do_not_fit(store):

@@ -9,10 +9,10 @@ import time
 
 import pytest
 
-from cli import main as cli
-from testing.scripted_llm import answer_lines, asks_for_answer, asks_for_entities
-from tools.kg.records import EvidenceRecord, RelationRecord
-from tools.servers import pid_alive
+from amg.cli import main as cli
+from amg.testing.scripted_llm import answer_lines, asks_for_answer, asks_for_entities
+from amg.tools.kg.records import EvidenceRecord, RelationRecord
+from amg.tools.servers import pid_alive
 
 NO_CHOICES = {"payload": {"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": []}}
 
@@ -138,7 +138,7 @@ def test_mode_flag_overrides_a_bad_environment_value(endpoint, capsys, monkeypat
 def test_duplicate_inline_option_letters_are_a_problem():
     from langchain_core.messages import HumanMessage
 
-    from graphs.question import prepare_question
+    from amg.graphs.question import prepare_question
 
     state = {"messages": [HumanMessage("Which drug?\nA. Metformin\nB. Insulin\nA. Aspirin")]}
     assert "A was given more than once" in prepare_question(state)[3]

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.kg.server import embedded_graph_server
-from tools.servers import LocalServer, LocalServerError, pid_alive
+from amg.tools.kg.server import embedded_graph_server
+from amg.tools.servers import LocalServer, LocalServerError, pid_alive
 
 
 def cmdline(pid: int) -> str:
@@ -44,7 +44,7 @@ HOLDER = """
 import sys, time
 sys.path.insert(0, {root!r})
 from pathlib import Path
-from tools.kg.server import embedded_graph_server
+from amg.tools.kg.server import embedded_graph_server
 embedded_graph_server(Path({data!r}), heap="256m")[0].acquire()
 print("ready", flush=True)
 time.sleep(600)
@@ -73,7 +73,7 @@ SLOW_STARTER = """
 import sys
 sys.path.insert(0, {root!r})
 from pathlib import Path
-from tools.servers import LocalServer
+from amg.tools.servers import LocalServer
 launch = lambda p: [sys.executable, "-c", "import time; time.sleep(600)"]
 LocalServer("never ready", Path({home!r}), launch, lambda p: False, ("http",), ready_timeout_s=600).acquire()
 """

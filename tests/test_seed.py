@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.kg.seeding import seed
+from amg.tools.kg.seeding import seed
 
 
 def test_seed_drugs_is_idempotent_and_resumable(store):

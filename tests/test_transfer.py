@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from cli import main as cli
-from tools.kg import transfer
-from tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
-from tools.kg.transfer import export_graph, import_graph, records
+from amg.cli import main as cli
+from amg.tools.kg import transfer
+from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
+from amg.tools.kg.transfer import export_graph, import_graph, records
 
 EV = EvidenceRecord(id="pmid:1", kind="pubmed", title="T", pmid="1")
 
@@ -196,8 +196,8 @@ SLOW_EXPORT = """
 import signal, sys, time
 signal.signal(signal.SIGINT, signal.default_int_handler)
 sys.path.insert(0, {root!r})
-from cli import main
-from tools.kg import transfer
+from amg.cli import main
+from amg.tools.kg import transfer
 real = transfer.records
 def slow(store):
     for row in real(store):

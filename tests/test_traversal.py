@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tools.kg.records import EvidenceRecord, RelationRecord
-from tools.kg.traversal import question_links, traverse
+from amg.tools.kg.records import EvidenceRecord, RelationRecord
+from amg.tools.kg.traversal import question_links, traverse
 
 # From metformin: t2dm 0.9; polyuria 0.9*0.8 (edge points into t2dm); nephropathy 0.9*0.6;
 # dialysis 0.54*0.9 only at depth 3; lactic acidosis 0.4 is under tau=0.5.

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import wikipedia
 
-from tools.evidence.remote_calls import SourceUnavailable
-from tools.evidence.request_cache import RequestCache
-from tools.evidence.wikipedia_client import WikiPage, WikipediaClient, medical_choice
+from amg.tools.evidence.remote_calls import SourceUnavailable
+from amg.tools.evidence.request_cache import RequestCache
+from amg.tools.evidence.wikipedia_client import WikiPage, WikipediaClient, medical_choice
 
 
 class FakeWiki:
@@ -65,7 +65,7 @@ def test_real_package_fails_fast_offline(tmp_path):
 def test_the_package_is_asked_over_https_with_a_timeout(monkeypatch):
     import requests
 
-    from tools.evidence.wikipedia_client import PackageBackend
+    from amg.tools.evidence.wikipedia_client import PackageBackend
 
     asked = []
 

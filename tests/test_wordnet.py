@@ -7,9 +7,9 @@ import tarfile
 import pytest
 
 from tests.vocab_helpers import FIXTURES, entities_of
-from tools.kg.records import EntityRecord
-from tools.kg.schema import LEARNED_DESCRIPTION_CAP
-from tools.kg.vocabularies import wordnet
+from amg.tools.kg.records import EntityRecord
+from amg.tools.kg.schema import LEARNED_DESCRIPTION_CAP
+from amg.tools.kg.vocabularies import wordnet
 
 
 @pytest.fixture

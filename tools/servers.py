@@ -212,7 +212,7 @@ def _recorded_pid(state_file: Path) -> int:
 
 def _start_watchdog(home: Path, pid: int, keep_alive: float) -> None:
     subprocess.Popen(
-        [sys.executable, "-m", "tools.servers", str(home), str(pid), str(keep_alive)],
+        [sys.executable, "-m", "amg.tools.servers", str(home), str(pid), str(keep_alive)],
         cwd=Path(__file__).resolve().parents[1],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,

@@ -14,7 +14,7 @@ from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 
-from tools.package_files import join_files, package_dir
+from amg.tools.package_files import join_files, package_dir
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

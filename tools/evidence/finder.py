@@ -11,11 +11,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.evidence.passages import PassageStore
-from tools.evidence.pubmed import MalformedResponse, PubMedClient
-from tools.evidence.remote_calls import SourceUnavailable
-from tools.evidence.wikipedia_client import WikipediaClient
-from tools.kg.records import EvidenceRecord
+from amg.tools.evidence.passages import PassageStore
+from amg.tools.evidence.pubmed import MalformedResponse, PubMedClient
+from amg.tools.evidence.remote_calls import SourceUnavailable
+from amg.tools.evidence.wikipedia_client import WikipediaClient
+from amg.tools.kg.records import EvidenceRecord
 
 SNIPPET_CHARS = 1500
 

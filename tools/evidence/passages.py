@@ -15,9 +15,9 @@ from typing import Callable, Iterator
 import chromadb
 from chromadb.config import Settings
 
-from tools.batching import chunked
-from tools.evidence.embeddings import embed, load_embedder
-from tools.text_files import read_user_text
+from amg.tools.batching import chunked
+from amg.tools.evidence.embeddings import embed, load_embedder
+from amg.tools.text_files import read_user_text
 
 TEXT_SUFFIXES = (".txt", ".md")
 MAX_BATCH = 10_000

@@ -15,9 +15,9 @@ from typing import Callable
 from Bio import Entrez
 from Bio.Entrez.Parser import CorruptedXMLError, NotXMLError, ValidationError
 
-from tools.batching import chunked
-from tools.evidence.remote_calls import SourceUnavailable, call_remote, shared_limiter
-from tools.evidence.request_cache import RequestCache
+from amg.tools.batching import chunked
+from amg.tools.evidence.remote_calls import SourceUnavailable, call_remote, shared_limiter
+from amg.tools.evidence.request_cache import RequestCache
 
 Entrez.max_tries = 1
 TOOL = "amg-medical-qa"

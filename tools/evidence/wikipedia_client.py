@@ -14,8 +14,8 @@ from typing import Protocol
 import requests
 import wikipedia
 
-from tools.evidence.remote_calls import call_remote, shared_limiter
-from tools.evidence.request_cache import RequestCache
+from amg.tools.evidence.remote_calls import call_remote, shared_limiter
+from amg.tools.evidence.request_cache import RequestCache
 
 MEDICAL_HINTS = (
     "medicine", "medical", "disease", "disorder", "syndrome", "drug", "medication", "pharmacology",

@@ -13,8 +13,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from tools.kg.grounding import echoes, is_generic, mentions, sentence_problem, signature_problem
-from tools.kg.store import GraphStore
+from amg.tools.kg.grounding import echoes, is_generic, mentions, sentence_problem, signature_problem
+from amg.tools.kg.store import GraphStore
 
 PAGE = 2000
 

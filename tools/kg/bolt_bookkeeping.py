@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta, timezone
 
-from tools.kg.records import iso_utc, utc_now
-from tools.kg.schema import LEARNED_DESCRIPTION_CAP
+from amg.tools.kg.records import iso_utc, utc_now
+from amg.tools.kg.schema import LEARNED_DESCRIPTION_CAP
 
 
 class BookkeepingQueries:

@@ -24,17 +24,17 @@ from tenacity import (
     wait_random_exponential,
 )
 
-from tools.kg.bolt_bookkeeping import BookkeepingQueries
-from tools.kg.inspection import InspectionQueries
-from tools.kg.records import (
+from amg.tools.kg.bolt_bookkeeping import BookkeepingQueries
+from amg.tools.kg.inspection import InspectionQueries
+from amg.tools.kg.records import (
     EntityRecord,
     EvidenceRecord,
     GapReport,
     RelationRecord,
     utc_now,
 )
-from tools.kg.schema import normalize_key, score_to_confidence
-from tools.kg.writes import (
+from amg.tools.kg.schema import normalize_key, score_to_confidence
+from amg.tools.kg.writes import (
     EXISTING_RELATIONS,
     UPDATE_RELATIONS,
     WriteSummary,

@@ -14,8 +14,8 @@ from neo4j.exceptions import (
     ServiceUnavailable,
 )
 
-from tools.kg.server import USER, embedded_graph_server
-from tools.servers import LocalServer
+from amg.tools.kg.server import USER, embedded_graph_server
+from amg.tools.servers import LocalServer
 
 logging.getLogger("neo4j").setLevel(logging.ERROR)  # its retry chatter is not for end users
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from tools.kg.schema import normalize_key
+from amg.tools.kg.schema import normalize_key
 
 GENERIC_TERMS = frozenset(normalize_key(w) for w in (
     "all patient patients man woman child adult people year old history treatment therapy disease finding "

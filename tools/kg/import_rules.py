@@ -11,8 +11,8 @@ import json
 import math
 from datetime import datetime
 
-from tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord, utc_now
-from tools.kg.schema import ENTITY_TYPES, normalize_key, validate_name
+from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord, utc_now
+from amg.tools.kg.schema import ENTITY_TYPES, normalize_key, validate_name
 
 MAX_TEXT = 10_000  # descriptions, titles, snippets
 MAX_SHORT = 2_000  # ids, origins, model names, urls

@@ -13,11 +13,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.evidence.embeddings import embed
-from tools.evidence.passages import open_collection
-from tools.kg.grounding import GENERIC_TERMS
-from tools.kg.schema import normalize_key
-from tools.kg.store import GraphStore
+from amg.tools.evidence.embeddings import embed
+from amg.tools.evidence.passages import open_collection
+from amg.tools.kg.grounding import GENERIC_TERMS
+from amg.tools.kg.schema import normalize_key
+from amg.tools.kg.store import GraphStore
 
 SYNC_BATCH = 2000
 MAX_NGRAM = 6

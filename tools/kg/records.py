@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 
-from tools.kg.schema import (
+from amg.tools.kg.schema import (
     EVIDENCE_KINDS,
     RELATION_TYPES,
     entity_type,

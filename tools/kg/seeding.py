@@ -15,7 +15,7 @@ import importlib
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterator
 
-from tools.kg.store import GraphStore
+from amg.tools.kg.store import GraphStore
 
 SOURCES = ("hpo", "icd10", "drugs", "chebi", "mondo", "ddi", "essential_medicines", "mesh", "wordnet")
 
@@ -23,7 +23,7 @@ SOURCES = ("hpo", "icd10", "drugs", "chebi", "mondo", "ddi", "essential_medicine
 def _module(source: str):
     if source not in SOURCES:
         raise ValueError(f"unknown vocabulary {source!r}; choose {', '.join(SOURCES)} or all")
-    return importlib.import_module(f"tools.kg.vocabularies.{source}")
+    return importlib.import_module(f"amg.tools.kg.vocabularies.{source}")
 
 
 def _chunks(module, store: GraphStore):

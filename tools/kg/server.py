@@ -16,7 +16,7 @@ from typing import Callable
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError
 
-from tools.servers import LocalServer, LocalServerError
+from amg.tools.servers import LocalServer, LocalServerError
 
 DATABASE = "kg"
 USER = "root"

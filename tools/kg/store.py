@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Iterable, Protocol
 
-from tools.kg.records import EntityRecord, EvidenceRecord, GapReport, RelationRecord
-from tools.kg.writes import WriteSummary
+from amg.tools.kg.records import EntityRecord, EvidenceRecord, GapReport, RelationRecord
+from amg.tools.kg.writes import WriteSummary
 
 
 class GraphStore(Protocol):

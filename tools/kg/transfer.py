@@ -28,10 +28,10 @@ from typing import IO, Iterator
 
 from neo4j import READ_ACCESS
 
-from tools.batching import chunked
-from tools.kg.bolt_store import Neo4jGraphStore
-from tools.kg.graphml import read_graphml, write_graphml
-from tools.kg.import_rules import Rejected, check_record, identity, references
+from amg.tools.batching import chunked
+from amg.tools.kg.bolt_store import Neo4jGraphStore
+from amg.tools.kg.graphml import read_graphml, write_graphml
+from amg.tools.kg.import_rules import Rejected, check_record, identity, references
 
 PAGE = 2000
 SHOWN_PROBLEMS = 20

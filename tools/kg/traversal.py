@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from tools.kg.schema import RELATION_INVERSES
+from amg.tools.kg.schema import RELATION_INVERSES
 
 
 @dataclass

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 from neo4j import ManagedTransaction
 
-from tools.batching import chunked
-from tools.kg.records import RelationRecord, utc_now
-from tools.kg.schema import normalize_key
+from amg.tools.batching import chunked
+from amg.tools.kg.records import RelationRecord, utc_now
+from amg.tools.kg.schema import normalize_key
 
 BATCH = 5000
 

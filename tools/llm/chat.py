@@ -19,9 +19,9 @@ from pathlib import Path
 import openai
 from langchain_openai import ChatOpenAI
 
-from tools.llm.server import embedded_llm_server
-from tools.llm.weights import LOCAL_MODELS
-from tools.servers import LocalServer
+from amg.tools.llm.server import embedded_llm_server
+from amg.tools.llm.weights import LOCAL_MODELS
+from amg.tools.servers import LocalServer
 
 ATTEMPTS = 3
 _RETRYABLE = (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError)

@@ -7,8 +7,8 @@ import sys
 import urllib.request
 from pathlib import Path
 
-from tools.llm.weights import LOCAL_MODELS, model_file
-from tools.servers import LocalServer, LocalServerError
+from amg.tools.llm.weights import LOCAL_MODELS, model_file
+from amg.tools.servers import LocalServer, LocalServerError
 
 
 def embedded_llm_server(model_key: str, data_dir: Path, n_ctx: int = 4096, keep_alive_s: float = 0.0) -> LocalServer:
@@ -23,7 +23,7 @@ def embedded_llm_server(model_key: str, data_dir: Path, n_ctx: int = 4096, keep_
     def launch(ports: dict[str, int]) -> list[str]:
         # logits_all: the server's default (true) copies every prompt token's logits, halving prompt speed
         return [
-            sys.executable, "-m", "tools.llm.server_entry",
+            sys.executable, "-m", "amg.tools.llm.server_entry",
             "--model", str(gguf), "--model_alias", model.alias,
             "--host", "127.0.0.1", "--port", str(ports["http"]),
             "--n_threads", "2", "--n_ctx", str(n_ctx),

@@ -7,8 +7,8 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.package_files import join_files, package_dir
-from tools.servers import LocalServerError
+from amg.tools.package_files import join_files, package_dir
+from amg.tools.servers import LocalServerError
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
-from tools.kg.schema import normalize_key
+from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
+from amg.tools.kg.schema import normalize_key
 
 
 @dataclass

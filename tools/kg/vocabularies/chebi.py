@@ -14,12 +14,12 @@ import re
 from importlib.metadata import version
 from pathlib import Path
 
-from tools.batching import chunked
-from tools.kg.records import EntityRecord, EvidenceRecord
-from tools.kg.schema import MAX_NAME_CHARS, normalize_key
-from tools.kg.vocabularies import SeedChunk
-from tools.kg.vocabularies.drug_index import entries, fold, synonyms
-from tools.package_files import package_data
+from amg.tools.batching import chunked
+from amg.tools.kg.records import EntityRecord, EvidenceRecord
+from amg.tools.kg.schema import MAX_NAME_CHARS, normalize_key
+from amg.tools.kg.vocabularies import SeedChunk
+from amg.tools.kg.vocabularies.drug_index import entries, fold, synonyms
+from amg.tools.package_files import package_data
 
 ORIGIN = "vocabulary:chebi"
 ROLE_CONFIDENCE = 0.9

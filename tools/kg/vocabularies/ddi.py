@@ -18,11 +18,11 @@ from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
 
-from tools.batching import chunked
-from tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
-from tools.kg.vocabularies import SeedChunk
-from tools.kg.vocabularies.drug_index import fold, lookup
-from tools.package_files import package_data
+from amg.tools.batching import chunked
+from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
+from amg.tools.kg.vocabularies import SeedChunk
+from amg.tools.kg.vocabularies.drug_index import fold, lookup
+from amg.tools.package_files import package_data
 
 ORIGIN = "vocabulary:ansm-ddi"
 THESAURUS = "thesaurus-referentiel-national-des-interactions-medicamenteuses-20102020.json"

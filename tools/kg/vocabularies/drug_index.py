@@ -6,7 +6,7 @@ from __future__ import annotations
 import unicodedata
 from functools import lru_cache
 
-from tools.kg.schema import MAX_NAME_CHARS, normalize_key
+from amg.tools.kg.schema import MAX_NAME_CHARS, normalize_key
 
 
 def fold(text: str) -> str:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from importlib.metadata import version
 
-from tools.batching import chunked
-from tools.kg.records import EntityRecord, EvidenceRecord
-from tools.kg.vocabularies import SeedChunk
-from tools.kg.vocabularies.drug_index import entries, synonyms
+from amg.tools.batching import chunked
+from amg.tools.kg.records import EntityRecord, EvidenceRecord
+from amg.tools.kg.vocabularies import SeedChunk
+from amg.tools.kg.vocabularies.drug_index import entries, synonyms
 
 ORIGIN = "vocabulary:drugs"
 RELEASE = f"drug-named-entity-recognition {version('drug-named-entity-recognition')}"

@@ -13,11 +13,11 @@ from collections import Counter
 from importlib.metadata import version
 from pathlib import Path
 
-from tools.batching import chunked
-from tools.kg.records import EntityRecord, EvidenceRecord
-from tools.kg.vocabularies import SeedChunk
-from tools.kg.vocabularies.drug_index import fold, lookup
-from tools.package_files import package_data
+from amg.tools.batching import chunked
+from amg.tools.kg.records import EntityRecord, EvidenceRecord
+from amg.tools.kg.vocabularies import SeedChunk
+from amg.tools.kg.vocabularies.drug_index import fold, lookup
+from amg.tools.package_files import package_data
 
 ORIGIN = "vocabulary:who-eml"
 DIST = "gnuhealth-who-essential-medicines"

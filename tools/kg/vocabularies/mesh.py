@@ -12,11 +12,11 @@ import csv
 from importlib.metadata import version
 from pathlib import Path
 
-from tools.batching import chunked
-from tools.kg.records import EntityRecord, EvidenceRecord
-from tools.kg.schema import MAX_NAME_CHARS, normalize_key
-from tools.kg.vocabularies import SeedChunk
-from tools.package_files import package_data
+from amg.tools.batching import chunked
+from amg.tools.kg.records import EntityRecord, EvidenceRecord
+from amg.tools.kg.schema import MAX_NAME_CHARS, normalize_key
+from amg.tools.kg.vocabularies import SeedChunk
+from amg.tools.package_files import package_data
 
 ORIGIN = "vocabulary:mesh"
 TREES = {f"A{n:02d}" for n in (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15, 16, 17)}

@@ -14,11 +14,11 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Callable
 
-from tools.batching import chunked
-from tools.kg.records import EntityRecord, EvidenceRecord
-from tools.kg.schema import MAX_NAME_CHARS, normalize_key
-from tools.kg.vocabularies import SeedChunk
-from tools.package_files import package_data
+from amg.tools.batching import chunked
+from amg.tools.kg.records import EntityRecord, EvidenceRecord
+from amg.tools.kg.schema import MAX_NAME_CHARS, normalize_key
+from amg.tools.kg.vocabularies import SeedChunk
+from amg.tools.package_files import package_data
 
 ORIGIN = "vocabulary:mondo"
 KEEP = ("0700096", "0021178", "0042489")  # human disease, injury, disease susceptibility (not animal diseases)

