@@ -20,7 +20,7 @@ def run(args, context: Context) -> int:
         for problem in report.problems:
             print(f"skipped: {problem}")
         return 1 if report.problems and not report.files_ingested and not report.files_skipped else 0
-    passages = store.search(args.query, k=args.k)
+    passages = store.search(" ".join(args.query), k=args.k or 3)
     if not passages:
         print("no passages yet: add some with `amg ingest PATH`")
     for rank, passage in enumerate(passages, 1):

@@ -8,6 +8,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from amg.graphs.context import Context
 from amg.graphs.resources import Resources
+from amg.tools.literature.index import LiteratureIndex, index_exists, index_path
 
 PACKAGES = ("langgraph", "langchain-openai", "neo4j", "arcadedb-embedded", "chromadb", "sentence-transformers",
             "llama-cpp-python", "biopython", "wikipedia")  # fmt: skip
@@ -24,11 +25,11 @@ def _check(name: str, required: bool, probe, fix: str) -> tuple[str, bool, str]:
     started = time.perf_counter()
     try:
         detail = probe()
-        return f"  ok    {name:<10} {detail} ({(time.perf_counter() - started) * 1000:.0f} ms)", True, ""
+        return f"  ok    {name:<12} {detail} ({(time.perf_counter() - started) * 1000:.0f} ms)", True, ""
     except Exception as exc:  # doctor reports every failure as a line, never a traceback
         status = "DOWN " if required else "warn "
         message = " ".join(str(exc).split())[:200] or type(exc).__name__
-        return f"  {status} {name:<10} {message}\n        fix: {fix}", not required, fix
+        return f"  {status} {name:<12} {message}\n        fix: {fix}", not required, fix
 
 
 def _with_timeout(fn, seconds: float):
@@ -61,8 +62,19 @@ def doctor(context: Context) -> int:
                f"embeddings; Chroma at {context.data_path / 'vectors'} with {passages:,} passages"  # fmt: skip
 
     def pubmed():
-        ids = res.evidence.sources["pubmed"].search("metformin", max_results=1)
+        ids = res.evidence.sources["pubmed"].remote.search("metformin", max_results=1)
         return f"answers ({len(ids)} hit); email {'set' if context.ncbi_email else 'NOT set (set NCBI_EMAIL)'}"
+
+    def local_pubmed():
+        if not index_exists(context.data_path):
+            raise FileNotFoundError("no local PubMed index")
+        index = LiteratureIndex(index_path(context.data_path))
+        try:
+            stats = index.stats()
+        finally:
+            index.close()
+        return f"{stats['records']:,} records, newest {stats['newest_year'] or 'n.d.'}, " \
+               f"{stats['bytes'] / 2**20:,.0f} MB at {index.path}; AMG_PUBMED={context.pubmed}"  # fmt: skip
 
     def wikipedia():
         pages = res.evidence.sources["wikipedia"].lookup("Metformin", max_pages=1)
@@ -73,6 +85,8 @@ def doctor(context: Context) -> int:
         ("llm", True, llm, "unset OPENAI_BASE_URL for the embedded model, or check OPENAI_BASE_URL/OPENAI_API_KEY"),
         ("vectors", True, vectors, "run `make install` (installs the local embedding model)"),
         ("pubmed", False, _with_timeout(pubmed, 20), "optional: needs internet; answers then come from the graph"),
+        ("local pubmed", False, local_pubmed, "optional: `amg ingest pubmed FILE...` (NLM XML or JSON lines) for "
+         "literature without the network"),
         ("wikipedia", False, _with_timeout(wikipedia, 20), "optional: needs internet"),
     ]
     healthy = True

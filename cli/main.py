@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import atexit
+import contextlib
+import os
+import re
 import sys
+import threading
+import traceback
+from typing import NoReturn
 
 import openai
 from neo4j.exceptions import ServiceUnavailable, SessionExpired
@@ -62,11 +69,14 @@ def build_parser() -> argparse.ArgumentParser:
     imp = kg.add_parser("import", help="read a graph written by export")
     imp.add_argument("path")
 
-    ingest = sub.add_parser("ingest", help="add .txt/.md/.jsonl files to the textbook passage store")
-    ingest.add_argument("paths", nargs="+")
-    search = sub.add_parser("search", help="search the textbook passage store")
-    search.add_argument("query")
-    search.add_argument("-k", type=int, default=3)
+    ingest = sub.add_parser("ingest", help="add .txt/.md/.jsonl files to the textbook passage store; "
+                            "`amg ingest pubmed FILE...`: PubMed XML (.xml, .xml.gz) or JSON lines to the local PubMed index")
+    ingest.add_argument("paths", nargs="+", metavar="[pubmed] PATH")
+    search = sub.add_parser("search", help="search the textbook passage store; `amg search pubmed QUERY`: the local "
+                            "PubMed index")
+    search.add_argument("query", nargs="+", metavar="[pubmed] QUERY")
+    search.add_argument("-k", type=int, help="results (default 3 passages, 10 records)")
+    search.add_argument("--json", action="store_true", help="PubMed: print {\"results\": [{\"pmid\": ...}, ...]}")
 
     build = sub.add_parser("build", help="build the KG from topics, a question set or the ingested corpus")
     source = build.add_mutually_exclusive_group(required=True)
@@ -122,6 +132,13 @@ def run(args: argparse.Namespace) -> int:
         from amg.cli import kg
 
         return kg.run(args, context_from(args))
+    words = getattr(args, "paths", None) or getattr(args, "query", None) or []
+    if args.command in ("ingest", "search") and len(words) > 1 and words[0] == "pubmed":
+        from amg.cli import literature
+
+        if args.command == "ingest":
+            return literature.ingest(words[1:], Context())
+        return literature.search(" ".join(words[1:]), args.k or 10, args.json, Context())
     if args.command in ("ingest", "search"):
         from amg.cli import corpus
 
@@ -139,7 +156,36 @@ def run(args: argparse.Namespace) -> int:
     return qa.run(args, context_from(args))
 
 
+SURROGATES = re.compile("[\ud800-\udfff]")  # what undecodable bytes become (surrogateescape)
+OUR_VARIABLES = ("AMG_", "OPENAI_", "NEO4J_", "NCBI_")
+
+
+def undecodable(argv: list[str], environ) -> str | None:
+    """Why the command line or our environment variables cannot be read as text, if they cannot."""
+    for n, arg in enumerate(argv, 1):
+        if SURROGATES.search(arg):
+            return f"argument {n} is not valid UTF-8 text; check the terminal's encoding (LANG)"
+    for name, value in environ.items():
+        if name.startswith(OUR_VARIABLES) and SURROGATES.search(value):
+            return f"{name} is not valid UTF-8 text; set it again in UTF-8"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run one command. As the ``amg`` program (no ``argv``) it ends the process itself, see ``_end``."""
+    if argv is None:
+        try:
+            code = main(sys.argv[1:])
+        except SystemExit as exc:  # argparse: usage errors and --help
+            code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+        except Exception:  # a defect: its traceback, then the same safe exit
+            traceback.print_exc()
+            code = 1
+        _end(code)
+    problem = undecodable(argv, os.environ)  # before any thread or native library starts
+    if problem:
+        print(f"amg: error: {problem}", file=sys.stderr)
+        return 2
     args = build_parser().parse_args(argv)
     try:
         return run(args)
@@ -154,5 +200,19 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def _end(code: int) -> NoReturn:
+    """Exit with ``code``. While another thread runs (the embedder or a server loading in the background when
+    a question was refused), the interpreter's own exit tears that thread down inside native code, which
+    aborts the process (SIGABRT, "FATAL: exception not rethrown") after the error was printed: then the exit
+    handlers run here (local servers unregister their client) and the process ends without that teardown."""
+    if threading.active_count() == 1:
+        sys.exit(code)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):  # a closed pipe must not change the code
+            stream.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

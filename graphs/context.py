@@ -14,6 +14,7 @@ from pathlib import Path
 from dotenv import load_dotenv
 
 from amg.agents.query_parser import PARSERS
+from amg.tools.evidence.pubmed_sources import CHOICES as PUBMED_CHOICES
 from amg.tools.kg.ranking import RANKINGS
 from amg.tools.kg.traversal import HUB_DEGREE, MAX_DEPTH, MAX_NODES, STRATEGY, TAU
 
@@ -43,6 +44,8 @@ class Context:
     data_dir: str | None = _env("AMG_DATA_DIR", "~/.local/share/amg", "graph, models, caches, vectors")
     keep_alive: float | None = _env("AMG_KEEP_ALIVE", "300", "seconds the embedded graph and model servers stay up "
                                     "after the last command using them, so the next one finds them ready (0 = stop)")
+    pubmed: str | None = _env("AMG_PUBMED", "auto", "which PubMed: remote (NCBI) | local (the index `amg ingest pubmed` "
+                              "builds) | both (merged by PMID) | auto (local when NCBI cannot be reached)")
     ncbi_email: str | None = _env("NCBI_EMAIL", "", "e-mail sent to NCBI with every request")
     ncbi_api_key: str | None = _env("NCBI_API_KEY", "", "NCBI key: 10 requests/s instead of 3")
     embedding_model: str | None = _env("AMG_EMBEDDING_MODEL", "minilm", "minilm | mpnet | a local folder")
@@ -118,6 +121,8 @@ class Context:
             problems.append(f"AMG_KEEP_ALIVE={self.keep_alive} (seconds, 0 to 86400)")
         if not 0 < float(self.llm_timeout) <= 3600:
             problems.append(f"AMG_LLM_TIMEOUT={self.llm_timeout} (seconds, more than 0 and at most 3600)")
+        if self.pubmed not in PUBMED_CHOICES:
+            problems.append(f"AMG_PUBMED={self.pubmed!r} (choose {', '.join(PUBMED_CHOICES)})")
         unknown = set(self.source_list) - set(SOURCES)
         if unknown:
             problems.append(f"AMG_SOURCES has {', '.join(sorted(unknown))} (choose from {', '.join(SOURCES)})")

@@ -16,12 +16,14 @@ from amg.tools.evidence.embeddings import embed, load_embedder, model_path
 from amg.tools.evidence.finder import EvidenceFinder
 from amg.tools.evidence.passages import PassageStore
 from amg.tools.evidence.pubmed import PubMedClient
+from amg.tools.evidence.pubmed_sources import LocalPubMed, PubMedSources
 from amg.tools.evidence.request_cache import RequestCache
 from amg.tools.evidence.wikipedia_client import WikipediaClient
 from amg.tools.kg.bolt_store import Neo4jGraphStore
 from amg.tools.kg.connection import connect_graph
 from amg.tools.kg.linking import EntityLinker
 from amg.tools.kg.store import GraphStore
+from amg.tools.literature.index import LiteratureIndex, index_exists, index_path
 from amg.tools.llm.calibration import CalibrationMap, map_for
 from amg.tools.llm.chat import chat_model
 
@@ -112,8 +114,9 @@ class Resources:
     def evidence(self) -> EvidenceFinder:
         c = self.context
         cache = RequestCache(c.data_path / "cache" / "remote.sqlite")
+        local = LocalPubMed(LiteratureIndex(index_path(c.data_path))) if index_exists(c.data_path) else None
         return EvidenceFinder(
-            pubmed=PubMedClient(c.ncbi_email, c.ncbi_api_key, cache),
+            pubmed=PubMedSources(c.pubmed, PubMedClient(c.ncbi_email, c.ncbi_api_key, cache), local),
             wikipedia=WikipediaClient(cache),
             passages=self.passages,
             min_passage_score=float(c.min_passage_relevance),

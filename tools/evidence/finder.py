@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from amg.tools.evidence.passages import PassageStore
-from amg.tools.evidence.pubmed import MalformedResponse, PubMedClient
+from amg.tools.evidence.pubmed import MalformedResponse
+from amg.tools.evidence.pubmed_sources import PubMedSources
 from amg.tools.evidence.remote_calls import SourceUnavailable
 from amg.tools.evidence.wikipedia_client import WikipediaClient
 from amg.tools.kg.records import EvidenceRecord
@@ -30,7 +31,7 @@ class EvidenceBatch:
 class EvidenceFinder:
     def __init__(
         self,
-        pubmed: PubMedClient | None = None,
+        pubmed: PubMedSources | None = None,
         wikipedia: WikipediaClient | None = None,
         passages: PassageStore | None = None,
         cooldown_s: float = 120.0,
@@ -63,7 +64,7 @@ class EvidenceFinder:
 
     def _fetch(self, name, client, query, k, context, mindate):
         if name == "pubmed":
-            for art in client.search_articles(query, max_results=k, mindate=mindate):
+            for art in client.search_articles(query, max_results=k, mindate=mindate, context=context):
                 text = f"{art.title}\n{art.abstract}"[:SNIPPET_CHARS]
                 record = EvidenceRecord(
                     id=f"pmid:{art.pmid}", kind="pubmed", title=art.title, snippet=text, year=art.year,

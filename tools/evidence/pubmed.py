@@ -1,4 +1,5 @@
-"""PubMed through Biopython's Entrez: search (esearch) and fetch (efetch XML), keeping provenance.
+"""PubMed through Biopython's Entrez: search (esearch) and fetch (efetch XML, read as the local index reads
+NLM's files), keeping provenance.
 
 Polite by construction: sends tool/email/api_key, shares one rate limiter per process
 (3 requests/s, 10/s with a key), caches responses on disk, retries with tenacity only
@@ -9,7 +10,6 @@ from __future__ import annotations
 
 import io
 import re
-from dataclasses import dataclass, field
 from typing import Callable
 
 from Bio import Entrez
@@ -18,6 +18,8 @@ from Bio.Entrez.Parser import CorruptedXMLError, NotXMLError, ValidationError
 from amg.tools.batching import chunked
 from amg.tools.evidence.remote_calls import SourceUnavailable, call_remote, shared_limiter
 from amg.tools.evidence.request_cache import RequestCache
+from amg.tools.literature.words import query_words
+from amg.tools.literature.pubmed_xml import Article, NotPubMedXML, read_articles
 
 Entrez.max_tries = 1
 TOOL = "amg-medical-qa"
@@ -29,22 +31,6 @@ Transport = Callable[[str, dict], bytes]
 
 class MalformedResponse(RuntimeError):
     """NCBI answered with something that is not the XML we asked for."""
-
-
-@dataclass
-class Article:
-    pmid: str
-    title: str
-    abstract: str
-    year: int | None = None
-    journal: str | None = None
-    doi: str | None = None
-    publication_types: list[str] = field(default_factory=list)
-    mesh_terms: list[str] = field(default_factory=list)
-
-    @property
-    def url(self) -> str:
-        return f"https://pubmed.ncbi.nlm.nih.gov/{self.pmid}/"
 
 
 def entrez_transport(endpoint: str, params: dict) -> bytes:
@@ -61,6 +47,15 @@ def clean_query(text: str) -> str:
     if not text:
         raise ValueError("PubMed query is empty")
     return text
+
+
+def entrez_term(entity: str, question: str = "", max_terms: int = 6) -> str:
+    """What Entrez is asked: the entity, and with a question, any of the question's other key words
+    ("metformin AND (lactic OR acidosis)"), so the papers found speak to the question, not only the entity."""
+    base = clean_query(entity)
+    own = set(query_words(base))
+    extra = [w for w in query_words(question) if w not in own and not w.isdigit()][:max_terms]
+    return f"{base} AND ({' OR '.join(extra)})" if extra else base
 
 
 class PubMedClient:
@@ -82,10 +77,11 @@ class PubMedClient:
 
     def search(
         self, query: str, max_results: int = 5, mindate: str | None = None, maxdate: str | None = None,
-        sort: str = "relevance",
+        sort: str = "relevance", context: str = "",
     ) -> list[str]:  # fmt: skip
-        """PMIDs matching ``query``; dates as YYYY or YYYY/MM/DD (publication date)."""
-        params = {"db": "pubmed", "term": clean_query(query), "retmax": max(1, min(max_results, 200)), "sort": sort}
+        """PMIDs matching ``query`` (and any of ``context``'s key words); dates as YYYY or YYYY/MM/DD."""
+        term = entrez_term(query, context)
+        params = {"db": "pubmed", "term": term, "retmax": max(1, min(max_results, 200)), "sort": sort}
         if mindate or maxdate:
             params.update(datetype="pdat", mindate=mindate or "1800", maxdate=maxdate or "3000")
         parsed = _parse(self._get("esearch", params))
@@ -97,8 +93,11 @@ class PubMedClient:
         articles: list[Article] = []
         for batch in chunked(ids, FETCH_BATCH):
             params = {"db": "pubmed", "id": ",".join(batch), "retmode": "xml"}
-            parsed = _parse(self._get("efetch", params))
-            articles.extend(article_from_xml(a) for a in parsed.get("PubmedArticle", []))
+            body = self._get("efetch", params)
+            try:
+                articles.extend(a for a in read_articles(io.BytesIO(body)) if isinstance(a, Article))
+            except NotPubMedXML as exc:
+                raise MalformedResponse(f"PubMed sent malformed XML ({exc})") from None
         return articles
 
     def search_articles(self, query: str, max_results: int = 5, **filters) -> list[Article]:
@@ -110,37 +109,6 @@ def _parse(body: bytes) -> dict:
         return Entrez.read(io.BytesIO(body), validate=False)
     except (CorruptedXMLError, NotXMLError, ValidationError, RuntimeError, ValueError) as exc:
         raise MalformedResponse(f"PubMed sent malformed XML ({type(exc).__name__})") from exc
-
-
-def article_from_xml(record: dict) -> Article:
-    """One PubmedArticle as parsed by Bio.Entrez into an Article; missing parts stay empty."""
-    citation = record.get("MedlineCitation", {})
-    art = citation.get("Article", {})
-    sections = []
-    for part in art.get("Abstract", {}).get("AbstractText", []):
-        label = getattr(part, "attributes", {}).get("Label")
-        sections.append(f"{label}: {part}" if label else str(part))
-    journal = art.get("Journal", {})
-    pub_date = journal.get("JournalIssue", {}).get("PubDate", {})
-    year_text = str(pub_date.get("Year") or pub_date.get("MedlineDate") or "")
-    year_match = re.search(r"\b(1[89]\d\d|20\d\d)\b", year_text)
-    doi = None
-    for ident in record.get("PubmedData", {}).get("ArticleIdList", []):
-        if getattr(ident, "attributes", {}).get("IdType") == "doi":
-            doi = str(ident)
-    for loc in art.get("ELocationID", []):
-        if doi is None and getattr(loc, "attributes", {}).get("EIdType") == "doi":
-            doi = str(loc)
-    return Article(
-        pmid=str(citation.get("PMID", "")),
-        title=str(art.get("ArticleTitle", "")),
-        abstract="\n".join(sections),
-        year=int(year_match.group(1)) if year_match else None,
-        journal=str(journal.get("Title")) if journal.get("Title") else None,
-        doi=doi,
-        publication_types=[str(t) for t in art.get("PublicationTypeList", [])],
-        mesh_terms=[str(h.get("DescriptorName")) for h in citation.get("MeshHeadingList", [])],
-    )
 
 
 __all__ = ["Article", "MalformedResponse", "PubMedClient", "SourceUnavailable", "clean_query"]

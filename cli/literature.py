@@ -1,0 +1,65 @@
+"""``amg ingest pubmed FILE…`` and ``amg search pubmed QUERY``: the local PubMed index."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from tqdm import tqdm
+
+from amg.graphs.context import Context
+from amg.tools.literature.index import LiteratureIndex, index_exists, index_path
+from amg.tools.literature.ingest import ingest_files
+
+
+def ingest(paths: list[str], context: Context) -> int:
+    index = LiteratureIndex(index_path(context.data_path))
+    bars: list[tqdm] = []
+
+    def progress(path: Path, size: int):
+        if bars:
+            bars.pop().close()
+        bar = tqdm(total=size, desc=path.name[-40:], unit="B", unit_scale=True, file=sys.stderr, disable=None)
+        bars.append(bar)
+        return bar.update
+
+    def waiting():
+        print("waiting for another ingest into this index to finish…", file=sys.stderr, flush=True)
+
+    try:
+        report = ingest_files(index, [Path(p) for p in paths], progress, waiting)
+    finally:
+        for bar in bars:
+            bar.close()
+        index.close()
+    print(f"PubMed index {index.path}: {report.files} file(s); added {report.added:,}, updated {report.updated:,}, "
+          f"deleted {report.deleted:,}, skipped {sum(report.skipped.values()):,}")  # fmt: skip
+    for reason, count in report.skipped.most_common():
+        print(f"  skipped {count:,}: {reason}")
+    for path, problem in report.failed_files.items():
+        print(f"  file not read to its end: {path}: {problem}")
+    return 1 if report.failed_files else 0
+
+
+def search(query: str, k: int, as_json: bool, context: Context) -> int:
+    if not index_exists(context.data_path):
+        raise ValueError("no local PubMed index yet: build one with `amg ingest pubmed FILE…` (NLM XML or JSON lines)")
+    index = LiteratureIndex(index_path(context.data_path))
+    try:
+        hits = index.search(query, k=max(1, min(k, 200)))
+        articles = {a.pmid: a for a in index.fetch([h.pmid for h in hits])}
+    finally:
+        index.close()
+    rows = [{"pmid": h.pmid, "title": articles[h.pmid].title, "year": articles[h.pmid].year,
+             "journal": articles[h.pmid].journal, "score": round(h.score, 3), "url": articles[h.pmid].url}
+            for h in hits if h.pmid in articles]  # fmt: skip
+    if as_json:
+        print(json.dumps({"query": query, "results": rows}, ensure_ascii=False))
+        return 0
+    if not rows:
+        print("no matching records")
+    for rank, row in enumerate(rows, 1):
+        print(f"[{rank}] {row['score']:.2f}  PMID {row['pmid']} ({row['year'] or 'n.d.'})  {row['title'][:90]}")
+        print(f"    {row['url']}")
+    return 0

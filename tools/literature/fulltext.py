@@ -1,0 +1,84 @@
+"""The local index's search engine: tantivy (BM25 with block-max WAND) over title, abstract and MeSH terms.
+
+It holds no record text for display (the record store does); it only finds PMIDs, ranked, with a
+publication-year filter as Entrez's ``mindate``/``maxdate``. Queries are built from plain words, never
+passed through tantivy's query language, so no user text can become an operator or a syntax error.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import tantivy
+
+from amg.tools.literature.pubmed_xml import Article
+
+FIELDS = ("title", "abstract", "mesh")
+BOOSTS = {"title": 2.0, "mesh": 1.5, "abstract": 1.0}
+WRITER_HEAP = 256 << 20
+
+
+def _schema() -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("pmid", stored=True, tokenizer_name="raw", index_option="basic")
+    for name in FIELDS:
+        builder.add_text_field(name, tokenizer_name="en_stem", index_option="freq")
+    builder.add_integer_field("year", indexed=True, fast=True)
+    return builder.build()
+
+
+class FullTextIndex:
+    def __init__(self, path: Path):
+        path.mkdir(parents=True, exist_ok=True)
+        self.schema = _schema()
+        self.index = tantivy.Index(self.schema, path=str(path), reuse=True)
+        self._writer: tantivy.IndexWriter | None = None
+
+    # writing (one writer per index; the ingest holds a file lock around it)
+    def replace(self, articles: list[Article]) -> None:
+        writer = self._writer_()
+        for article in articles:
+            writer.delete_documents_by_term("pmid", article.pmid)
+            writer.add_document(tantivy.Document(
+                pmid=article.pmid, title=article.title, abstract=article.abstract,
+                mesh=" ; ".join(article.mesh_terms), year=article.year or 0,
+            ))  # fmt: skip
+
+    def delete(self, pmids: list[str]) -> None:
+        writer = self._writer_()
+        for pmid in pmids:
+            writer.delete_documents_by_term("pmid", pmid)
+
+    def commit(self) -> None:
+        if self._writer is not None:
+            self._writer.commit()
+
+    def close_writer(self) -> None:
+        if self._writer is not None:
+            self._writer.wait_merging_threads()
+            self._writer = None
+
+    def _writer_(self) -> tantivy.IndexWriter:
+        if self._writer is None:
+            self._writer = self.index.writer(WRITER_HEAP, 1)
+        return self._writer
+
+    # reading
+    def search(self, words: list[str], k: int, min_year: int | None = None,
+               max_year: int | None = None) -> list[tuple[str, float]]:  # fmt: skip
+        """(PMID, BM25 score), best first, for documents with any of ``words``."""
+        if not words:
+            return []
+        text = " ".join(words)  # plain lower-case words: no operator, field or syntax can appear
+        query = self.index.parse_query(text, list(FIELDS), field_boosts=BOOSTS)
+        if min_year or max_year:
+            years = tantivy.Query.range_query(self.schema, "year", tantivy.FieldType.Integer, min_year or 0,
+                                              max_year or 9999)  # fmt: skip
+            query = tantivy.Query.boolean_query([(tantivy.Occur.Must, query), (tantivy.Occur.Must, years)])
+        self.index.reload()
+        searcher = self.index.searcher()
+        return [(searcher.doc(address)["pmid"][0], score) for score, address in searcher.search(query, k).hits]
+
+    def count(self) -> int:
+        self.index.reload()
+        return self.index.searcher().num_docs

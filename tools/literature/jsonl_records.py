@@ -1,0 +1,81 @@
+"""PubMed records as JSON lines: ``{pmid, year, mesh[], sections[{label, text}]}`` (PubMedQA's corpus format),
+also ``title``, ``journal``, ``doi``, ``abstract`` and ``revised``. Read line by line; a bad line is Skipped
+with its reason and the file goes on. A line longer than ``MAX_LINE_BYTES`` is passed over without being held.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import IO, Iterator
+
+from amg.tools.literature.pubmed_xml import Article, Deletion, Skipped
+
+MAX_LINE_BYTES = 4 << 20  # a PubMed abstract with its metadata is a few kB; 4 MB is far past any real record
+READ_BLOCK = 1 << 16
+
+
+def read_jsonl(stream: IO[bytes]) -> Iterator[Article | Deletion | Skipped]:
+    for line in _lines(stream):
+        if line is None:
+            yield Skipped(f"line longer than {MAX_LINE_BYTES:,} bytes")
+            continue
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line.decode("utf-8"))
+        except UnicodeDecodeError:
+            yield Skipped("not UTF-8")
+            continue
+        except json.JSONDecodeError:
+            yield Skipped("not a JSON object")
+            continue
+        yield record_from_row(row)
+
+
+def record_from_row(row: object) -> Article | Deletion | Skipped:
+    if not isinstance(row, dict):
+        return Skipped("not a JSON object")
+    pmid = str(row.get("pmid", "")).strip()
+    if not pmid.isdigit() or len(pmid) > 10:
+        return Skipped("missing or non-numeric PMID")
+    if row.get("deleted") is True:
+        return Deletion(pmid)
+    sections = row.get("sections") or []
+    if not isinstance(sections, list):
+        return Skipped("sections is not a list", pmid)
+    parts = [_section(s) for s in sections if isinstance(s, dict) and str(s.get("text") or "").strip()]
+    abstract = "\n".join(parts) if parts else _plain(row.get("abstract"))
+    title = _plain(row.get("title"))
+    if not abstract and not title:
+        return Skipped("no title and no abstract", pmid)
+    year = str(row.get("year") or "").strip()[:4]
+    mesh = row.get("mesh") or []
+    return Article(
+        pmid=pmid, title=title, abstract=abstract, year=int(year) if year.isdigit() else None,
+        journal=_plain(row.get("journal")) or None, doi=_plain(row.get("doi")) or None,
+        publication_types=[], mesh_terms=[_plain(m) for m in mesh if _plain(m)] if isinstance(mesh, list) else [],
+        revised=_plain(row.get("revised")),
+    )  # fmt: skip
+
+
+def _section(section: dict) -> str:
+    label, text = _plain(section.get("label")), _plain(section.get("text"))
+    return f"{label}: {text}" if label else text
+
+
+def _plain(value: object) -> str:
+    return " ".join(str(value).split()) if isinstance(value, (str, int, float)) else ""
+
+
+def _lines(stream: IO[bytes]) -> Iterator[bytes | None]:
+    """Lines as bytes; ``None`` in place of a line over the cap (read through in blocks, never held)."""
+    while True:
+        line = stream.readline(MAX_LINE_BYTES + 1)
+        if not line:
+            return
+        if len(line) <= MAX_LINE_BYTES or line.endswith(b"\n"):
+            yield line
+            continue
+        while line and not line.endswith(b"\n"):
+            line = stream.readline(READ_BLOCK)
+        yield None
