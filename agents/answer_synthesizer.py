@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from amg.agents.conversation import Turn, request, talk_scored
 from amg.agents.structured import Usage
 from amg.prompts import load
+from amg.tools.kg.paths import Citation, EvidenceItem, GraphPath, Link
 from amg.tools.kg.schema import normalize_key
 from amg.tools.llm.calibration import CalibrationMap, debias, letter_probabilities
 
@@ -144,23 +145,22 @@ def pick_option(option: str | None, answer: str, options: dict[str, str]) -> str
     return hits[0] if len(hits) == 1 else None
 
 
-def support_of(citations: list[int], evidence_index: list[dict], nodes: list[dict], fetched_ids: set[str],
-               reading: float = 1.0) -> float:  # fmt: skip
-    """The best support among the cited evidence: a path's confidence, or ``reading`` for a text fetched this run."""
+def support_of(citations: list[int], evidence_index: list[EvidenceItem], backed: list[tuple[float, list[str]]],
+               fetched_ids: set[str], reading: float = 1.0) -> float:  # fmt: skip
+    """The best support among the cited evidence: the confidence of what it backs (``backed``: a path's, a
+    link's or a candidate's, with its evidence ids), or ``reading`` for a text fetched this run."""
     cited_ids = {e["id"] for e in evidence_index if e["n"] in citations}
     best = 0.0
     for evidence_id in cited_ids:
         if evidence_id in fetched_ids:
             best = max(best, reading)
-        for node in nodes:
-            if any(evidence_id in step["evidence_ids"] for step in node["steps"]):
-                best = max(best, node["score"])
+        best = max([best, *(confidence for confidence, ids in backed if evidence_id in ids)])
     return best
 
 
-def synthesize(question: str, options: dict[str, str], dialogue: list[Turn], evidence_index: list[dict],
-               nodes: list[dict], fetched_ids: list[str], entities: list[dict], llm,
-               calibration: CalibrationMap | None = None, links: list[dict] = (),
+def synthesize(question: str, options: dict[str, str], dialogue: list[Turn], evidence_index: list[EvidenceItem],
+               nodes: list[GraphPath], fetched_ids: list[str], entities: list[dict], llm,
+               calibration: CalibrationMap | None = None, links: list[Link] = (),
                differential: list[dict] = (), reading: float = 1.0) -> dict:  # fmt: skip
     """State update: answer, option, confidence (and its basis), citations (resolved), the conversation, usage.
 
@@ -176,16 +176,18 @@ def synthesize(question: str, options: dict[str, str], dialogue: list[Turn], evi
                 "degradations": ["answer synthesizer: no usable answer" + (" (no option named)" if options else "")],
                 **usage.as_update()}  # fmt: skip
     valid = [n for n in reply.citations if any(e["n"] == n for e in evidence_index)]
-    behind = [*({"score": x["confidence"], "steps": [x]} for x in links),  # links, and a case's candidates
-              *({"score": c["probability"], "steps": [{"evidence_ids": c.get("evidence_ids", [])}]} for c in differential)]
-    support = support_of(valid, evidence_index, [*nodes, *behind], set(fetched_ids), reading)
+    backed = [*((n["score"], [i for step in n["steps"] for i in step["evidence_ids"]]) for n in nodes),
+              *((x["confidence"], x["evidence_ids"]) for x in links),
+              *((c["probability"], c.get("evidence_ids", [])) for c in differential)]  # fmt: skip
+    support = support_of(valid, evidence_index, backed, set(fetched_ids), reading)
     option, confidence, basis = scored_option(reply, probs, support, calibration)
     answer = f"{option}. {options[option]}" if option else reply.answer
     if not options:
         confidence, bounded = bounded_by_differential(answer, confidence, list(differential))
         basis.update(bounded)
     citations = [
-        {key: e.get(key) for key in ("n", "id", "kind", "pmid", "doi", "title", "year", "url")} | {"evidence_id": e["id"]}
+        Citation(n=e["n"], id=e["id"], kind=e["kind"], pmid=e.get("pmid"), doi=e.get("doi"), title=e.get("title"),
+                 year=e.get("year"), url=e.get("url"), evidence_id=e["id"])
         for e in evidence_index if e["n"] in valid
     ]  # fmt: skip
     return {

@@ -16,7 +16,7 @@ from dataclasses import asdict
 
 from amg.tools.kg.differential import fold_subtypes, frequency_of, is_close, questions, rank
 from amg.tools.kg.schema import normalize_key
-from amg.tools.kg.store import GraphStore
+from amg.tools.kg.store import QAReads
 
 CANDIDATE_POOL = 200
 RANKED = 20  # candidates ranked before subtypes fold into their diseases
@@ -25,7 +25,7 @@ ANCESTOR_LEVELS = 12  # the HPO is at most this deep
 _NEGATION = re.compile(r"\b(no|not|without|denies|absent|negative for)\b(?:\W+\w+){0,3}\W*$", re.IGNORECASE)
 
 
-def differentiate(entities: list[dict], store: GraphStore, answered: dict[str, bool]) -> dict:
+def differentiate(entities: list[dict], store: QAReads, answered: dict[str, bool]) -> dict:
     """State update: ``differential`` (candidates with probability and findings) and ``follow_up`` questions."""
     present = {e["key"] for e in entities if e.get("type") == "phenotype"} | {k for k, v in answered.items() if v}
     absent = {k for k, v in answered.items() if not v}
@@ -50,7 +50,7 @@ def differentiate(entities: list[dict], store: GraphStore, answered: dict[str, b
     return {"differential": shown, "follow_up": follow}
 
 
-def implied_by(findings: set[str], store: GraphStore) -> set[str]:
+def implied_by(findings: set[str], store: QAReads) -> set[str]:
     """Every ancestor of ``findings`` in the is_a hierarchy: what having them already says."""
     seen, level = set(), set(findings)
     for _ in range(ANCESTOR_LEVELS):

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from amg.tools.kg.records import iso_utc
-from amg.tools.kg.store import GraphStore
+from amg.tools.kg.store import QAStore
 
 
-def detect_gaps(entities: list[dict], store: GraphStore, tau: float, stale_days: int, min_relations: int) -> dict:
+def detect_gaps(entities: list[dict], store: QAStore, tau: float, stale_days: int, min_relations: int) -> dict:
     """State update: ``gaps`` ([{key, name, status}]) for entities that need evidence."""
     if not entities:
         return {"gaps": []}

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import re
 
+from amg.tools.kg.paths import GraphPath, Link
 from amg.tools.kg.schema import LEARNED_DESCRIPTION_CAP, normalize_key
-from amg.tools.kg.store import GraphStore
+from amg.tools.kg.store import QAReads
 
 MAX_TERMS = 12
 SOURCE_NAMES = {"vocabulary:hpo": "HPO", "vocabulary:mondo": "MONDO", "vocabulary:chebi": "ChEBI",
@@ -18,10 +19,10 @@ SOURCE_NAMES = {"vocabulary:hpo": "HPO", "vocabulary:mondo": "MONDO", "vocabular
 _ID = re.compile(r"^(HP|MONDO|DOID|CHEBI|MESH|OMIM|ORPHA|ICD10CM):", re.IGNORECASE)
 
 
-def glossary(store: GraphStore, entities: list[dict], shown: list[dict], links: list[dict]) -> list[dict]:
-    """[{term, key, definition, source, ids}] for the question entities, the shown paths' nodes and the links."""
-    names = [e["name"] for e in entities] + [n["name"] for n in shown]
-    names += [x[end] for x in links for end in ("source", "target")]
+def glossary(store: QAReads, entities: list[dict], shown: list[GraphPath], links: list[Link]) -> list[dict]:
+    """[{term, key, definition, source, ids}] for the question entities, the nodes on the shown paths and the links."""
+    steps = [step for path in shown for step in path["steps"]] + list(links)
+    names = [e["name"] for e in entities] + [step[end] for step in steps for end in ("source", "target")]
     keys = list(dict.fromkeys(hit[0]["key"] for hit in store.lookup(_keys(names)).values()))
     found = store.entities(keys)
     terms = []

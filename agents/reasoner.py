@@ -14,8 +14,9 @@ import re
 from amg.agents.conversation import Turn, request, talk
 from amg.agents.structured import Usage
 from amg.prompts import load
+from amg.tools.kg.paths import EvidenceItem, GraphPath, Link
 from amg.tools.kg.ranking import verbalise
-from amg.tools.kg.store import GraphStore
+from amg.tools.kg.store import QAReads
 
 MAX_EVIDENCE = 12
 MAX_VOCABULARY = 4
@@ -39,15 +40,15 @@ _EMPTY = re.compile(r"\s*\([\s,]*\)")
 NO_REASONING = "reasoner: no reasoning (the endpoint rejected the request or replied with nothing); answered without it"
 
 
-def shown_paths(nodes: list[dict]) -> dict[str, list[dict]]:
+def shown_paths(nodes: list[GraphPath]) -> dict[str, list[GraphPath]]:
     """Per question entity (by key), its best-ranked paths that are not hidden: the ones the model gets to see.
 
     At most ``MAX_PATHS_PER_ENTITY`` each and ``MAX_PATHS`` in all, taken in rounds: every entity's
     best path, then every entity's second best, and so on (within a round the most relevant first).
     """
-    by_seed: dict[str, list[dict]] = {}
-    visible = (n for n in nodes if n["depth"] > 0 and not n.get("hidden"))
-    for node in sorted(visible, key=lambda n: (n.get("rank", 0), -n["score"])):
+    by_seed: dict[str, list[GraphPath]] = {}
+    visible = (n for n in nodes if n["depth"] > 0 and not n["hidden"])
+    for node in sorted(visible, key=lambda n: (n["rank"], -n["score"])):
         by_seed.setdefault(node["seed_key"], []).append(node)
     rounds = sorted(((place, -node.get("relevance", 0.0), seed) for seed, paths in by_seed.items()
                      for place, node in enumerate(paths[:MAX_PATHS_PER_ENTITY])))[:MAX_PATHS]  # fmt: skip
@@ -56,15 +57,15 @@ def shown_paths(nodes: list[dict]) -> dict[str, list[dict]]:
             if (seed, 0) in chosen}  # fmt: skip
 
 
-def spoken(node: dict) -> str:
+def spoken(node: GraphPath) -> str:
     """A path as the reasoner reads it: words and the path's confidence ("Metformin treats T2DM (0.90)").
 
     Half the tokens of the arrow notation, which repeated every edge's confidence."""
-    return f"{verbalise(node['steps'])} ({node['score']:.2f})" + (" [weak]" if node.get("weak") else "")
+    return f"{verbalise(node['steps'])} ({node['score']:.2f})" + (" [weak]" if node["weak"] else "")
 
 
-def number_evidence(nodes: list[dict], fetched: list[dict], store: GraphStore, links: list[dict] = (),
-                    differential: list[dict] = ()) -> list[dict]:  # fmt: skip
+def number_evidence(nodes: list[GraphPath], fetched: list[dict], store: QAReads, links: list[Link] = (),
+                    differential: list[dict] = ()) -> list[EvidenceItem]:  # fmt: skip
     """The evidence the answer may cite, numbered from 1.
 
     Evidence fetched for this question first (``fetched`` records, which may not be stored yet),
@@ -87,7 +88,7 @@ def number_evidence(nodes: list[dict], fetched: list[dict], store: GraphStore, l
     return [{"n": n, **found[i]} for n, i in enumerate(chosen, 1)]
 
 
-def with_lead_text(evidence_index: list[dict], texts: dict[str, str]) -> list[dict]:
+def with_lead_text(evidence_index: list[EvidenceItem], texts: dict[str, str]) -> list[EvidenceItem]:
     """The best-ranked evidence fetched for this question (the first of ``texts`` in the index) is read at
     length: no relation from it is in the graph yet, and its answer is often past the first lines
     (the demo's metformin section names the side effects in its fourth sentence)."""
@@ -106,7 +107,7 @@ def _refs(evidence_ids: list[str], number: dict[str, int]) -> str:
     return (" " + "".join(f"[{r}]" for r in refs)) if refs else ""
 
 
-def entity_contexts(entities: list[dict], nodes: list[dict], evidence_index: list[dict],
+def entity_contexts(entities: list[dict], nodes: list[GraphPath], evidence_index: list[EvidenceItem],
                     neighbours: bool = False) -> dict[str, str]:  # fmt: skip
     """Per question entity, its description and paths with evidence numbers ("" when the graph has none).
 
@@ -120,17 +121,17 @@ def entity_contexts(entities: list[dict], nodes: list[dict], evidence_index: lis
     for entity in entities:
         own = seeds.get(entity["key"])
         lines = [f"Entity: {entity['name']} ({entity['type']})"]
-        if own and own.get("description"):
+        if own and own["description"]:
             lines.append(f"Description: {shorten(own['description'], DESCRIPTION_CHARS)}")
         for node in paths_of.get(entity["key"], []):
             lines.append(f"- {spoken(node)}" + _refs([i for s in node["steps"] for i in s["evidence_ids"]], number))
-            if neighbours and node.get("description"):
+            if neighbours and node["description"]:
                 lines.append(f"  ({node['name']}: {shorten(node['description'], NEIGHBOUR_CHARS)})")
         contexts[entity["name"]] = "\n".join(lines) if len(lines) > 1 else ""
     return contexts
 
 
-def links_context(links: list[dict], evidence_index: list[dict]) -> str:
+def links_context(links: list[Link], evidence_index: list[EvidenceItem]) -> str:
     """The edges between question entities, strongest first ("" when there are none)."""
     number = {e["id"]: e["n"] for e in evidence_index}
     lines = [f"- {verbalise([x])} ({x['confidence']:.2f})" + _refs(x["evidence_ids"], number) for x in links[:MAX_LINKS]]
@@ -160,7 +161,7 @@ def joint_context(contexts: dict[str, str], links: str = "") -> str:
     return "\n\n".join(parts) or "(no entities)"
 
 
-def evidence_block(evidence_index: list[dict]) -> str:
+def evidence_block(evidence_index: list[EvidenceItem]) -> str:
     """The numbered evidence as a quoted block ("(none)" inside when there is none).
 
     Literature shows a snippet; a vocabulary entry only its title (its text is the entity's
@@ -173,7 +174,7 @@ def evidence_block(evidence_index: list[dict]) -> str:
     return load("evidence").format(evidence=lines or "(none)")
 
 
-def prompt_title(evidence: dict) -> str:
+def prompt_title(evidence: EvidenceItem) -> str:
     """The title as the model reads it: a vocabulary entry's without its identifiers."""
     title = evidence.get("title", "")
     if evidence["kind"] != "vocabulary":
@@ -192,8 +193,9 @@ def conclusion(reasoning: str) -> str:
     return shorten(sentences[-1], RATIONALE_CHARS)
 
 
-def reason(question: str, options: dict[str, str], entities: list[dict], nodes: list[dict], evidence_index: list[dict],
-           llm, per_entity: bool, dialogue: list[Turn], links: list[dict] = (), differential: list[dict] = ()) -> dict:  # fmt: skip
+def reason(question: str, options: dict[str, str], entities: list[dict], nodes: list[GraphPath],
+           evidence_index: list[EvidenceItem], llm, per_entity: bool, dialogue: list[Turn], links: list[Link] = (),
+           differential: list[dict] = ()) -> dict:  # fmt: skip
     """State update: ``reasoning`` ({entity: text}), its conclusion as the ``rationale`` (joint mode),
     the conversation with the reasoning turn, usage.
 

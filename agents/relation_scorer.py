@@ -23,7 +23,7 @@ from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 from amg.tools.kg.schema import (
     CURATED_ONLY, LEARNED_DESCRIPTION_CAP, RELATION_INVERSES, normalize_key, relation_type, score_to_confidence,
 )
-from amg.tools.kg.store import GraphStore
+from amg.tools.kg.store import QAStore
 from amg.tools.llm.calibration import extraction_reliability
 
 # the prompt asks for the question's entities and five others; a bound in the tool schema also ends the
@@ -83,7 +83,7 @@ def assess(entity: dict, question: str, others: list[dict], records: list[dict],
 
 
 def score_relations(entity: dict, question: str, others: list[dict], evidence: dict, llm, model_name: str,
-                    store: GraphStore, keep_score: int) -> dict:  # fmt: skip
+                    store: QAStore, keep_score: int) -> dict:  # fmt: skip
     """Assess ``entity`` from ``evidence`` ({records, texts}) for ``question``; write what passes; a state update."""
     records = evidence.get("records", [])
     if not records:
@@ -120,7 +120,7 @@ def score_relations(entity: dict, question: str, others: list[dict], evidence: d
     return {"new_relations": new, "weakened": weakened, "refused": refused, **usage.as_update()}
 
 
-def _known(store: GraphStore, names: list[str]) -> tuple[dict[str, list[str]], dict[str, str]]:
+def _known(store: QAStore, names: list[str]) -> tuple[dict[str, list[str]], dict[str, str]]:
     """Per key of ``names`` the graph knows: the names it is known by (for the mention checks), and its type."""
     keys = {normalize_key(n) for n in names} - {""}
     found = store.lookup(sorted(keys))

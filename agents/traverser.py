@@ -2,8 +2,8 @@
 
 Besides each entity's paths it returns the edges *between* question entities (``links``):
 when the options are entities, the edge that answers ("metformin has_adverse_effect diarrhea")
-is one of them. Paths are ranked against the question (tools/kg/ranking.py): each node's
-``rank`` is its place among its question entity's paths, best first. Besides the node
+is one of them. Paths (tools/kg/paths.py) are ranked against the question (tools/kg/ranking.py): each
+path's ``rank`` is its place among its question entity's paths, best first. Besides the node
 budget, every direct fact about a question entity is kept, hidden from the reasoner (the
 picture draws it when the answer names its end).
 """
@@ -12,22 +12,23 @@ from __future__ import annotations
 
 from typing import Callable
 
+from amg.tools.kg.paths import GraphPath, Subgraph
 from amg.tools.kg.ranking import order, relevance, verbalise
-from amg.tools.kg.store import GraphStore
-from amg.tools.kg.traversal import question_links, traverse
+from amg.tools.kg.store import QAReads
+from amg.tools.kg.traversal import Reached, question_links, traverse
 
 Embed = Callable[[list[str]], list[list[float]]]
 DIRECT_PER_ENTITY = 50  # direct facts per question entity kept besides the traversal's node budget
 
 
-def traverse_subgraph(entities: list[dict], store: GraphStore, tau: float, max_depth: int, max_nodes: int,
+def traverse_subgraph(entities: list[dict], store: QAReads, tau: float, max_depth: int, max_nodes: int,
                       strategy: str, hub_degree: int, query: str = "", embed: Embed | None = None,
                       ranking: str = "mmr", with_links: bool = True, min_relevance: float = 0.0) -> dict:  # fmt: skip
-    """State update: ``subgraph`` = {nodes, seeds, links} reached from the entities in the graph."""
+    """State update: the ``subgraph`` reached from the entities in the graph."""
     present = store.entities([e["key"] for e in entities])
     seeds = {key: (props["name"], props.get("type", "other")) for key, props in present.items()}
     if not seeds:
-        return {"subgraph": {"nodes": [], "seeds": [], "links": []}}
+        return {"subgraph": Subgraph(nodes=[], seeds=[], links=[])}
     reached = traverse(store.neighbors, seeds, tau=tau, max_depth=max_depth, max_nodes=max_nodes, strategy=strategy,
                        hub_degree=hub_degree)
     # every direct fact about a question entity stays in the subgraph, hidden from the reasoner: the budget fills
@@ -38,21 +39,19 @@ def traverse_subgraph(entities: list[dict], store: GraphStore, tau: float, max_d
     seed_of = {name: key for key, (name, _) in seeds.items()}
     details = store.entities(list({**direct, **reached}))
 
-    def as_node(node) -> dict:
-        return {
-            "key": node.key, "name": node.name, "type": node.type, "score": round(node.score, 4),
-            "depth": node.depth, "weak": node.weak, "seed": node.path[0].source if node.path else node.name,
-            "seed_key": seed_of.get(node.path[0].source, node.key) if node.path else node.key,
-            "path": node.explain(), "description": _description(details.get(node.key) or {}),
-            "steps": [_step(s) for s in node.path],
-        }  # fmt: skip
+    def as_path(node: Reached, rank: int = 0, hidden: bool = False) -> GraphPath:
+        seed = node.path[0]["source"] if node.path else node.name
+        return GraphPath(key=node.key, name=node.name, type=node.type,
+                         description=_description(details.get(node.key) or {}), score=round(node.score, 4),
+                         depth=node.depth, weak=node.weak, seed=seed,
+                         seed_key=seed_of.get(seed, node.key) if node.path else node.key, path=node.explain(),
+                         steps=node.path, rank=rank, hidden=hidden)  # fmt: skip
 
-    nodes = [as_node(node) for node in reached.values()]
+    nodes = [as_path(node) for node in reached.values()]
     _rank(nodes, query, embed, ranking, min_relevance)
-    beyond = [node for key, node in direct.items() if key not in reached]
-    nodes += [{**as_node(node), "rank": len(reached), "hidden": True} for node in beyond]
-    links = [_step(s) for s in question_links(store.neighbors, seeds)] if with_links else []
-    return {"subgraph": {"nodes": nodes, "seeds": list(seeds), "links": links}}
+    nodes += [as_path(node, rank=len(reached), hidden=True) for key, node in direct.items() if key not in reached]
+    links = question_links(store.neighbors, seeds) if with_links else []
+    return {"subgraph": Subgraph(nodes=nodes, seeds=list(seeds), links=links)}
 
 
 def _description(entity: dict) -> str | None:
@@ -60,13 +59,8 @@ def _description(entity: dict) -> str | None:
     return entity.get("description") if entity.get("description_status") != "weakened" else None
 
 
-def _step(step) -> dict:
-    return {"source": step.source, "relation": step.relation, "target": step.target, "confidence": step.confidence,
-            "evidence_ids": step.evidence_ids, "forward": step.forward}  # fmt: skip
-
-
-def _rank(nodes: list[dict], query: str, embed: Embed | None, ranking: str, min_relevance: float) -> None:
-    """Set each path node's ``rank`` among its question entity's paths (0 = shown first) and, when paths are
+def _rank(nodes: list[GraphPath], query: str, embed: Embed | None, ranking: str, min_relevance: float) -> None:
+    """Set each path's ``rank`` among its question entity's paths (0 = shown first) and, when paths are
     embedded, its ``relevance`` (cosine similarity of the path read as a sentence to the question); a path
     under ``min_relevance`` is marked ``hidden``: the reasoner and the picture do not show it."""
     paths = [n for n in nodes if n["depth"] > 0]

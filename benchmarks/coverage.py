@@ -34,12 +34,12 @@ def option_links(question: Seeds, options: dict[str, Seeds], neighbors: Neighbor
     key_of = {name: key for key, (name, _) in seeds.items()}
     linked: dict[str, list[str]] = {}
     for step in question_links(neighbors, seeds):
-        ends = {key_of.get(step.source), key_of.get(step.target)}
+        ends = {key_of.get(step['source']), key_of.get(step['target'])}
         if not ends & set(question):
             continue
         for letter, found in own.items():
             if ends & set(found):
-                linked.setdefault(letter, []).append(f"{step.source} {step.relation} {step.target}")
+                linked.setdefault(letter, []).append(f"{step['source']} {step['relation']} {step['target']}")
     return linked
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from benchmarks.report import emit
 from amg.evaluation.metrics import percentile
-from amg.tools.kg.bolt_store import Neo4jGraphStore
+from amg.tools.kg.neo4j_store import Neo4jStore
 from amg.tools.kg.connection import connect_graph
 from amg.tools.kg.records import EvidenceRecord, RelationRecord
 from amg.tools.kg.schema import RELATION_TYPES
@@ -43,7 +43,7 @@ def synthetic_relations(rng: random.Random, n_entities: int, n_relations: int):
                 yield names[s], names[t], rel, round(rng.uniform(0.3, 1.0), 3)
 
 
-def traversal_latency(store: Neo4jGraphStore, rng: random.Random, n_entities: int, samples: int) -> list[float]:
+def traversal_latency(store: Neo4jStore, rng: random.Random, n_entities: int, samples: int) -> list[float]:
     times = []
     for _ in range(samples):
         key = f"entity {rng.randrange(n_entities):06d}"
@@ -62,7 +62,7 @@ def time_seed(data: Path) -> tuple[float, dict]:
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     seconds = round(time.perf_counter() - started, 1)
     driver, database, server = connect_graph("", "", "", "", data / "seed")
-    stats = Neo4jGraphStore(driver, database).stats()
+    stats = Neo4jStore(driver, database).stats()
     driver.close()
     server.release()
     return seconds, {"entities": stats["entities_by_source"], "relations": stats["relations_by_origin"],
@@ -79,7 +79,7 @@ def main() -> None:
     rng = random.Random(7)
     data = Path(tempfile.mkdtemp(prefix="amg-kgscale-"))
     driver, database, server = connect_graph("", "", "", "", data)
-    store = Neo4jGraphStore(driver, database)
+    store = Neo4jStore(driver, database)
     store.ensure_schema()
     rows, growth, written, write_s = [], [], 0, 0.0
     batch = []

@@ -30,11 +30,11 @@ from amg.graphs.context import Context
 from amg.graphs.qa_graph import graph
 from amg.graphs.resources import Resources, install
 from amg.testing.scripted_llm import ScriptedServer, prompt_text
-from amg.tools.kg.bolt_store import Neo4jGraphStore
+from amg.tools.kg.neo4j_store import Neo4jStore
 from amg.tools.kg.connection import GraphUnavailable, connect_graph
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 from amg.tools.kg.schema import RELATION_TYPES
-from amg.tools.kg.transfer import export_graph, import_graph, records
+from amg.tools.kg.transfer import export_graph, import_graph
 from amg.tools.llm.chat import ModelUnavailable
 from amg.tools.servers import LocalServerError
 
@@ -156,7 +156,7 @@ def _counts(store) -> tuple[int, int, int]:
 
 
 def _snapshot(store) -> str:
-    rows = sorted(json.dumps(r, sort_keys=True) for r in records(store))
+    rows = sorted(json.dumps(r, sort_keys=True) for r in store.export_records())
     return hashlib.sha256("\n".join(rows).encode()).hexdigest()
 
 
@@ -194,7 +194,7 @@ def in_process(ctx: Context, switch: Switch, server: ScriptedServer, work: Path,
 def crowd(amg: Amg, data: Path, files: dict, keys: dict[str, str]) -> dict:
     """The concurrency probe, with this process holding the graph to read its counters."""
     driver, _, held = connect_graph("", "", "", "", data)
-    store = Neo4jGraphStore(driver)
+    store = Neo4jStore(driver)
     store.ensure_schema()
     seed_graph(store)
     try:
@@ -216,7 +216,7 @@ def _defects_of(data: Path) -> int | None:
     except (GraphUnavailable, LocalServerError):
         return None
     try:
-        return defects(Neo4jGraphStore(driver))["without_evidence"]
+        return defects(Neo4jStore(driver))["without_evidence"]
     finally:
         driver.close()
         held.release()

@@ -49,7 +49,7 @@ def doctor(context: Context) -> int:
 
     def graph():
         stats = res.store.stats()
-        agent = res.store.driver.get_server_info().agent
+        agent = res.store.server_agent()
         return f"{graph_where}: {agent}; {stats['entities']:,} entities, {stats['relations']:,} relations"
 
     def llm():

@@ -21,6 +21,7 @@ import subprocess
 from pathlib import Path
 
 from amg.agents.reasoner import shown_paths
+from amg.tools.kg.paths import Step
 from amg.tools.kg.schema import normalize_key
 
 CURATED, EXTRACTED, ANSWER = "#2b6cb0", "#dd6b20", "#2f855a"
@@ -28,7 +29,7 @@ STYLE = """body{font-family:sans-serif;margin:16px;max-width:1240px}svg{max-widt
 height:auto;width:auto;display:block;margin:8px 0}.legend span{margin-right:18px}small{color:#555}"""
 
 
-def rested_on(result: dict, per_entity: int = 2, candidates: int = 3) -> list[list[dict]]:
+def rested_on(result: dict, per_entity: int = 2, candidates: int = 3) -> list[list[Step]]:
     """The step lists the answer rests on: links, the differential's findings, paths behind cited evidence
     and paths to what the answer names; the best-ranked paths only when none of these say more."""
     subgraph = result.get("subgraph", {})
@@ -36,21 +37,21 @@ def rested_on(result: dict, per_entity: int = 2, candidates: int = 3) -> list[li
     chosen = [[link] for link in subgraph.get("links", [])[:8]]
     differential = result.get("differential", [])[:candidates]
     for c in differential:
-        chosen += [[{"source": name, "target": c["name"], "relation": "symptom_of", "confidence": 0.4 + 0.6 * p,
-                     "evidence_ids": ["vocab:hpoa"]}] for name, p in c.get("frequencies", {}).items()]  # fmt: skip
+        chosen += [[_step(name, "symptom_of", c["name"], 0.4 + 0.6 * p, ["vocab:hpoa"])]
+                   for name, p in c.get("frequencies", {}).items()]  # fmt: skip
     shown = [node for paths in shown_paths(subgraph.get("nodes", [])).values() for node in paths]
     backed = [n["steps"] for n in shown if any(i in cited for s in n["steps"] for i in s["evidence_ids"])]
     said = f" {normalize_key(result.get('answer') or '')} "
     named = [n for n in subgraph.get("nodes", []) if n["depth"] > 0 and f" {normalize_key(n['name'])} " in said]
     named_paths = [n["steps"] for n in sorted(named, key=lambda n: -n["score"])[:per_entity * 2]]
     if not (differential or named_paths):
-        chosen += [n["steps"] for n in shown if n.get("rank", 0) < per_entity]
+        chosen += [n["steps"] for n in shown if n["rank"] < per_entity]
     drawn = {frozenset((normalize_key(s["source"]), normalize_key(s["target"]))) for steps in chosen + backed + named_paths
              for s in steps}  # fmt: skip
     return chosen + backed + named_paths + learned_from_citations(result, cited, said, drawn)
 
 
-def learned_from_citations(result: dict, cited: set, said: str, drawn: set) -> list[list[dict]]:
+def learned_from_citations(result: dict, cited: set, said: str, drawn: set) -> list[list[Step]]:
     """Relations this question's cited evidence taught the graph (after the answer, by default) that join
     something the answer names, each once (not when a path already joins the same two nodes)."""
     learned = []
@@ -59,12 +60,16 @@ def learned_from_citations(result: dict, cited: set, said: str, drawn: set) -> l
         names = any(f" {end} " in said for end in pair)
         if pair not in drawn and names and cited.intersection(r["evidence_ids"]):
             drawn.add(pair)
-            learned.append([{"source": r["source"], "target": r["target"], "relation": r["type"],
-                             "confidence": r["confidence"], "evidence_ids": r["evidence_ids"]}])  # fmt: skip
+            learned.append([_step(r["source"], r["type"], r["target"], r["confidence"], r["evidence_ids"])])
     return learned
 
 
-def to_dot(result: dict, paths: list[list[dict]]) -> str:
+def _step(source: str, relation: str, target: str, confidence: float, evidence_ids: list[str]) -> Step:
+    return Step(source=source, relation=relation, target=target, confidence=confidence, evidence_ids=evidence_ids,
+                forward=True, description="")  # fmt: skip
+
+
+def to_dot(result: dict, paths: list[list[Step]]) -> str:
     """Graphviz source: question entities first, then left to right; the answer as a box on the right."""
     ids: dict[str, str] = {}  # by entity key: "metformin" and "Metformin" are one node, named as first drawn
     seeds = {normalize_key(n["name"]) for n in result.get("subgraph", {}).get("nodes", []) if n["depth"] == 0}
@@ -157,7 +162,7 @@ def render(result: dict) -> str:
     )
 
 
-def _path_text(steps: list[dict]) -> str:
+def _path_text(steps: list[Step]) -> str:
     text = steps[0]["source"] if steps else ""
     return text + "".join(f" -{s['relation']}({s['confidence']:.2f})-> {s['target']}" for s in steps)
 

@@ -82,11 +82,11 @@ def _show(args, res: Resources) -> int:
     print(f"paths (confidence = product of edge confidences, tau={c.tau}, depth<={c.max_depth}):")
     paths = [n for n in reached.values() if n.depth]
     for node in varied(paths)[: args.limit]:
-        evidence = sorted({i for step in node.path for i in step.evidence_ids})
-        said = f"  ({node.path[-1].description[:70]})" if node.depth == 1 and node.path[-1].description else ""
+        evidence = sorted({i for step in node.path for i in step["evidence_ids"]})
+        said = f"  ({node.path[-1]['description'][:70]})" if node.depth == 1 and node.path[-1]["description"] else ""
         print(f"  {node.score:.2f}  {node.explain()}{said}  [{', '.join(evidence[:3])}{' ...' if len(evidence) > 3 else ''}]")
     if len(paths) > args.limit:
-        kinds = Counter(n.path[0].relation for n in paths)
+        kinds = Counter(n.path[0]["relation"] for n in paths)
         print(f"  ... {len(paths) - args.limit} more: " + ", ".join(f"{k} {v}" for k, v in kinds.most_common()))
     if len(reached) == 1:
         print("  (no relations at or above tau)")
@@ -116,7 +116,7 @@ def varied(paths: list) -> list:
     do not hide its class and role."""
     groups: dict[str, list] = {}
     for node in sorted(paths, key=lambda n: (-n.score, n.depth, n.name)):
-        groups.setdefault(node.path[0].relation, []).append(node)
+        groups.setdefault(node.path[0]["relation"], []).append(node)
     turns = [(place, -group[0].score, kind) for kind, group in groups.items() for place in range(len(group))]
     return [groups[kind][place] for place, _, kind in sorted(turns)]
 

@@ -141,7 +141,7 @@ def _fetched_ids(state: QAState) -> list[str]:
 def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
     res = resources_for(ctx)
-    nodes, links = state["subgraph"].get("nodes", []), state["subgraph"].get("links", [])
+    nodes, links = state["subgraph"]["nodes"], state["subgraph"]["links"]
     index = number_evidence(nodes, _fetched(state), res.store, links, state.get("differential", []))
     index = with_lead_text(index, _fetched_texts(state))
     update = reason(state["question"], state.get("options", {}), state["entities"], nodes, index, res.llm,
@@ -152,17 +152,16 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
 @timed("answer")
 def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     res = resources_for(run_context(runtime))
+    subgraph = state["subgraph"]
     update = synthesize(
         state["question"], state.get("options", {}), state.get("dialogue", []), state.get("evidence_index", []),
-        state.get("subgraph", {}).get("nodes", []), _fetched_ids(state), state.get("entities", []), res.llm,
-        res.calibration(), state.get("subgraph", {}).get("links", []), state.get("differential", []),
-        extraction_reliability(res.model_name),
+        subgraph["nodes"], _fetched_ids(state), state.get("entities", []), res.llm, res.calibration(),
+        subgraph["links"], state.get("differential", []), extraction_reliability(res.model_name),
     )  # fmt: skip
-    shown = [n for paths in shown_paths(state.get("subgraph", {}).get("nodes", [])).values() for n in paths]
-    steps = [{"name": s[end]} for n in shown for s in n["steps"] for end in ("source", "target")]
+    shown = [n for paths in shown_paths(subgraph["nodes"]).values() for n in paths]
     if run_context(runtime).learn == "after" and update.get("citations") and _fetched_ids(state):
         update["answer_entities"] = spot_entities(update["answer"], res.linker)
-    update["glossary"] = glossary(res.store, state.get("entities", []), steps, state.get("subgraph", {}).get("links", []))
+    update["glossary"] = glossary(res.store, state.get("entities", []), shown, subgraph["links"])
     update["messages"] = [AIMessage(chat_reply({**state, **update}))]
     return update
 

@@ -19,7 +19,7 @@ from amg.tools.evidence.pubmed import PubMedClient
 from amg.tools.evidence.pubmed_sources import LocalPubMed, PubMedSources
 from amg.tools.evidence.request_cache import RequestCache
 from amg.tools.evidence.wikipedia_client import WikipediaClient
-from amg.tools.kg.bolt_store import Neo4jGraphStore
+from amg.tools.kg.neo4j_store import Neo4jStore
 from amg.tools.kg.connection import connect_graph
 from amg.tools.kg.linking import EntityLinker
 from amg.tools.kg.store import GraphStore
@@ -49,7 +49,7 @@ class Resources:
             )
             if server is not None:
                 self.local_servers.append(server)
-            store = Neo4jGraphStore(driver, database)
+            store = Neo4jStore(driver, database)
             store.ensure_schema()
             self.__dict__["store"] = store
             return store
@@ -126,7 +126,7 @@ class Resources:
         """Close the driver and release local servers; a later use connects again."""
         if "store" in self.__dict__:
             with contextlib.suppress(Exception):  # a driver torn by Ctrl-C mid-read may fail to close (BufferError)
-                self.store.driver.close()
+                self.store.close()
         for server in self.local_servers:
             server.release()
         self.local_servers.clear()

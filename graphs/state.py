@@ -1,17 +1,22 @@
 """State of the QA graph.
 
 ``messages`` makes Studio's chat work (the last human message is the question; the answer
-comes back as an AI message). Per-question fields are reset at the start of each turn:
-the accumulating ones take ``RESET`` through their reducers.
+comes back as an AI message). What a path, a link, an evidence item and a citation are:
+tools/kg/paths.py. ``Turn`` declares the per-question fields, reset at the start of each
+turn (``PER_TURN_RESET``, derived from the declaration): the accumulating ones take ``RESET``
+through their reducers, the others an empty value of their type.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+import types
+from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
-from typing_extensions import TypedDict
+from typing_extensions import TypedDict, is_typeddict
+
+from amg.tools.kg.paths import Citation, EvidenceItem, Subgraph
 
 RESET: Any = None  # an update of None empties an accumulating field
 
@@ -43,16 +48,24 @@ def distinct(current: list | None, update: list | None) -> list:
     return list(dict.fromkeys((current or []) + list(update)))
 
 
-class QAState(TypedDict, total=False):
+class Conversation(TypedDict, total=False):
+    """Kept across a chat's turns."""
+
     messages: Annotated[list[AnyMessage], add_messages]
+    findings: dict[str, bool]  # answers to earlier follow-up questions: finding key -> present?
+
+
+class Turn(TypedDict, total=False):
+    """One question's fields, reset at the start of each turn."""
+
     question: str
     options: dict[str, str]
     entities: list[dict]
     gaps: list[dict]
     evidence: Annotated[dict[str, dict], merged]  # entity key -> {records, texts}
     new_relations: Annotated[list[dict], appended]
-    subgraph: dict
-    evidence_index: list[dict]
+    subgraph: Subgraph
+    evidence_index: list[EvidenceItem]
     reasoning: dict[str, str]
     dialogue: list[dict]  # this question's conversation with the model (agents.conversation)
     answer: str
@@ -60,11 +73,10 @@ class QAState(TypedDict, total=False):
     option: str | None
     confidence: float
     confidence_basis: dict  # how the confidence was made (agents.answer_synthesizer)
-    citations: list[dict]
+    citations: list[Citation]
     glossary: list[dict]  # curated definitions of the terms the answer rests on (agents.glossary)
     differential: list[dict]  # candidate diagnoses for the case's findings (agents.diagnostician)
     follow_up: list[dict]  # findings worth asking about next, as questions
-    findings: dict[str, bool]  # answers to earlier follow-up questions: finding key -> present?
     rationale: str
     notices: list[str]
     problem: str | None  # set when the input cannot be answered (empty, options without question, ...)
@@ -75,6 +87,10 @@ class QAState(TypedDict, total=False):
     degradations: Annotated[list[str], distinct]
 
 
+class QAState(Conversation, Turn, total=False):
+    """The QA graph's state: the conversation and the current turn."""
+
+
 class QAInput(TypedDict, total=False):
     """What a caller may pass: chat messages, or a question with optional options."""
 
@@ -83,9 +99,18 @@ class QAInput(TypedDict, total=False):
     options: dict[str, str]
 
 
-PER_TURN_RESET = {
-    "evidence": RESET, "new_relations": RESET, "timings_ms": RESET, "llm_calls": RESET, "tokens": RESET,
-    "degradations": RESET, "entities": [], "gaps": [], "subgraph": {}, "evidence_index": [], "reasoning": {},
-    "dialogue": [], "citations": [], "glossary": [], "differential": [], "follow_up": [], "answer": "", "answer_entities": [], "option": None, "confidence": 0.0, "confidence_basis": {}, "rationale": "", "notices": [],
-    "problem": None,
-}  # fmt: skip
+def emptied(hint: Any) -> Any:
+    """The value that resets a field of type ``hint``: RESET for an accumulating (reduced) field, None for an
+    optional one, else an empty value of the type (a TypedDict with each of its keys emptied)."""
+    origin = get_origin(hint)
+    if origin is Annotated:
+        return RESET
+    if origin in (Union, types.UnionType) and type(None) in get_args(hint):
+        return None
+    kind = origin or hint
+    if is_typeddict(kind):
+        return {key: emptied(field) for key, field in get_type_hints(kind).items() if key in kind.__required_keys__}
+    return kind()
+
+
+PER_TURN_RESET = {name: emptied(hint) for name, hint in get_type_hints(Turn, include_extras=True).items()}

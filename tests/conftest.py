@@ -39,21 +39,23 @@ socket.socket.connect = _loopback_only  # Entrez and wikipedia fail fast instead
 
 @pytest.fixture(scope="session")
 def graph_session():
-    from amg.tools.kg.bolt_store import Neo4jGraphStore
     from amg.tools.kg.connection import connect_graph
+    from amg.tools.kg.neo4j_store import Neo4jStore
 
     driver, database, server = connect_graph("", "", "", "", _SESSION_DIR / "data")
-    store = Neo4jGraphStore(driver, database)
+    store = Neo4jStore(driver, database)
     store.ensure_schema()
     yield store
-    driver.close()
+    store.close()
     server.release()
 
 
 @pytest.fixture
 def store(graph_session):
     """The real local graph server, emptied for this test."""
-    graph_session.clear()
+    from amg.testing.graph_staging import clear
+
+    clear(graph_session)
     return graph_session
 
 

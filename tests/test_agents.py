@@ -22,6 +22,7 @@ from amg.agents.reasoner import (
 from amg.testing.fakes import PMID_EV, FakeChat, chat
 from amg.tools.evidence.embeddings import model_path
 from amg.tools.kg.linking import EntityLinker
+from amg.tools.kg.paths import GraphPath, Step
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 
 @pytest.fixture
@@ -127,8 +128,10 @@ def test_agents_continue_one_conversation(store, linker):
 
 def test_answer_cites_resolvable_evidence_and_combines_confidence(store):
     store.upsert(evidence=[EvidenceRecord(**{k: v for k, v in PMID_EV.items()})])
-    nodes = [{"key": "t2dm", "name": "T2DM", "type": "disease", "score": 0.9, "depth": 1, "weak": False, "seed": "Metformin", "seed_key": "metformin",
-              "path": "...", "steps": [{"evidence_ids": ["pmid:31000001"]}]}]  # fmt: skip
+    step = Step(source="Metformin", relation="treats", target="T2DM", confidence=0.9, evidence_ids=["pmid:31000001"],
+                forward=True, description="")
+    nodes = [GraphPath(key="t2dm", name="T2DM", type="disease", description=None, score=0.9, depth=1, weak=False,
+                       seed="Metformin", seed_key="metformin", path="...", steps=[step], rank=0, hidden=False)]  # fmt: skip
     index = number_evidence(nodes, [], store)
     assert [(e["n"], e["id"]) for e in index] == [(1, "pmid:31000001")]
     llm = chat(text={"content": "Option: b\nConfidence: 0.8\nCitations: 1, 7"})
@@ -208,8 +211,13 @@ def test_glossary_lists_curated_definitions_of_the_terms_on_the_paths(store):
     ])  # fmt: skip
     from amg.agents.glossary import glossary
 
-    terms = glossary(store, [{"name": "metformin"}], [{"name": "Nausea"}],
-                     [{"source": "Diarrhea", "target": "Metformin"}])  # fmt: skip
+    nausea = Step(source="Metformin", relation="has_adverse_effect", target="Nausea", confidence=0.7, evidence_ids=[],
+                  forward=True, description="")
+    shown = [GraphPath(key="nausea", name="Nausea", type="phenotype", description=None, score=0.7, depth=1, weak=False,
+                       seed="Metformin", seed_key="metformin", path="", steps=[nausea], rank=0, hidden=False)]
+    diarrhea = Step(source="Diarrhea", relation="adverse_effect_of", target="Metformin", confidence=0.7,
+                    evidence_ids=[], forward=True, description="")
+    terms = glossary(store, [{"name": "metformin"}], shown, [diarrhea])  # fmt: skip
     assert [(t["term"], t["source"], t["ids"]) for t in terms] == [
         ("Nausea", "HPO", ["HP:0002018"]), ("Diarrhea", "HPO", ["HP:0002014"])], "model-written definitions are not listed"
 

@@ -16,6 +16,7 @@ from amg.graphs import build_graph, refresh_graph
 from amg.graphs.context import Context
 from amg.graphs.resources import Resources, install
 from amg.testing.fakes import RecordedEntrez
+from amg.testing.graph_staging import set_entity_fields
 from amg.testing.scripted_llm import prompt_text, requested_tool
 from amg.tools.evidence.finder import EvidenceFinder
 from amg.tools.evidence.pubmed import PubMedClient
@@ -92,7 +93,7 @@ def test_build_reruns_as_noop_and_resumes_after_failure(env, store):
 
 def test_refresh_rescores_with_history_and_marks_weakened(env, store):
     build_graph.graph.invoke({"topics": ["Metformin"]}, context=env.ctx)
-    store.set_entity_fields("metformin", {"refreshed_at": "2020-01-01T00:00:00.000000Z", "hits": 3})
+    set_entity_fields(store, "metformin", {"refreshed_at": "2020-01-01T00:00:00.000000Z", "hits": 3})
     env.scores.score = 6
     summary = refresh_graph.graph.invoke({"limit": 5}, context=env.ctx)["summary"]
     assert summary["refreshed"] == 1
@@ -102,7 +103,7 @@ def test_refresh_rescores_with_history_and_marks_weakened(env, store):
     esearch = [p for e, p in env.entrez.requests if e == "esearch"][-1]
     assert esearch["mindate"] == "2020/01/01", "only articles newer than the last refresh"
     # support vanishes: the relation is marked, not dropped
-    store.set_entity_fields("metformin", {"refreshed_at": "2020-01-01T00:00:00.000000Z"})
+    set_entity_fields(store, "metformin", {"refreshed_at": "2020-01-01T00:00:00.000000Z"})
     env.scores.score = 2
     refresh_graph.graph.invoke({"limit": 5}, context=env.ctx)
     row = store.relation_history("metformin")[0]
@@ -112,7 +113,7 @@ def test_refresh_rescores_with_history_and_marks_weakened(env, store):
 
 def test_refresh_and_qa_write_on_the_same_entity_lose_nothing(env, store):
     build_graph.graph.invoke({"topics": ["Metformin"]}, context=env.ctx)
-    store.set_entity_fields("metformin", {"refreshed_at": "2020-01-01T00:00:00.000000Z", "hits": 1})
+    set_entity_fields(store, "metformin", {"refreshed_at": "2020-01-01T00:00:00.000000Z", "hits": 1})
     errors, halfway, qa_done = [], threading.Barrier(2, timeout=60), threading.Event()
 
     def qa_writes():

@@ -12,6 +12,7 @@ from amg.agents.reasoner import number_evidence
 from amg.graphs.context import Context
 from amg.graphs.qa_graph import builder
 from amg.graphs.resources import Resources, install
+from amg.testing.graph_staging import set_entity_fields
 from amg.testing.scripted_llm import answer_lines, asks_for_answer, asks_for_entities
 from amg.tools.kg.differential import Candidate, fold_subtypes, frequency_of, questions, rank
 from amg.tools.kg.records import EvidenceRecord, RelationRecord
@@ -87,7 +88,7 @@ def case_graph(store):
             for d, findings in ANNOTATIONS.items() for f, p in findings.items()]  # fmt: skip
     store.upsert(evidence=[ev], relations=rels)
     for name in ("Fever", "Rash", "Hepatosplenomegaly", "Arthritis", "Headache", "Cough"):
-        store.set_entity_fields(name.lower(), {"type": "phenotype"})
+        set_entity_fields(store, name.lower(), {"type": "phenotype"})
     return store
 
 

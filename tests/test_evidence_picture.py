@@ -10,19 +10,20 @@ import subprocess
 import pytest
 
 from amg.cli.evidence_picture import render, rested_on, to_dot
+from amg.tools.kg.paths import GraphPath, Step
 
 pytestmark = pytest.mark.skipif(not (shutil.which("chromium") and shutil.which("dot")),
                                 reason="needs Debian's chromium and graphviz (make test installs them)")
 
 
 def step(source, relation, target, confidence, evidence, forward=True):
-    return {"source": source, "relation": relation, "target": target, "confidence": confidence,
-            "evidence_ids": evidence, "forward": forward}  # fmt: skip
+    return Step(source=source, relation=relation, target=target, confidence=confidence, evidence_ids=evidence,
+                forward=forward, description="")  # fmt: skip
 
 
 def node(key, name, depth, seed_key, steps, rank=0, score=1.0):
-    return {"key": key, "name": name, "type": "other", "score": score, "depth": depth, "weak": False, "rank": rank,
-            "seed": "Metformin", "seed_key": seed_key, "path": "", "description": None, "steps": steps}  # fmt: skip
+    return GraphPath(key=key, name=name, type="other", description=None, score=score, depth=depth, weak=False,
+                     seed="Metformin", seed_key=seed_key, path="", steps=steps, rank=rank, hidden=False)  # fmt: skip
 
 
 RESULT = {

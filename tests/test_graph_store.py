@@ -8,6 +8,7 @@ import os
 
 import pytest
 
+from amg.testing.graph_staging import clear, delete_by_origin
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 from amg.tools.kg.schema import normalize_key, relation_type
 
@@ -105,35 +106,35 @@ def test_gap_check_classifies(store):
 
 def test_delete_by_origin(store):
     store.upsert(evidence=[EV], relations=[rel("A", "B", origin="pubmed"), rel("A", "C", origin="vocabulary:hpo")])
-    assert store.delete_by_origin("pubmed") == 1
+    assert delete_by_origin(store, "pubmed") == 1
     assert [e["other"] for e in store.neighbors(["a"], 0, 10)] == ["c"]
 
 
 def test_export_import_roundtrip(store, tmp_path):
-    from amg.tools.kg.transfer import export_graph, import_graph, records
+    from amg.tools.kg.transfer import export_graph, import_graph
 
     store.upsert(entities=[EntityRecord("Metformin", "drug", description="A biguanide.", description_confidence=0.9,
                                         aliases=["Glucophage"])],
                  evidence=[EV], relations=[rel("Metformin", "T2DM"), rel("T2DM", "Polyuria", "symptom_of", 0.7)],
                  supports=[("Metformin", "pmid:1")])
     store.upsert(relations=[rel("Metformin", "T2DM", conf=0.5)])  # some history
-    before = sorted(json.dumps(r, sort_keys=True) for r in records(store))
+    before = sorted(json.dumps(r, sort_keys=True) for r in store.export_records())
     for suffix in (".jsonl", ".graphml"):
         path = tmp_path / f"kg{suffix}"
         export_graph(store, path)
-        store.clear()
+        clear(store)
         import_graph(store, path)
-        assert sorted(json.dumps(r, sort_keys=True) for r in records(store)) == before, suffix
+        assert sorted(json.dumps(r, sort_keys=True) for r in store.export_records()) == before, suffix
 
 
 def _writer(args):
     uri, password, worker = args
     from neo4j import GraphDatabase
 
-    from amg.tools.kg.bolt_store import Neo4jGraphStore
+    from amg.tools.kg.neo4j_store import Neo4jStore
 
     with GraphDatabase.driver(uri, auth=("root", password)) as driver:
-        store = Neo4jGraphStore(driver)
+        store = Neo4jStore(driver)
         for i in range(15):
             store.upsert(evidence=[EvidenceRecord(id=f"pmid:{worker}{i}", kind="pubmed")],
                          relations=[RelationRecord("Shared drug", f"Target {i}", "treats", 0.5 + worker / 10,
@@ -159,10 +160,10 @@ def _claimer(args):
 
     from neo4j import GraphDatabase
 
-    from amg.tools.kg.bolt_store import Neo4jGraphStore
+    from amg.tools.kg.neo4j_store import Neo4jStore
 
     with GraphDatabase.driver(uri, auth=("root", password)) as driver:
-        store = Neo4jGraphStore(driver)
+        store = Neo4jStore(driver)
         store.read("RETURN 1 AS ok")  # connected before the start line
         time.sleep(max(0.0, start_at - time.time()))
         return [i for i in range(30) if store.claim(f"entity {i}", f"refresher {worker}", minutes=60)]
@@ -198,4 +199,4 @@ def test_unique_constraints_refuse_a_duplicate(store):
         create = f"CREATE (:{label} {{{key}: 'duplicate-probe'}})"  # labels from this fixed list only
         store.write(lambda tx, q=create: tx.run(q).consume())
         with pytest.raises(ConstraintError):
-            store.driver.execute_query(create, database_=store.database)
+            store._driver.execute_query(create, database_=store._database)  # once, not retried

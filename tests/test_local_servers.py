@@ -175,8 +175,8 @@ def test_the_graph_and_model_servers_start_at_the_same_time_and_once(monkeypatch
 
     monkeypatch.setattr(resources_module, "connect_graph", connect_graph)
     monkeypatch.setattr(resources_module, "chat_model", chat_model)
-    monkeypatch.setattr(resources_module.Neo4jGraphStore, "ensure_schema", lambda self: None)
+    monkeypatch.setattr(resources_module.Neo4jStore, "ensure_schema", lambda self: None)
     res = resources_module.Resources(Context().with_overrides(data_dir=str(tmp_path)))
     res.start_in_background("store", "llm")
-    assert res.llm == "llm" and res.store.driver is not None and res.store is res.store
+    assert res.llm == "llm" and isinstance(res.store, resources_module.Neo4jStore) and res.store is res.store
     assert sorted(starts) == ["graph", "llm"], "each started once, though asked for from two threads"

@@ -9,6 +9,7 @@ import pytest
 from amg.agents.reasoner import MAX_PATHS, shown_paths, spoken
 from amg.agents.traverser import traverse_subgraph
 from amg.tools.evidence.embeddings import embed, model_path
+from amg.tools.kg.paths import GraphPath, Step
 from amg.tools.kg.ranking import order, verbalise
 from amg.tools.kg.records import EvidenceRecord, RelationRecord
 
@@ -81,10 +82,13 @@ def test_paths_unlike_the_question_are_hidden_from_the_reasoner(store):
             (n["name"], n["relevance"]) for n in found if n["depth"]]
 
 
-def path(seed: str, target: str, rank: int, relevance: float = 0.5) -> dict:
-    steps = [{"source": seed, "relation": "has_subtype", "target": target, "evidence_ids": []}]
-    return {"key": target.lower(), "name": target, "depth": 1, "seed_key": seed.lower(), "score": 1.0, "rank": rank,
-            "relevance": relevance, "steps": steps, "weak": False}  # fmt: skip
+def path(seed: str, target: str, rank: int, relevance: float = 0.5, score: float = 1.0,
+         steps: list[Step] | None = None) -> GraphPath:  # fmt: skip
+    steps = steps or [Step(source=seed, relation="has_subtype", target=target, confidence=1.0, evidence_ids=[],
+                           forward=True, description="")]  # fmt: skip
+    return GraphPath(key=target.lower(), name=target, type="other", description=None, score=score, depth=len(steps),
+                     weak=False, seed=seed, seed_key=seed.lower(), path="", steps=steps, rank=rank, hidden=False,
+                     relevance=relevance)  # fmt: skip
 
 
 def test_the_path_budget_goes_round_the_entities_best_paths_first():
@@ -96,6 +100,9 @@ def test_the_path_budget_goes_round_the_entities_best_paths_first():
 
 
 def test_a_path_is_read_as_words_with_its_confidence():
-    node = {"steps": [{"source": "Metformin", "relation": "treats", "target": "T2DM"},
-                      {"source": "T2DM", "relation": "has_symptom", "target": "Polyuria"}], "score": 0.72}  # fmt: skip
+    steps = [Step(source="Metformin", relation="treats", target="T2DM", confidence=0.9, evidence_ids=[], forward=True,
+                  description=""),
+             Step(source="T2DM", relation="has_symptom", target="Polyuria", confidence=0.8, evidence_ids=[],
+                  forward=True, description="")]  # fmt: skip
+    node = path("Metformin", "Polyuria", 0, score=0.72, steps=steps)
     assert spoken(node) == "Metformin treats T2DM has symptom Polyuria (0.72)"

@@ -14,7 +14,9 @@ import pytest
 from amg.cli import main as cli
 from amg.tools.kg import transfer
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
-from amg.tools.kg.transfer import export_graph, import_graph, records
+from amg.testing.graph_staging import clear
+from amg.tools.kg.neo4j_store import Neo4jStore
+from amg.tools.kg.transfer import export_graph, import_graph
 
 EV = EvidenceRecord(id="pmid:1", kind="pubmed", title="T", pmid="1")
 
@@ -26,7 +28,7 @@ def seeded(store):
 
 
 def snapshot(store) -> list[str]:
-    return sorted(json.dumps(r, sort_keys=True) for r in records(store))
+    return sorted(json.dumps(r, sort_keys=True) for r in store.export_records())
 
 
 def relation(source="metformin", target="t2dm", **props) -> dict:
@@ -123,7 +125,7 @@ def test_what_the_audit_weakened_round_trips(store, tmp_path, suffix):
     store.weaken([{"s": "metformin", "t": "t2dm", "type": "treats", "confidence": 0.9}], ["metformin"], "echoes the prompt")
     before = snapshot(store)
     export_graph(store, tmp_path / f"kg{suffix}")
-    store.clear()
+    clear(store)
     import_graph(store, tmp_path / f"kg{suffix}")
     assert snapshot(store) == before
 
@@ -161,7 +163,7 @@ def test_graphml_round_trips_text_xml_cannot_carry(store, tmp_path):
         EvidenceRecord(id="wiki:Odd\x01", kind="wikipedia", snippet="a < b & c")])  # fmt: skip
     before = snapshot(store)
     export_graph(store, tmp_path / "kg.graphml")
-    store.clear()
+    clear(store)
     import_graph(store, tmp_path / "kg.graphml")
     assert snapshot(store) == before
 
@@ -178,7 +180,7 @@ def test_interrupted_export_leaves_no_half_file(store, tmp_path, monkeypatch, su
     seeded(store)
     target = tmp_path / f"kg{suffix}"
     target.write_text("previous export")
-    real = transfer.records
+    real = Neo4jStore.export_records
 
     def interrupted(s):
         for n, row in enumerate(real(s)):
@@ -186,7 +188,7 @@ def test_interrupted_export_leaves_no_half_file(store, tmp_path, monkeypatch, su
                 raise KeyboardInterrupt
             yield row
 
-    monkeypatch.setattr(transfer, "records", interrupted)
+    monkeypatch.setattr(Neo4jStore, "export_records", interrupted)
     with pytest.raises(KeyboardInterrupt):
         export_graph(store, target)
     assert target.read_text() == "previous export" and [p.name for p in tmp_path.iterdir()] == [target.name]
@@ -197,13 +199,13 @@ import signal, sys, time
 signal.signal(signal.SIGINT, signal.default_int_handler)
 sys.path.insert(0, {root!r})
 from amg.cli import main
-from amg.tools.kg import transfer
-real = transfer.records
+from amg.tools.kg.neo4j_store import Neo4jStore
+real = Neo4jStore.export_records
 def slow(store):
     for row in real(store):
         time.sleep(0.5)
         yield row
-transfer.records = slow
+Neo4jStore.export_records = slow
 sys.exit(main.main(["kg", "export", {target!r}]))
 """
 

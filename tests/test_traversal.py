@@ -39,7 +39,7 @@ def test_bfs_products_and_pruning(small_graph):
 
 def test_both_directions_use_inverse_names(small_graph):
     reached = traverse(small_graph.neighbors, {"t2dm": ("T2DM", "disease")}, tau=0.5, max_depth=1)
-    steps = {k: (v.path[0].relation, v.path[0].forward) for k, v in reached.items() if v.path}
+    steps = {k: (v.path[0]["relation"], v.path[0]["forward"]) for k, v in reached.items() if v.path}
     assert steps == {"metformin": ("treated_by", False), "polyuria": ("has_symptom", False),
                      "nephropathy": ("risk_factor_for", True)}
 
@@ -114,9 +114,9 @@ def test_edges_between_question_entities_are_kept(small_graph):
     """A traversal never re-enters a seed; the edge between two question entities comes back as a link."""
     seeds = {"metformin": ("Metformin", "drug"), "t2dm": ("T2DM", "disease"), "lactic acidosis": ("Lactic acidosis", "phenotype")}
     reached = traverse(small_graph.neighbors, seeds, tau=0.5, max_depth=2)
-    assert all(not any(s.target in ("T2DM", "Metformin") for s in r.path) for r in reached.values())
+    assert all(not any(s["target"] in ("T2DM", "Metformin") for s in r.path) for r in reached.values())
     links = question_links(small_graph.neighbors, seeds)
-    assert [(x.source, x.relation, x.target, x.confidence) for x in links] == [
+    assert [(x["source"], x["relation"], x["target"], x["confidence"]) for x in links] == [
         ("Metformin", "treats", "T2DM", 0.9), ("Lactic acidosis", "adverse_effect_of", "Metformin", 0.4)]
-    assert links[0].evidence_ids == ["pmid:7"], "stored forward, once, with its evidence"
+    assert links[0]["evidence_ids"] == ["pmid:7"], "stored forward, once, with its evidence"
     assert question_links(small_graph.neighbors, {"metformin": ("Metformin", "drug")}) == []

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from amg.tools.kg.grounding import echoes, is_generic, mentions, sentence_problem, signature_problem
-from amg.tools.kg.store import GraphStore
+from amg.tools.kg.store import AuditStore
 
 PAGE = 2000
 
@@ -28,7 +28,7 @@ class AuditReport:
     fixed: int = 0
 
 
-def audit(store: GraphStore, echo_sources: Sequence[str], fix: bool = False) -> AuditReport:
+def audit(store: AuditStore, echo_sources: Sequence[str], fix: bool = False) -> AuditReport:
     report = AuditReport(profile=_profile(store.confidence_profile()))
     skip = 0
     while page := store.extracted_relations(skip, PAGE):

@@ -17,7 +17,7 @@ from amg.tools.evidence.embeddings import embed
 from amg.tools.evidence.passages import open_collection
 from amg.tools.kg.grounding import GENERIC_TERMS
 from amg.tools.kg.schema import normalize_key
-from amg.tools.kg.store import GraphStore
+from amg.tools.kg.store import QAReads
 
 SYNC_BATCH = 2000
 MAX_NGRAM = 6
@@ -40,7 +40,7 @@ class Candidate:
 
 
 class EntityLinker:
-    def __init__(self, store: GraphStore, index_dir: Path, model_path: Path, threshold: float = 0.8):
+    def __init__(self, store: QAReads, index_dir: Path, model_path: Path, threshold: float = 0.8):
         self.store, self.model_path, self.threshold = store, str(model_path), threshold
         self.collection = open_collection(index_dir, "entity_names")
         self._mark = index_dir / "entity_names.sync.json"

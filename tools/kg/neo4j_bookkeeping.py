@@ -1,6 +1,6 @@
-"""The graph store's bookkeeping over Bolt: build marks, refresh claims and candidates, seeding
-progress, and the audit's reads and marks. Part of ``Neo4jGraphStore`` (mixed into it), apart
-from the knowledge reads and writes so each file stays readable."""
+"""The Neo4j store's bookkeeping: build marks, refresh claims and candidates, seeding progress,
+and the audit's reads and marks. Part of ``Neo4jStore`` (mixed into it), apart from the
+knowledge reads and writes so each file stays readable."""
 
 from __future__ import annotations
 

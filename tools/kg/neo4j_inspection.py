@@ -1,17 +1,13 @@
-"""Named reads and stagings of the graph's raw state, for tests and benchmarks that check what
-was written (an edge's model and origin, an entity's supports) or set up a state to test
-(a stale entity, an empty graph). Part of ``Neo4jGraphStore`` (mixed into it); the agents
-and graphs never need them."""
+"""Named reads of the graph's raw state, for tests and benchmarks that check what was written
+(an edge's model and origin, an entity's supports). Part of ``Neo4jStore`` (mixed into it);
+the agents and graphs never need them. Test stagings (an empty graph, a stale entity) are
+amg.testing.graph_staging."""
 
 from __future__ import annotations
 
 
 class InspectionQueries:
-    """Needs ``read(query, **params)`` and ``write(work)`` from the class it is mixed into."""
-
-    def clear(self) -> None:
-        """Delete every node and relationship: an empty graph."""
-        self.write(lambda tx: tx.run("MATCH (n) DETACH DELETE n").consume())
+    """Needs ``read(query, **params)`` from the class it is mixed into."""
 
     def outgoing(self, key: str, relation_type: str | None = None) -> list[dict]:
         """The relations leaving entity ``key`` (optionally of one type): target key and all properties."""
@@ -37,8 +33,3 @@ class InspectionQueries:
 
     def count_entities(self, key: str) -> int:
         return self.read("MATCH (e:Entity {key: $key}) RETURN count(e) AS n", key=key)[0]["n"]
-
-    def set_entity_fields(self, key: str, fields: dict) -> None:
-        """Overwrite some properties of entity ``key`` (stage a stale or often-asked entity)."""
-        query = "MATCH (e:Entity {key: $key}) SET e += $fields"
-        self.write(lambda tx: tx.run(query, key=key, fields=fields).consume())

@@ -1,14 +1,13 @@
-"""The write path of the graph store: statements, one logical write as one transaction, merge policy."""
+"""The Neo4j store's write path: statements, one logical write as one transaction, merge policy."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 
 from neo4j import ManagedTransaction
 
 from amg.tools.batching import chunked
-from amg.tools.kg.records import RelationRecord, utc_now
+from amg.tools.kg.records import RelationRecord, WriteSummary, utc_now
 from amg.tools.kg.schema import normalize_key
 
 BATCH = 5000
@@ -75,15 +74,6 @@ MATCH (a:Entity {key: row.s}), (b:Entity {key: row.t})
 MATCH (a)-[r:RELATES {type: row.type}]->(b)
 SET r += row.props
 """
-
-
-@dataclass
-class WriteSummary:
-    entities: int = 0
-    evidence: int = 0
-    relations_written: int = 0
-    relations_unchanged: int = 0
-    keys: list[str] = field(default_factory=list)
 
 
 def write_unit(tx: ManagedTransaction, entities, endpoints, evidence, relations, supports) -> WriteSummary:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from amg.tools.kg.paths import Step
+
 RANKINGS = ("mmr", "similarity", "confidence")
 
 
-def verbalise(steps: list[dict]) -> str:
+def verbalise(steps: list[Step]) -> str:
     """A path as plain words: "Metformin treats Type 2 diabetes mellitus has symptom polyuria"."""
     if not steps:
         return ""

@@ -101,3 +101,14 @@ class GapReport:
     status: str  # "ok" | "missing" | "stale" | "thin"
     strong_relations: int = 0
     refreshed_at: str | None = None
+
+
+@dataclass
+class WriteSummary:
+    """What one logical write did."""
+
+    entities: int = 0
+    evidence: int = 0
+    relations_written: int = 0
+    relations_unchanged: int = 0
+    keys: list[str] = field(default_factory=list)

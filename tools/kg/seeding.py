@@ -15,7 +15,7 @@ import importlib
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterator
 
-from amg.tools.kg.store import GraphStore
+from amg.tools.kg.store import SeedingStore
 
 SOURCES = ("hpo", "icd10", "drugs", "chebi", "mondo", "ddi", "essential_medicines", "mesh", "wordnet")
 
@@ -26,7 +26,7 @@ def _module(source: str):
     return importlib.import_module(f"amg.tools.kg.vocabularies.{source}")
 
 
-def _chunks(module, store: GraphStore):
+def _chunks(module, store: SeedingStore):
     return module.chunks(module.store_resolver(store)) if hasattr(module, "store_resolver") else module.chunks()
 
 
@@ -36,7 +36,7 @@ def _state_key(module) -> str:
 
 
 def seed(
-    store: GraphStore,
+    store: SeedingStore,
     source: str,
     progress: Callable[[str, int], None] = lambda source, n: None,
     force: bool = False,

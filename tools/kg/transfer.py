@@ -3,11 +3,10 @@
 Records: entity, alias, evidence, support, relation, seed_state. Import restores
 properties exactly (timestamps and history included) rather than re-scoring them.
 
-Export streams one query per record kind at graph speed into a temporary file beside the
-target, renamed into place only when complete: an interrupted export leaves no file under
-the target name. References are read before what they point to (relations before
-entities), so a graph written to during the export still exports self-consistent (nothing
-is ever deleted from it).
+Export streams the store's records (``TransferStore.export_records``: one query per kind,
+references before what they point to, so a graph written to meanwhile still exports
+self-consistent) into a temporary file beside the target, renamed into place only when
+complete: an interrupted export leaves no file under the target name.
 
 Import is all-or-nothing for bad input: every record is checked first against the rules
 of online writes (tools/kg/import_rules.py; every relation's entities and evidence must be
@@ -26,52 +25,17 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Iterator
 
-from neo4j import READ_ACCESS
-
 from amg.tools.batching import chunked
-from amg.tools.kg.bolt_store import Neo4jGraphStore
 from amg.tools.kg.graphml import read_graphml, write_graphml
 from amg.tools.kg.import_rules import Rejected, check_record, identity, references
+from amg.tools.kg.store import TransferStore
 
 PAGE = 2000
 SHOWN_PROBLEMS = 20
-
-_EXPORT = (
-    "MATCH (a:Entity)-[r:RELATES]->(b:Entity) RETURN 'relation' AS kind, a.key AS source, b.key AS target, "
-    "properties(r) AS props",
-    "MATCH (e:Entity)-[:SUPPORTED_BY]->(v:Evidence) RETURN 'support' AS kind, e.key AS entity, v.id AS evidence",
-    "MATCH (a:Alias)-[:ALIAS_OF]->(e:Entity) RETURN 'alias' AS kind, e.key AS entity, a.key AS key, a.name AS name",
-    "MATCH (e:Entity) RETURN 'entity' AS kind, e.key AS key, properties(e) AS props",
-    "MATCH (v:Evidence) RETURN 'evidence' AS kind, v.id AS id, properties(v) AS props",
-    "MATCH (s:SeedState) RETURN 'seed_state' AS kind, s.origin AS origin, s.done AS done, s.complete AS complete",
-)
-_RESTORE = {
-    "entity": "UNWIND $rows AS row MERGE (e:Entity {key: row.key}) SET e = row.props",
-    "evidence": "UNWIND $rows AS row MERGE (v:Evidence {id: row.id}) SET v = row.props",
-    "alias": """UNWIND $rows AS row MATCH (e:Entity {key: row.entity})
-                MERGE (a:Alias {key: row.key}) SET a.name = row.name MERGE (a)-[:ALIAS_OF]->(e)""",
-    "support": """UNWIND $rows AS row MATCH (e:Entity {key: row.entity}), (v:Evidence {id: row.evidence})
-                  MERGE (e)-[:SUPPORTED_BY]->(v)""",
-    "relation": """UNWIND $rows AS row MATCH (a:Entity {key: row.source}), (b:Entity {key: row.target})
-                   MERGE (a)-[r:RELATES {type: row.props.type}]->(b) SET r = row.props""",
-    "seed_state": """UNWIND $rows AS row MERGE (s:SeedState {origin: row.origin})
-                     SET s.done = row.done, s.complete = row.complete""",
-}
 ORDER = ("entity", "evidence", "alias", "support", "relation", "seed_state")
 
 
-def records(store: Neo4jGraphStore) -> Iterator[dict]:
-    """Every record of the graph, streamed: one query per kind, references before their targets."""
-    with store.driver.session(database=store.database, default_access_mode=READ_ACCESS, fetch_size=PAGE) as session:
-        for query in _EXPORT:
-            for record in session.run(query):
-                row = record.data()
-                if row["kind"] == "seed_state" and row["complete"] is None:
-                    row["complete"] = False
-                yield row
-
-
-def export_graph(store: Neo4jGraphStore, path: Path) -> dict[str, int]:
+def export_graph(store: TransferStore, path: Path) -> dict[str, int]:
     """Write the graph to ``path`` (GraphML if it ends in .graphml); counts per record kind."""
     path = Path(path)
     if path.is_dir():
@@ -79,7 +43,7 @@ def export_graph(store: Neo4jGraphStore, path: Path) -> dict[str, int]:
     counts: dict[str, int] = {}
 
     def counted() -> Iterator[dict]:
-        for row in records(store):
+        for row in store.export_records():
             counts[row["kind"]] = counts.get(row["kind"], 0) + 1
             yield row
 
@@ -117,7 +81,7 @@ def _umask() -> int:
     return mask
 
 
-def import_graph(store: Neo4jGraphStore, path: Path) -> dict[str, int]:
+def import_graph(store: TransferStore, path: Path) -> dict[str, int]:
     """Check every record of ``path``, then write them all, or raise ValueError and write nothing."""
     path = Path(path)
     if not path.is_file():
@@ -132,7 +96,7 @@ def import_graph(store: Neo4jGraphStore, path: Path) -> dict[str, int]:
     store.ensure_schema()
     for kind in ORDER:
         for batch in chunked(grouped[kind], PAGE):
-            store.write(lambda tx, b=batch, q=_RESTORE[kind]: tx.run(q, rows=b).consume())
+            store.restore(kind, batch)
     return {kind: len(rows) for kind, rows in grouped.items() if rows}
 
 
@@ -188,7 +152,7 @@ def _read_jsonl(path: Path) -> Iterator[tuple[str, object]]:
                 yield locator, Rejected(f"not JSON ({exc.msg} at column {exc.colno})")
 
 
-def _unresolved(store: Neo4jGraphStore, grouped: dict, needed: dict) -> list[tuple[str, str]]:
+def _unresolved(store: TransferStore, grouped: dict, needed: dict) -> list[tuple[str, str]]:
     """Problems for references that are neither in the file nor in the graph."""
     in_file = {("entity", r["key"]) for r in grouped["entity"]} | {("evidence", r["id"]) for r in grouped["evidence"]}
     outside = [ref for ref in needed if ref not in in_file]

@@ -24,18 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from amg.tools.kg.paths import Step
 from amg.tools.kg.schema import RELATION_INVERSES
-
-
-@dataclass
-class Step:
-    source: str  # names, for display
-    relation: str  # as read in the direction travelled
-    target: str
-    confidence: float
-    evidence_ids: list[str]
-    forward: bool
-    description: str = ""  # the edge's own words (a curated interaction's severity, a model's summary)
 
 
 @dataclass
@@ -54,9 +44,9 @@ class Reached:
     def explain(self) -> str:
         if not self.path:
             return f"{self.name} (question entity)"
-        text = self.path[0].source
+        text = self.path[0]["source"]
         for step in self.path:
-            text += f" -{step.relation}({step.confidence:.2f})-> {step.target}"
+            text += f" -{step['relation']}({step['confidence']:.2f})-> {step['target']}"
         return f"{text} = {self.score:.2f}" + (" [weak]" if self.weak else "")
 
 
@@ -106,11 +96,15 @@ def question_links(neighbors: Neighbors, seeds: dict[str, tuple[str, str]], floo
         if edge["other"] not in seeds or edge["other"] == edge["key"]:
             continue
         source, target = (edge["key"], edge["other"]) if edge["forward"] else (edge["other"], edge["key"])
-        links.setdefault((source, edge["rel"], target), Step(
-            seeds[source][0], edge["rel"], seeds[target][0], float(edge["confidence"]),
-            list(edge["evidence_ids"] or []), True,
-        ))  # fmt: skip
-    return sorted(links.values(), key=lambda s: -s.confidence)
+        links.setdefault((source, edge["rel"], target), _step(seeds[source][0], edge["rel"], seeds[target][0], edge,
+                                                              forward=True))  # fmt: skip
+    return sorted(links.values(), key=lambda s: -s["confidence"])
+
+
+def _step(source: str, relation: str, target: str, edge: dict, forward: bool) -> Step:
+    return Step(source=source, relation=relation, target=target, confidence=float(edge["confidence"]),
+                evidence_ids=list(edge["evidence_ids"] or []), forward=forward,
+                description=edge.get("description") or "")  # fmt: skip
 
 
 def _relax(reached: dict[str, Reached], parent: Reached, edge: dict, tau: float) -> Reached | None:
@@ -122,8 +116,7 @@ def _relax(reached: dict[str, Reached], parent: Reached, edge: dict, tau: float)
     if current is not None and (current.score >= score or current.depth == 0):
         return None
     relation = edge["rel"] if edge["forward"] else RELATION_INVERSES.get(edge["rel"], edge["rel"])
-    step = Step(parent.name, relation, edge["name"], float(edge["confidence"]), list(edge["evidence_ids"] or []),
-                edge["forward"], edge.get("description") or "")  # fmt: skip
+    step = _step(parent.name, relation, edge["name"], edge, edge["forward"])
     node = Reached(edge["other"], edge["name"], edge["type"], score, parent.path + [step])
     reached[node.key] = node
     return node
@@ -169,7 +162,7 @@ def _dfs(neighbors: Neighbors, reached, key: str, tau, depth_left, per_node, max
 
 
 def _rescue_isolated_seeds(neighbors: Neighbors, reached, seeds, tau: float, floor: float) -> None:
-    lonely = [k for k in seeds if not any(r.path and r.path[0].source == reached[k].name for r in reached.values())]
+    lonely = [k for k in seeds if not any(r.path and r.path[0]["source"] == reached[k].name for r in reached.values())]
     if not lonely:
         return
     for edge in neighbors(lonely, floor, 3, None):

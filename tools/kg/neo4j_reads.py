@@ -1,0 +1,170 @@
+"""The graph store's knowledge reads over Bolt: entities, edges, evidence, gaps, annotations, links.
+Part of ``Neo4jStore`` (mixed into it), apart from its writes so each file stays readable."""
+
+from __future__ import annotations
+
+from amg.tools.kg.records import GapReport
+from amg.tools.kg.schema import normalize_key
+
+HPO_ORIGIN = "vocabulary:hpo"  # disease-phenotype annotations whose confidence encodes a frequency
+
+
+class KnowledgeQueries:
+    """Needs ``read(query, **params)`` from the class it is mixed into."""
+
+    def get_entity(self, name: str) -> dict | None:
+        """Entity by normalised key, else by alias (first match), else None."""
+        key = normalize_key(name)
+        rows = self.read("MATCH (e:Entity {key: $key}) RETURN properties(e) AS e", key=key)
+        if not rows:
+            rows = self.read(
+                "MATCH (:Alias {key: $key})-[:ALIAS_OF]->(e:Entity) RETURN properties(e) AS e "
+                "ORDER BY e.key LIMIT 1",
+                key=key,
+            )
+        return rows[0]["e"] if rows else None
+
+    def neighbors(
+        self, keys: list[str], min_confidence: float | dict[str, float] = 0.0, per_node: int = 50,
+        max_degree: int | None = None,
+    ) -> list[dict]:  # fmt: skip
+        """Edges touching ``keys`` in both directions, strongest first, at most ``per_node`` each.
+
+        ``min_confidence`` is one floor for all keys or a floor per key. Nodes with more than
+        ``max_degree`` relations (hubs) are skipped; their degree is read without touching edges.
+        """
+        return self.read(
+            """UNWIND $rows AS row MATCH (e:Entity {key: row.k})
+               WHERE $hub IS NULL OR COUNT { (e)-[:RELATES]-() } <= $hub
+               MATCH (e)-[r:RELATES]-()
+               WHERE r.confidence >= row.min
+               WITH row.k AS k, e, r, r.confidence AS c ORDER BY c DESC
+               WITH k, e, collect(r)[0..$per] AS rels
+               UNWIND rels AS r
+               WITH k, r, startNode(r) = e AS forward
+               WITH k, r, forward, CASE WHEN forward THEN endNode(r) ELSE startNode(r) END AS n
+               RETURN k AS key, n.key AS other, n.name AS name, n.type AS type, r.type AS rel,
+                      r.confidence AS confidence, r.evidence_ids AS evidence_ids, forward,
+                      r.description AS description""",
+            rows=[{"k": k, "min": min_confidence.get(k, 0.0) if isinstance(min_confidence, dict) else min_confidence}
+                  for k in keys],
+            per=per_node, hub=max_degree,
+        )  # fmt: skip
+
+    def entities(self, keys: list[str]) -> dict[str, dict]:
+        rows = self.read("UNWIND $keys AS k MATCH (e:Entity {key: k}) RETURN k, properties(e) AS e", keys=keys)
+        return {row["k"]: row["e"] for row in rows}
+
+    def evidence(self, ids: list[str]) -> list[dict]:
+        rows = self.read("UNWIND $ids AS i MATCH (v:Evidence {id: i}) RETURN properties(v) AS v", ids=ids)
+        return [row["v"] for row in rows]
+
+    def gap_check(self, keys: list[str], tau: float, stale_before: str, min_relations: int) -> list[GapReport]:
+        """Classify each key: missing, stale (refreshed before ``stale_before``), thin, or ok.
+
+        Thin counts evidence-backed relations only: curated vocabulary edges give structure
+        (is_a, annotations) but say nothing about treatment, causes or risks.
+        """
+        rows = self.read(
+            """UNWIND $keys AS k OPTIONAL MATCH (e:Entity {key: k})
+               RETURN k, e.refreshed_at AS refreshed,
+                      CASE WHEN e IS NULL THEN 0
+                           ELSE COUNT { (e)-[r:RELATES]-() WHERE r.confidence >= $tau
+                                                              AND NOT r.origin STARTS WITH 'vocabulary' } END AS strong""",
+            keys=keys, tau=tau,
+        )  # fmt: skip
+        reports = []
+        for row in rows:
+            if row["refreshed"] is None:
+                status = "missing"
+            elif row["refreshed"] < stale_before:
+                status = "stale"
+            elif row["strong"] < min_relations:
+                status = "thin"
+            else:
+                status = "ok"
+            reports.append(GapReport(row["k"], status, row["strong"], row["refreshed"]))
+        return reports
+
+    def relation_history(self, key: str) -> list[dict]:
+        return self.read(
+            """MATCH (e:Entity {key: $key})-[r:RELATES]-(n:Entity)
+               RETURN startNode(r).name AS source, r.type AS type, endNode(r).name AS target,
+                      r.confidence AS confidence, r.status AS status, r.history AS history
+               ORDER BY r.updated_at DESC""",
+            key=key,
+        )
+
+    def stats(self) -> dict:
+        counts = self.read(
+            "CALL { MATCH (e:Entity) RETURN count(e) AS entities } "
+            "CALL { MATCH ()-[r:RELATES]->() RETURN count(r) AS relations } "
+            "CALL { MATCH (v:Evidence) RETURN count(v) AS evidence } "
+            "RETURN entities, relations, evidence"
+        )[0]
+        by_type = self.read("MATCH (e:Entity) RETURN e.type AS type, count(*) AS n ORDER BY n DESC")
+        counts["entity_types"] = {row["type"]: row["n"] for row in by_type}
+        by_source = self.read("MATCH (e:Entity) UNWIND coalesce(e.sources, []) AS s RETURN s, count(*) AS n ORDER BY n DESC")
+        counts["entities_by_source"] = {row["s"]: row["n"] for row in by_source}
+        by_origin = self.read("MATCH ()-[r:RELATES]->() RETURN r.origin AS o, count(*) AS n ORDER BY n DESC")
+        counts["relations_by_origin"] = {row["o"]: row["n"] for row in by_origin}
+        return counts
+
+    def disease_annotations(self, finding_keys: list[str], limit: int) -> list[dict]:
+        """HPO annotations of the ``limit`` diseases sharing most of ``finding_keys``: every finding of each."""
+        return self.read(
+            """UNWIND $keys AS k MATCH (:Entity {key: k})-[:RELATES {type: 'symptom_of', origin: $origin}]->(d:Entity)
+               WITH d, count(*) AS shared ORDER BY shared DESC, d.key LIMIT $n
+               MATCH (f:Entity)-[r:RELATES {type: 'symptom_of', origin: $origin}]->(d)
+               RETURN d.key AS disease, d.name AS name, f.key AS finding, f.name AS finding_name,
+                      r.confidence AS confidence, r.evidence_ids AS evidence_ids""",
+            keys=finding_keys, n=limit, origin=HPO_ORIGIN,
+        )  # fmt: skip
+
+    def parents(self, keys: list[str]) -> dict[str, list[dict]]:
+        """Per key: the entities it is_a (key, name, type)."""
+        rows = self.read("""UNWIND $keys AS k MATCH (:Entity {key: k})-[:RELATES {type: 'is_a'}]->(p:Entity)
+                            RETURN k, p.key AS key, p.name AS name, p.type AS type ORDER BY k, key""", keys=keys)
+        found: dict[str, list[dict]] = {}
+        for row in rows:
+            found.setdefault(row.pop("k"), []).append(row)
+        return found
+
+    def phenotype_annotations(self) -> list[dict]:
+        """Every HPO disease-phenotype annotation (~280k rows; for the diagnosis benchmark)."""
+        return self.read(
+            """MATCH (f:Entity)-[r:RELATES {type: 'symptom_of', origin: $origin}]->(d:Entity)
+               RETURN d.key AS disease, d.name AS name, f.key AS finding, f.name AS finding_name,
+                      r.confidence AS confidence""",
+            origin=HPO_ORIGIN,
+        )  # fmt: skip
+
+    def entities_created_after(self, after: str, key: str, limit: int, include_vocabulary: bool) -> list[dict]:
+        """Entities created after (``after``, ``key``), oldest first; vocabulary ones only if asked."""
+        return self.read(
+            """MATCH (e:Entity) WHERE (e.created_at > $after OR (e.created_at = $after AND e.key > $key))
+                 AND ($all OR size(coalesce(e.sources, [])) = 0
+                      OR any(s IN e.sources WHERE NOT s STARTS WITH 'vocabulary'))
+               WITH e ORDER BY e.created_at, e.key LIMIT $n
+               RETURN e.key AS key, e.name AS name, e.type AS type, e.created_at AS at""",
+            after=after, key=key, n=limit, all=include_vocabulary,
+        )  # fmt: skip
+
+    def lookup(self, keys: list[str]) -> dict[str, list[dict]]:
+        """Per key: the entity with that key, else the entities it is an alias of (key, name, type)."""
+        rows = self.read(
+            """UNWIND $keys AS k
+               OPTIONAL MATCH (e:Entity {key: k})
+               OPTIONAL MATCH (:Alias {key: k})-[:ALIAS_OF]->(a:Entity)
+               WITH k, e, a ORDER BY a.key
+               RETURN k, e.key AS ekey, e.name AS ename, e.type AS etype,
+                      collect({key: a.key, name: a.name, type: a.type}) AS aliased""",
+            keys=keys,
+        )  # fmt: skip
+        found = {}
+        for row in rows:
+            if row["ekey"]:
+                found[row["k"]] = [{"key": row["ekey"], "name": row["ename"], "type": row["etype"], "how": "exact"}]
+            elif hits := [{**a, "how": "alias"} for a in row["aliased"] if a.get("key")]:
+                found[row["k"]] = hits
+        return found

@@ -1,0 +1,83 @@
+"""What flows from the traversal to the answer, typed once: a step, a path, a link, the subgraph,
+and the numbered evidence items and citations the answer rests on.
+
+TypedDicts rather than classes: they travel in the QA graph's state, which the sqlite checkpointer
+(`amg chat`) and LangGraph Studio keep as plain data, and `amg ask --json` prints as it is.
+The traversal (tools/kg/traversal.py) makes the steps; the traverser (agents/traverser.py) the paths.
+"""
+
+from __future__ import annotations
+
+from typing_extensions import NotRequired, TypedDict
+
+
+class Step(TypedDict):
+    """One edge as travelled: "Metformin -treats(0.90)-> Type 2 diabetes mellitus"."""
+
+    source: str  # names, for display
+    relation: str  # as read in the direction travelled (a backward step takes the inverse: treated_by)
+    target: str
+    confidence: float
+    evidence_ids: list[str]
+    forward: bool  # travelled as stored
+    description: str  # the edge's own words (a curated interaction's severity, a model's sentence)
+
+
+Link = Step  # an edge between two question entities, as stored (forward), never part of a path
+
+
+class GraphPath(TypedDict):
+    """The best path from a question entity to the node it reaches (``depth`` 0: the question entity)."""
+
+    key: str  # the reached node's
+    name: str
+    type: str
+    description: str | None  # the reached node's, unless the audit weakened it
+    score: float  # the product of the steps' confidences
+    depth: int
+    weak: bool  # kept below tau because nothing around its question entity survived it
+    seed: str  # the question entity's name
+    seed_key: str
+    path: str  # the steps in arrow notation, with the score
+    steps: list[Step]
+    rank: int  # place among its question entity's paths, 0 = best
+    hidden: bool  # kept for the picture, not shown to the reasoner
+    relevance: NotRequired[float]  # similarity to the question, when the paths were embedded
+
+
+class Subgraph(TypedDict):
+    nodes: list[GraphPath]
+    seeds: list[str]  # question entities' keys found in the graph
+    links: list[Link]
+
+
+class EvidenceItem(TypedDict):
+    """An Evidence node's properties (absent when unset) numbered for the model to cite: [n]."""
+
+    n: int
+    id: str
+    kind: str
+    title: NotRequired[str]
+    snippet: NotRequired[str]
+    year: NotRequired[int | None]
+    journal: NotRequired[str | None]
+    pmid: NotRequired[str | None]
+    doi: NotRequired[str | None]
+    url: NotRequired[str | None]
+    release: NotRequired[str | None]
+    retrieved_at: NotRequired[str]
+    lead: NotRequired[str]  # the longer text of the best evidence fetched for this question
+
+
+class Citation(TypedDict):
+    """An evidence item the answer cites, as `amg ask --json` prints it."""
+
+    n: int
+    id: str
+    kind: str
+    pmid: str | None
+    doi: str | None
+    title: str | None
+    year: int | None
+    url: str | None
+    evidence_id: str  # = id, the name `amg ask --json` gives it
