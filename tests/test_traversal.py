@@ -76,7 +76,7 @@ def test_hubs_are_expanded_as_seeds_only(small_graph):
 
 
 def in_memory_neighbors(edges):
-    """The GraphStore.neighbors contract over a list of (source, target, confidence)."""
+    """The QAReads.neighbors contract (tools/kg/store.py) over a list of (source, target, confidence)."""
 
     def neighbors(keys, floors, per_node, max_degree=None):
         out = []
