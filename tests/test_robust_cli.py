@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 
 import pytest
@@ -142,3 +144,50 @@ def test_duplicate_inline_option_letters_are_a_problem():
 
     state = {"messages": [HumanMessage("Which drug?\nA. Metformin\nB. Insulin\nA. Aspirin")]}
     assert "A was given more than once" in prepare_question(state)[3]
+
+
+def run_amg(argv: list, stdin: bytes = b"", **env: str) -> subprocess.CompletedProcess:
+    """`amg` as the program, in its own process."""
+    return subprocess.run([sys.executable, "-m", "amg.cli.main", *argv], input=stdin, capture_output=True,
+                          env={**os.environ, **env}, timeout=120)  # fmt: skip
+
+
+def test_undecodable_argument_or_variable_is_one_line_before_anything_starts(tmp_path):
+    done = run_amg(["ask", b"\xff\xfe what?"], AMG_DATA_DIR=str(tmp_path))
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr == b"amg: error: argument 2 is not valid UTF-8 text; check the terminal's encoding (LANG)\n"
+    assert not (tmp_path / "graph").exists(), "refused before any server or thread started"
+    done = run_amg(["ask", "What is metformin used for?"], AMG_DATA_DIR=str(tmp_path), AMG_MODE="off\udcfeline")
+    assert done.returncode == 2
+    assert done.stderr == b"amg: error: AMG_MODE is not valid UTF-8 text; set it again in UTF-8\n"
+
+
+def test_undecodable_stdin_in_chat_is_one_line_while_resources_load(endpoint):
+    endpoint(healthy)  # stdin decoded strictly (as in most UTF-8 locales): the bytes raise while the embedder loads
+    done = run_amg(["chat"], stdin=b"What is \xff\xfe metformin?\n", PYTHONIOENCODING="utf-8:strict")
+    assert done.returncode == 2, done.stderr.decode(errors="replace")
+    assert done.stderr.decode().splitlines() == ["amg: error: standard input is not UTF-8 text (byte 0xff)"]
+
+
+NATIVE_THREAD = """
+import sys, threading, time, torch
+matrix = torch.rand(300, 300)
+busy = threading.Event()
+def multiply():
+    busy.set()
+    while True:
+        matrix @ matrix
+threading.Thread(target=multiply, daemon=True).start()
+busy.wait()
+sys.argv = ["amg", "ask", "Which drug?"]
+from amg.cli.main import main
+sys.exit(main())  # what the installed `amg` script does
+"""
+
+
+def test_a_user_error_while_a_native_thread_runs_exits_2_not_sigabrt():
+    # the interpreter's exit tore such a thread down inside torch: SIGABRT after the printed error
+    done = subprocess.run([sys.executable, "-c", NATIVE_THREAD], capture_output=True, timeout=120,
+                          env={**os.environ, "AMG_MAX_NODES": "0"})  # fmt: skip
+    assert done.returncode == 2, done.stderr.decode(errors="replace")[-500:]
+    assert done.stderr.decode().splitlines() == ["amg: error: invalid configuration: AMG_MAX_NODES=0 (at least 1)"]
