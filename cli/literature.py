@@ -51,7 +51,7 @@ def search(query: str, k: int, as_json: bool, context: Context) -> int:
         articles = {a.pmid: a for a in index.fetch([h.pmid for h in hits])}
     finally:
         index.close()
-    rows = [{"pmid": h.pmid, "title": articles[h.pmid].title, "year": articles[h.pmid].year,
+    rows = [{"pmid": h.pmid, "title": articles[h.pmid].display_title, "year": articles[h.pmid].year,
              "journal": articles[h.pmid].journal, "score": round(h.score, 3), "url": articles[h.pmid].url}
             for h in hits if h.pmid in articles]  # fmt: skip
     if as_json:

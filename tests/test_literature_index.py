@@ -39,6 +39,9 @@ def test_baseline_is_read_with_everything_the_citation_needs(index):
     assert article.url == "https://pubmed.ncbi.nlm.nih.gov/10354335/"
     assert article.abstract.splitlines()[-1].startswith("CONCLUSIONS: Medical students can contribute")
     assert article.mesh_terms == ["Ambulatory Surgical Procedures", "Students, Medical"]
+    assert article.conclusion_first().splitlines()[:3] == [
+        article.title, "CONCLUSIONS: Medical students can contribute to quality assurance programmes in day surgery.",
+        "BACKGROUND: Audit of patient satisfaction after day surgery is labour-intensive."]
     assert index.fetch(["20000002"])[0].year == 2011  # a MedlineDate
 
 

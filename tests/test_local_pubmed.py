@@ -80,6 +80,7 @@ def test_question_words_rank_the_paper_that_answers_it(local):
     """The entity alone ranks metformin papers by BM25 alone; with the question, the renal one comes first."""
     question = "Is lactic acidosis a risk for metformin users with renal impairment?"
     assert local.search("metformin", 3, context=question)[0] == "20000001"
+    assert local.search("follow-up of metformin's users AND (OR) NOT", 3)  # no syntax reaches the engine
 
 
 def test_cli_ingest_and_search(tmp_path, monkeypatch, capsys):

@@ -65,9 +65,9 @@ class EvidenceFinder:
     def _fetch(self, name, client, query, k, context, mindate):
         if name == "pubmed":
             for art in client.search_articles(query, max_results=k, mindate=mindate, context=context):
-                text = f"{art.title}\n{art.abstract}"[:SNIPPET_CHARS]
+                text = art.conclusion_first()[:SNIPPET_CHARS]
                 record = EvidenceRecord(
-                    id=f"pmid:{art.pmid}", kind="pubmed", title=art.title, snippet=text, year=art.year,
+                    id=f"pmid:{art.pmid}", kind="pubmed", title=art.display_title, snippet=text, year=art.year,
                     journal=art.journal, pmid=art.pmid, doi=art.doi, url=art.url,
                 )  # fmt: skip
                 yield record, text

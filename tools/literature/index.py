@@ -37,14 +37,16 @@ class LiteratureIndex:
         self.records = RecordStore(path / "records.sqlite")
         self.fulltext = FullTextIndex(path / "fulltext")
 
-    def write(self, articles: list[Article], deleted: list[str]) -> None:
-        """Replace ``articles`` and remove ``deleted``: durable when this returns."""
+    def write(self, articles: list[Article], deleted: list[str], held: set[str] | None = None,
+              bodies: dict[str, bytes] | None = None) -> None:  # fmt: skip
+        """Replace ``articles`` and remove ``deleted``: durable when this returns. ``held``: the PMIDs of
+        ``articles`` already held (the engine drops those first); None when unknown (every one is dropped)."""
         if articles:
-            self.fulltext.replace(articles)
+            self.fulltext.replace(articles, held)
         if deleted:
             self.fulltext.delete(deleted)
         self.fulltext.commit()
-        self.records.write(articles, deleted)
+        self.records.write(articles, deleted, bodies)
 
     def search(self, query: str, k: int = 10, min_year: int | None = None,
                max_year: int | None = None) -> list[Hit]:  # fmt: skip
@@ -57,6 +59,10 @@ class LiteratureIndex:
         """The stored records for ``pmids``, in that order; unknown PMIDs are absent."""
         found = self.records.get(pmids)
         return [found[p] for p in dict.fromkeys(str(p) for p in pmids) if p in found]
+
+    def in_step(self) -> bool:
+        """Whether the engine holds exactly the stored records (not so after a kill between the two commits)."""
+        return self.fulltext.count() == self.records.stats()["records"]
 
     def stats(self) -> dict:
         size = sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file())

@@ -20,9 +20,9 @@ from filelock import FileLock, Timeout
 from amg.tools.literature.index import LiteratureIndex
 from amg.tools.literature.jsonl_records import read_jsonl
 from amg.tools.literature.pubmed_xml import Article, Deletion, NotPubMedXML, Skipped, read_articles
-from amg.tools.literature.record_store import digest
+from amg.tools.literature.record_store import digest, encoded
 
-BATCH = 5000
+BATCH = 20_000  # records per commit: a kill -9 loses at most this much reading, never a write
 GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -69,12 +69,13 @@ def ingest_files(index: LiteratureIndex, paths: list[Path], progress: Callable[[
         on_wait()
         lock.acquire()
     try:
+        in_step = index.in_step()  # else an earlier ingest was killed mid-batch: replace every PMID written
         for path in paths:
             report.files += 1
             try:
                 with open(path, "rb") as raw:
                     counted = CountingReader(raw, progress(path, path.stat().st_size))
-                    _ingest_stream(index, _records(counted, path), report)
+                    _ingest_stream(index, _records(counted, path), report, in_step)
             except (OSError, EOFError, zlib.error, NotPubMedXML) as exc:
                 report.failed_files[str(path)] = _describe(exc)
     finally:
@@ -96,24 +97,25 @@ def _records(stream: CountingReader, path: Path) -> Iterator[Article | Deletion 
     raise NotPubMedXML("not PubMed XML (<PubmedArticleSet>) or JSON lines ({\"pmid\": …})")
 
 
-def _ingest_stream(index: LiteratureIndex, items: Iterator, report: IngestReport) -> None:
+def _ingest_stream(index: LiteratureIndex, items: Iterator, report: IngestReport, in_step: bool) -> None:
     batch: list = []
     try:
         for item in items:
             batch.append(item)
             if len(batch) >= BATCH:
-                _write_batch(index, batch, report)
+                _write_batch(index, batch, report, in_step)
                 batch = []
     finally:  # what was read before a fault in the file is kept
         if batch:
-            _write_batch(index, batch, report)
+            _write_batch(index, batch, report, in_step)
 
 
-def _write_batch(index: LiteratureIndex, batch: list, report: IngestReport) -> None:
+def _write_batch(index: LiteratureIndex, batch: list, report: IngestReport, in_step: bool) -> None:
     pmids = [item.pmid for item in batch if not isinstance(item, Skipped)]
     held, gone = index.records.known(pmids), index.records.deleted(pmids)
     state: dict[str, tuple[str, str] | None] = dict(held)
     pending: dict[str, Article] = {}
+    bodies: dict[str, bytes] = {}
     deletes: set[str] = set()
     for item in batch:
         if isinstance(item, Skipped):
@@ -128,7 +130,8 @@ def _write_batch(index: LiteratureIndex, batch: list, report: IngestReport) -> N
             report.deleted += 1
         else:
             current = state.get(item.pmid)
-            dig = digest(item)
+            body = encoded(item)
+            dig = digest(body)
             if item.pmid in gone:
                 report.skipped["deleted by an update file"] += 1
             elif current is not None and current[0] == dig:
@@ -136,7 +139,7 @@ def _write_batch(index: LiteratureIndex, batch: list, report: IngestReport) -> N
             elif current is not None and item.revised < current[1]:
                 report.skipped["older revision than the one held"] += 1
             else:
-                pending[item.pmid] = item
+                pending[item.pmid], bodies[item.pmid] = item, body
                 deletes.discard(item.pmid)
                 if current is None:
                     report.added += 1
@@ -144,7 +147,7 @@ def _write_batch(index: LiteratureIndex, batch: list, report: IngestReport) -> N
                     report.updated += 1
                 state[item.pmid] = (dig, item.revised)
     if pending or deletes:
-        index.write(list(pending.values()), sorted(deletes))
+        index.write(list(pending.values()), sorted(deletes), set(held) if in_step else None, bodies)
 
 
 class Gunzip:

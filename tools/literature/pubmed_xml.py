@@ -41,6 +41,25 @@ class Article:
     def url(self) -> str:
         return f"https://pubmed.ncbi.nlm.nih.gov/{self.pmid}/"
 
+    @property
+    def display_title(self) -> str:
+        """The title, or for a record without one (PubMedQA's corpus) the abstract's opening words."""
+        if self.title:
+            return self.title
+        opening = self.abstract.split("\n", 1)[0].split(": ", 1)[-1]
+        return opening if len(opening) <= 120 else opening[:117].rsplit(" ", 1)[0] + "…"
+
+
+    def conclusion_first(self) -> str:
+        """Title, then the abstract with its conclusion first: a reader that reads only the opening (the
+        reasoner reads a few hundred characters of each item) sees the finding, which abstracts put last."""
+        sections = self.abstract.split("\n") if self.abstract else []
+        if len(sections) > 1:
+            labelled = [i for i, s in enumerate(sections) if s.split(":", 1)[0].strip().upper().startswith("CONCLUSION")]
+            last = labelled[-1] if labelled else len(sections) - 1
+            sections = [sections[last], *sections[:last], *sections[last + 1:]]
+        return "\n".join(([self.title] if self.title else []) + sections)
+
 
 @dataclass(frozen=True)
 class Deletion:

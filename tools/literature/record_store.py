@@ -10,7 +10,6 @@ import hashlib
 import json
 import sqlite3
 import zlib
-from dataclasses import asdict
 from pathlib import Path
 
 from amg.tools.batching import chunked
@@ -26,9 +25,14 @@ CREATE TABLE IF NOT EXISTS deleted (pmid INTEGER PRIMARY KEY);
 SQL_VARIABLES = 900
 
 
-def digest(article: Article) -> str:
+def encoded(article: Article) -> bytes:
+    """The record as stored (JSON of its fields, in their declared order)."""
+    return json.dumps(vars(article), ensure_ascii=False).encode()
+
+
+def digest(body: bytes) -> str:
     """What identifies a record's content: the same record ingested twice has the same digest."""
-    return hashlib.sha1(json.dumps(asdict(article), sort_keys=True).encode()).hexdigest()
+    return hashlib.sha1(body).hexdigest()
 
 
 class RecordStore:
@@ -58,10 +62,14 @@ class RecordStore:
                                                                batch))  # fmt: skip
         return gone
 
-    def write(self, articles: list[Article], deleted: list[str]) -> None:
-        """Store ``articles`` (replacing their PMIDs) and drop ``deleted``, in one transaction."""
-        rows = [(int(a.pmid), digest(a), a.revised, a.year, zlib.compress(json.dumps(asdict(a)).encode(), 3))
-                for a in articles]  # fmt: skip
+    def write(self, articles: list[Article], deleted: list[str], bodies: dict[str, bytes] | None = None) -> None:
+        """Store ``articles`` (replacing their PMIDs) and drop ``deleted``, in one transaction.
+        ``bodies``: their ``encoded`` form where already computed."""
+        bodies = bodies or {}
+        rows = []
+        for a in articles:
+            body = bodies.get(a.pmid) or encoded(a)
+            rows.append((int(a.pmid), digest(body), a.revised, a.year, zlib.compress(body, 1)))
         with self.db:
             self.db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?)", rows)
             self.db.executemany("DELETE FROM records WHERE pmid = ?", [(int(p),) for p in deleted])
