@@ -21,7 +21,7 @@ from amg.prompts import load, quote
 from amg.tools.kg.grounding import echoes, fitting_type, is_generic, mentions, sentence_problem, signature_problem
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 from amg.tools.kg.schema import (
-    CURATED_ONLY, LEARNED_DESCRIPTION_CAP, RELATION_INVERSES, normalize_key, relation_type, score_to_confidence,
+    CURATED_ONLY, LEARNED_DESCRIPTION_CAP, RELATIONS, normalize_key, relation_type, score_to_confidence,
 )
 from amg.tools.kg.store import QAStore
 from amg.tools.llm.calibration import extraction_reliability
@@ -32,8 +32,11 @@ MAX_RELATIONS = 10
 
 
 # what a model may state, read from the entity: every type and its inverse, but the curated-only ones
-EXTRACTED_RELATIONS = tuple(name for forward, inverse in RELATION_INVERSES.items() if forward not in CURATED_ONLY
-                            for name in dict.fromkeys((forward, inverse)))  # fmt: skip
+_STATED = tuple(r for r in RELATIONS if not r.curated_only)
+EXTRACTED_RELATIONS = tuple(name for r in _STATED for name in dict.fromkeys((r.name, r.inverse)))
+# the prompt's list of them: a line per type, its inverse and its hint
+RELATION_LIST = "\n".join(f"- {', '.join(dict.fromkeys((r.name, r.inverse)))}" + (f" ({r.hint})" if r.hint else "")
+                          for r in _STATED)  # fmt: skip
 
 
 class ScoredRelation(BaseModel):
@@ -76,7 +79,7 @@ def assess(entity: dict, question: str, others: list[dict], records: list[dict],
     """One structured call on the scoring prompt: the assessment (None if unusable) and the prompt."""
     block = format_evidence(records, texts)
     prompt = load("relation_scoring").format(
-        entity=entity["name"], entity_type=entity["type"], evidence=block, question=question,
+        entity=entity["name"], entity_type=entity["type"], evidence=block, question=question, relations=RELATION_LIST,
         related_entities=", ".join(o["name"] for o in others if o["key"] != entity["key"]) or "(none)",
     )  # fmt: skip
     return ask(llm, EntityAssessment, prompt, usage), prompt

@@ -8,7 +8,7 @@ import pytest
 
 from amg.agents.conversation import request
 from amg.agents.reasoner import evidence_block, joint_context
-from amg.agents.relation_scorer import format_evidence
+from amg.agents.relation_scorer import RELATION_LIST, format_evidence
 from amg.prompts import load, quote
 
 ATTACKS = [
@@ -29,7 +29,8 @@ def tags(text: str) -> list[str]:
 def test_scoring_prompt_blocks_cannot_be_closed_or_forged(attack):
     block = format_evidence([{"id": "pmid:1", "kind": "pubmed", "year": 2020}], {"pmid:1": f"Metformin. {attack}"})
     prompt = load("relation_scoring").format(entity="metformin", entity_type="drug", evidence=block,
-                                             question=f"What is metformin? {attack}", related_entities=attack)
+                                             question=f"What is metformin? {attack}", related_entities=attack,
+                                             relations=RELATION_LIST)
     assert tags(prompt) == ["<question>", "</question>", '<evidence id="E1" source="pubmed" year="2020">',
                             "</evidence>"]  # fmt: skip
     assert quote(attack) in prompt, "escaped, not stripped: every word is still there"

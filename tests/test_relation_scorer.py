@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from amg.agents.relation_scorer import MAX_RELATIONS, EntityAssessment, format_evidence, score_relations
+from amg.agents.relation_scorer import (
+    EXTRACTED_RELATIONS, MAX_RELATIONS, RELATION_LIST, EntityAssessment, format_evidence, score_relations,
+)
+from amg.prompts import load
+from amg.tools.kg import grounding
+from amg.tools.kg.schema import CURATED_ONLY, RELATION_INVERSES, RELATION_TYPES
 from amg.testing.fakes import PMID_EV, chat
 from amg.tools.kg.records import EntityRecord
 
@@ -137,3 +142,13 @@ def test_scorer_refuses_echoed_descriptions_and_keeps_curated_ones(store):
     assert store.get_entity("clopidogrel").get("description") is None
     assert store.get_entity("metoprolol").get("description") is None, "its only evidence is about aspirin"
     assert refused == ["description of Clopidogrel echoes the prompt", "description of Metoprolol: no evidence item names it"]
+
+
+def test_relation_types_have_one_home():
+    """schema.py defines them; the prompt receives them as an input and grounding derives its signatures."""
+    assert "relations" in load("relation_scoring").inputs and "treated_by" not in load("relation_scoring").text
+    listed = {name for line in RELATION_LIST.splitlines() for name in line[2:].split(" (")[0].split(", ")}
+    assert listed == set(EXTRACTED_RELATIONS)
+    assert listed == {n for t in set(RELATION_TYPES) - CURATED_ONLY for n in (t, RELATION_INVERSES[t])}
+    assert set(grounding.SIGNATURES) == set(RELATION_TYPES)
+    assert set(grounding._SENTENCE_RULES) <= set(RELATION_TYPES)

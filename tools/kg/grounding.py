@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from amg.tools.kg.schema import normalize_key
+from amg.tools.kg.schema import ACTS, RELATIONS, normalize_key
 
 GENERIC_TERMS = frozenset(normalize_key(w) for w in (
     "all patient patients man woman child adult people year old history treatment therapy disease finding "
@@ -28,23 +28,8 @@ GENERIC_TERMS = frozenset(normalize_key(w) for w in (
 ).split())  # fmt: skip
 
 
-_ACTS = frozenset({"drug", "procedure"})
-_CONDITIONS = frozenset({"disease", "phenotype"})
 # relation type -> (types its source may have, types its target may have); None = any
-SIGNATURES: dict[str, tuple[frozenset | None, frozenset | None]] = {
-    "treats": (_ACTS, _CONDITIONS | {"organism"}),
-    "prevents": (_ACTS, _CONDITIONS | {"organism"}),
-    "causes": (None, _CONDITIONS),
-    "symptom_of": (_CONDITIONS, frozenset({"disease"})),
-    "adverse_effect_of": (_CONDITIONS, _ACTS),
-    "diagnoses": (_ACTS | {"test"}, _CONDITIONS),
-    "risk_factor_for": (None, _CONDITIONS),
-    "complication_of": (_CONDITIONS, _CONDITIONS | _ACTS),
-    "gene_associated_with": (frozenset({"gene"}), _CONDITIONS),
-    "located_in": (None, frozenset({"anatomy"})),
-    "has_role": (frozenset({"drug"}), None),
-    "contraindicated_with": (_ACTS, None),
-}
+SIGNATURES = {r.name: (r.sources, r.targets) for r in RELATIONS}
 
 
 _CAUSAL = re.compile(r"\b(?:causal(?:ly)?|(?:caus|induc|produc|provok|precipitat)(?:e|es|ed|ing)|trigger(?:s|ed|ing)?|"
@@ -76,7 +61,7 @@ def sentence_problem(rel_type: str, sentence: str) -> str | None:
 def fitting_type(rel_type: str, target_type: str | None) -> str:
     """``rel_type``, or its only sensible reading where the types rule it out: a drug's or procedure's "symptom"
     is its adverse effect."""
-    return "adverse_effect_of" if rel_type == "symptom_of" and target_type in _ACTS else rel_type
+    return "adverse_effect_of" if rel_type == "symptom_of" and target_type in ACTS else rel_type
 
 
 def signature_problem(rel_type: str, source_type: str | None, target_type: str | None) -> str | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from functools import lru_cache
 
 ENTITY_TYPES = (
@@ -24,28 +25,48 @@ ENTITY_TYPE_ALIASES = {
     "organ": "anatomy", "tissue": "anatomy", "body part": "anatomy",
 }  # fmt: skip
 
-# relation type -> name of the same relation read backwards
-RELATION_INVERSES = {
-    "treats": "treated_by",
-    "causes": "caused_by",
-    "prevents": "prevented_by",
-    "contraindicated_with": "contraindicated_with",
-    "interacts_with": "interacts_with",
-    "symptom_of": "has_symptom",
-    "diagnoses": "diagnosed_by",
-    "risk_factor_for": "has_risk_factor",
-    "complication_of": "has_complication",
-    "associated_with": "associated_with",
-    "is_a": "has_subtype",
-    "part_of": "has_part",
-    "gene_associated_with": "has_associated_gene",
-    "located_in": "site_of",
-    "adverse_effect_of": "has_adverse_effect",
-    "has_role": "role_of",  # a drug's role or mechanism (ChEBI: metformin has_role hypoglycemic agent)
-    "member_of": "has_member",  # membership of a curated list's category (WHO essential medicines)
-}
+ACTS = frozenset({"drug", "procedure"})  # entity types that act on a condition
+CONDITIONS = frozenset({"disease", "phenotype"})
+
+
+@dataclass(frozen=True)
+class RelationType:
+    """A relation: its name read forwards and backwards, the entity types its ends may have (None = any),
+    whether only curated sources state it, and a hint for the model that extracts it."""
+
+    name: str
+    inverse: str
+    sources: frozenset[str] | None = None
+    targets: frozenset[str] | None = None
+    curated_only: bool = False
+    hint: str = ""
+
+
+RELATIONS = (
+    RelationType("treats", "treated_by", ACTS, CONDITIONS | {"organism"}),
+    RelationType("causes", "caused_by", None, CONDITIONS),
+    RelationType("prevents", "prevented_by", ACTS, CONDITIONS | {"organism"}),
+    RelationType("contraindicated_with", "contraindicated_with", ACTS),
+    RelationType("interacts_with", "interacts_with"),
+    RelationType("symptom_of", "has_symptom", CONDITIONS, frozenset({"disease"})),
+    RelationType("diagnoses", "diagnosed_by", ACTS | {"test"}, CONDITIONS),
+    RelationType("risk_factor_for", "has_risk_factor", None, CONDITIONS),
+    RelationType("complication_of", "has_complication", CONDITIONS, CONDITIONS | ACTS),
+    RelationType("associated_with", "associated_with", hint="only when nothing more specific fits"),
+    RelationType("is_a", "has_subtype"),
+    RelationType("part_of", "has_part"),
+    RelationType("gene_associated_with", "has_associated_gene", frozenset({"gene"}), CONDITIONS),
+    RelationType("located_in", "site_of", None, frozenset({"anatomy"})),
+    RelationType("adverse_effect_of", "has_adverse_effect", CONDITIONS, ACTS,
+                 hint="has_adverse_effect: <other> is an unwanted effect of the drug"),
+    # a drug's role or mechanism (ChEBI: metformin has_role hypoglycemic agent)
+    RelationType("has_role", "role_of", frozenset({"drug"}), curated_only=True),
+    # membership of a curated list's category (WHO essential medicines)
+    RelationType("member_of", "has_member", curated_only=True),
+)
+RELATION_INVERSES = {r.name: r.inverse for r in RELATIONS}  # relation type -> its name read backwards
 RELATION_TYPES = tuple(RELATION_INVERSES)
-CURATED_ONLY = frozenset({"has_role", "member_of"})  # stated by curated sources only, never by a model
+CURATED_ONLY = frozenset(r.name for r in RELATIONS if r.curated_only)  # never stated by a model
 
 # a model's description never gets a higher confidence; curated definitions sit above it (WordNet's glosses 0.97,
 # the ontologies' own 1.0), so a model never replaces them and the audit never re-checks them
