@@ -55,7 +55,7 @@ system-packages:
 # the main job on the embedded defaults: local LLM, local graph server, local vectors
 demo: $(STAMP) $(WORDNET) model-1.5b system-packages
 	$(BIN)/amg doctor
-	$(BIN)/amg kg seed --source all
+	$(BIN)/amg kg seed --vocabulary all
 	$(BIN)/amg ingest examples/textbook
 	$(BIN)/amg kg show "type 2 diabetes mellitus" --depth 1 --limit 8
 	$(BIN)/amg ask "Which drug is first-line for type 2 diabetes mellitus, and what is its most common side effect?" --graph demo-answer.html

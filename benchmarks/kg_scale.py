@@ -3,7 +3,7 @@
 Relations get power-law (Zipf-like) endpoint choice, so a few hubs have thousands of edges
 as real medical graphs do; every relation has evidence. Reports write throughput and
 confidence-propagating traversal latency (random seed, depth 2, tau 0.5) as the graph
-grows from 10k to 354k relations, and times `amg kg seed --source all` (all curated sources) with
+grows from 10k to 354k relations, and times `amg kg seed --vocabulary all` (all curated sources) with
 the entities and relations each source wrote.
 """
 
@@ -55,10 +55,10 @@ def traversal_latency(store: Neo4jStore, rng: random.Random, n_entities: int, sa
 
 
 def time_seed(data: Path) -> tuple[float, dict]:
-    """Seconds for `amg kg seed --source all` into an empty data dir, and its counts per source."""
+    """Seconds for `amg kg seed --vocabulary all` into an empty data dir, and its counts per source."""
     env = {**os.environ, "AMG_DATA_DIR": str(data / "seed")}
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "amg.cli.main", "kg", "seed", "--source", "all"], env=env, check=True,
+    subprocess.run([sys.executable, "-m", "amg.cli.main", "kg", "seed", "--vocabulary", "all"], env=env, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     seconds = round(time.perf_counter() - started, 1)
     driver, database, server = connect_graph("", "", "", "", data / "seed")
@@ -74,7 +74,7 @@ def main() -> None:
     parser.add_argument("--relations", type=int, default=RELATIONS)
     parser.add_argument("--entities", type=int, default=ENTITIES)
     parser.add_argument("--samples", type=int, default=300)
-    parser.add_argument("--skip-seed", action="store_true", help="do not time `amg kg seed --source all`")
+    parser.add_argument("--skip-seed", action="store_true", help="do not time `amg kg seed --vocabulary all`")
     args = parser.parse_args()
     rng = random.Random(7)
     data = Path(tempfile.mkdtemp(prefix="amg-kgscale-"))
@@ -111,7 +111,7 @@ def main() -> None:
     rows = [("entities / relations", f"{stats['entities']:,} / {stats['relations']:,}"),
             ("write throughput", f"{figures['write_rels_per_s']:,} relations/s (with evidence, one tx per 5,000)")]
     rows += [(f"traversal @ {n:,} rels", f"p50 {a} ms, p95 {b} ms") for n, a, b in growth]
-    rows.append(("amg kg seed --source all", f"{seed_s} s" if seed_s else "skipped"))
+    rows.append(("amg kg seed --vocabulary all", f"{seed_s} s" if seed_s else "skipped"))
     for source, n in (seeded or {}).get("relations", {}).items():
         rows.append((f"  {source}", f"{seeded['entities'].get(source, 0):,} entities, {n:,} relations"))
     emit("KG at paper scale (depth 2, tau 0.5, 40 nodes max)", rows, figures)

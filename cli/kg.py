@@ -13,7 +13,7 @@ from amg.graphs.context import Context
 from amg.graphs.resources import Resources
 from amg.agents.relation_scorer import echo_sources
 from amg.tools.kg.audit import audit
-from amg.tools.kg.seeding import SOURCES, seed
+from amg.tools.kg.seeding import VOCABULARIES, seed
 from amg.tools.kg.transfer import export_graph, import_graph
 from amg.tools.kg.traversal import traverse
 
@@ -29,13 +29,13 @@ def run(args, context: Context) -> int:
 
 
 def _seed(args, res: Resources) -> int:
-    sources = SOURCES if args.source == "all" else (args.source,)
+    vocabularies = VOCABULARIES if args.vocabulary == "all" else (args.vocabulary,)
     started = time.perf_counter()
     with tqdm(desc="seeding", unit=" items") as bar:
-        for source in sources:
-            bar.set_description(f"seeding {source}")
-            totals = seed(res.store, source, progress=lambda _s, n: bar.update(n), force=args.force)
-            bar.write(f"{source}: {totals['chunks']} chunks written, {totals['skipped_chunks']} already done, "
+        for vocabulary in vocabularies:
+            bar.set_description(f"seeding {vocabulary}")
+            totals = seed(res.store, vocabulary, progress=lambda _v, n: bar.update(n), force=args.force)
+            bar.write(f"{vocabulary}: {totals['chunks']} chunks written, {totals['skipped_chunks']} already done, "
                       f"{totals['relations_written']} relations written")  # fmt: skip
     seeded_s = time.perf_counter() - started
     with tqdm(desc="indexing entity names", unit=" entities") as bar:

@@ -20,7 +20,7 @@ from amg.graphs.context import Context
 from amg.tools.evidence.embeddings import EmbeddingModelMissing
 from amg.tools.evidence.remote_calls import SourceUnavailable
 from amg.tools.kg.connection import GraphUnavailable, graph_lost
-from amg.tools.kg.seeding import SOURCES
+from amg.tools.kg.seeding import VOCABULARIES
 from amg.tools.llm.chat import ModelUnavailable
 from amg.tools.servers import LocalServerError
 
@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     kg = sub.add_parser("kg", help="the knowledge graph").add_subparsers(dest="kg_command", required=True)
     seed = kg.add_parser("seed", help="foundation KG: HPO, ICD-10-CM, drugs, ChEBI, MONDO/DOID, ANSM interactions, WHO EML, MeSH")
-    seed.add_argument("--source", default="all", choices=[*SOURCES, "all"])
+    seed.add_argument("--vocabulary", default="all", choices=[*VOCABULARIES, "all"])
     seed.add_argument("--force", action="store_true", help="rewrite chunks already written (changes nothing)")
     seed.add_argument("--name-index", action="store_true",
                       help="also embed vocabulary names for fuzzy linking (slow: ~640 names/s)")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from amg.tools.kg.seeding import seed
+import pytest
+
+from amg.cli.main import build_parser
+from amg.tools.kg.seeding import VOCABULARIES, seed
 
 
 def test_seed_drugs_is_idempotent_and_resumable(store):
@@ -17,3 +20,14 @@ def test_seed_drugs_is_idempotent_and_resumable(store):
     assert again["chunks"] == 0 and again["skipped_chunks"] == first["chunks"]
     forced = seed(store, "drugs", force=True)
     assert forced["relations_written"] == 0 and store.stats() == stats, "a forced re-run changes nothing"
+
+
+def test_seed_takes_a_vocabulary_by_name():
+    """`amg kg seed --vocabulary NAME`: the word "source" is the evidence's, not the seeding's."""
+    parser = build_parser()
+    assert parser.parse_args(["kg", "seed"]).vocabulary == "all"
+    assert [parser.parse_args(["kg", "seed", "--vocabulary", v]).vocabulary for v in VOCABULARIES] == list(VOCABULARIES)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["kg", "seed", "--source", "drugs"])
+    with pytest.raises(ValueError, match="unknown vocabulary"):
+        seed(None, "nope")

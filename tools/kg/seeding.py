@@ -2,7 +2,7 @@
 
 Progress is kept in the graph itself (a ``SeedState`` node per vocabulary and version), so it
 always describes the graph it is about; a re-run skips written chunks, and a forced re-run
-changes nothing because every upsert is idempotent. A source whose module has a new
+changes nothing because every upsert is idempotent. A vocabulary whose module has a new
 ``VERSION`` (what it writes changed) is written again over an older seed: its relations take
 the new confidences, since the newer assessment with as much evidence wins.
 Order matters: MONDO merges its diseases into the HPO and ICD-10-CM entities written before it, and WordNet
@@ -17,13 +17,13 @@ from typing import Callable, Iterator
 
 from amg.tools.kg.store import SeedingStore
 
-SOURCES = ("hpo", "icd10", "drugs", "chebi", "mondo", "ddi", "essential_medicines", "mesh", "wordnet")
+VOCABULARIES = ("hpo", "icd10", "drugs", "chebi", "mondo", "ddi", "essential_medicines", "mesh", "wordnet")
 
 
-def _module(source: str):
-    if source not in SOURCES:
-        raise ValueError(f"unknown vocabulary {source!r}; choose {', '.join(SOURCES)} or all")
-    return importlib.import_module(f"amg.tools.kg.vocabularies.{source}")
+def _module(vocabulary: str):
+    if vocabulary not in VOCABULARIES:
+        raise ValueError(f"unknown vocabulary {vocabulary!r}; choose {', '.join(VOCABULARIES)} or all")
+    return importlib.import_module(f"amg.tools.kg.vocabularies.{vocabulary}")
 
 
 def _chunks(module, store: SeedingStore):
@@ -37,15 +37,15 @@ def _state_key(module) -> str:
 
 def seed(
     store: SeedingStore,
-    source: str,
-    progress: Callable[[str, int], None] = lambda source, n: None,
+    vocabulary: str,
+    progress: Callable[[str, int], None] = lambda vocabulary, n: None,
     force: bool = False,
 ) -> dict:
     """Write one vocabulary; returns counts of what this run wrote and skipped."""
-    module = _module(source)
+    module = _module(vocabulary)
     state_key = _state_key(module)
     done, complete = (set(), False) if force else store.seed_state(state_key)
-    totals = {"source": source, "chunks": 0, "skipped_chunks": 0, "entities": 0, "relations_written": 0}
+    totals = {"vocabulary": vocabulary, "chunks": 0, "skipped_chunks": 0, "entities": 0, "relations_written": 0}
     if complete:
         totals["skipped_chunks"] = len(done)
         return totals
@@ -59,7 +59,7 @@ def seed(
             totals["chunks"] += 1
             totals["entities"] += summary.entities
             totals["relations_written"] += summary.relations_written
-        progress(source, len(chunk))
+        progress(vocabulary, len(chunk))
     store.save_seed_state(state_key, done, complete=True)
     return totals
 
