@@ -4,9 +4,12 @@ In process, against a scripted OpenAI-compatible server that misbehaves on purpo
 local graph server: generated questions and option sets, model faults at each agent, crafted
 JSONL and GraphML imports. As processes: hostile command lines, kill -9 at random moments of
 `amg ask`, `build`, `bench` (then `--resume`) and `kg seed`, and of the graph server during a
-question; four asks, a refresh and a build at once on one data dir. Then every file under the
-data dirs and every output is searched for the keys and passwords that were set. Prints a table
-(probe, tried, failed, lost) and one JSON line whose goal figures are all 0.
+question; four asks, a refresh and a build at once on one data dir; crafted files for `amg ingest
+pubmed`, kill -9 during a large ingest, two ingests at once. Servers are kept alive KEEP_ALIVE_S (3 s)
+after their last client, so one still up once that has passed is an orphan. Then every file under
+the data dirs and every output is searched for the keys and passwords that were set. Prints a table
+(probe, tried, failed, lost) and, last, one JSON line whose goal figures (GOALS) are all 0.
+`--short` is the form `make test` runs (tests/test_robust_campaign.py): a few of each, each fault once.
 """
 
 from __future__ import annotations
@@ -23,15 +26,15 @@ from pathlib import Path
 
 from benchmarks import robustness_inputs as inputs
 from benchmarks.report import emit
+from benchmarks.robustness_literature import literature_probe
 from benchmarks.robustness_probes import cli_probe, concurrency_probe, kill_probes
-from benchmarks.robustness_runs import Amg, Tally, orphans_after, secrets_in, write_inputs
+from benchmarks.robustness_runs import KEEP_ALIVE_S, Amg, Tally, graph_of, orphans_after, secrets_in, write_inputs
 from amg.cli.main import USER_ERRORS
 from amg.graphs.context import Context
 from amg.graphs.qa_graph import graph
 from amg.graphs.resources import Resources, install
 from amg.testing.scripted_llm import ScriptedServer, prompt_text
-from amg.tools.kg.neo4j_store import Neo4jStore
-from amg.tools.kg.connection import GraphUnavailable, connect_graph
+from amg.tools.kg.connection import GraphUnavailable
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 from amg.tools.kg.schema import RELATION_TYPES
 from amg.tools.kg.transfer import export_graph, import_graph
@@ -97,10 +100,11 @@ def question_probe(ctx: Context, store, rng: random.Random, n: int, texts: list[
     return tally
 
 
-def fault_probe(ctx: Context, switch: Switch, texts: list[str]) -> Tally:
-    tally = Tally()
+def fault_probe(ctx: Context, switch: Switch, texts: list[str], every_agent: bool) -> Tally:
+    """Each model fault at each agent, or (the short form) each fault once, at the agents in turn."""
+    tally, agents = Tally(), list(inputs.FAULT_AT)
     for n, (name, fault) in enumerate(inputs.MODEL_FAULTS.items()):
-        for at in inputs.FAULT_AT:
+        for at in agents if every_agent else [agents[n % len(agents)]]:
             switch.to(inputs.faulty(fault, at))
             item = {"kind": f"{name} at {at}", "question": inputs.MEDICAL[n % len(inputs.MEDICAL)], "refused": None,
                     "options": {"A": "Metformin", "B": "Insulin"} if n % 2 else {}}  # fmt: skip
@@ -114,7 +118,7 @@ def import_probe(store, work: Path, rng: random.Random, n: int) -> tuple[Tally, 
     tally, base = Tally(), {s: work / f"base{s}" for s in (".jsonl", ".graphml")}
     for path in base.values():
         export_graph(store, path)
-    snapshot, lines = _snapshot(store), base[".jsonl"].read_text().splitlines()
+    snapshot, lines = _snapshot(store, work), base[".jsonl"].read_text().splitlines()
     for i in range(n):
         crafted = work / f"crafted-{i}{'.graphml' if i % 3 == 2 else '.jsonl'}"
         if crafted.suffix == ".graphml":
@@ -126,7 +130,7 @@ def import_probe(store, work: Path, rng: random.Random, n: int) -> tuple[Tally, 
             tally.add(defects(store)["total"] == 0, f"{crafted.name} accepted and broke an invariant")
             import_graph(store, base[".jsonl"])
         except ValueError:
-            changed = _snapshot(store) != snapshot
+            changed = _snapshot(store, work) != snapshot
             tally.add(not changed, f"{crafted.name} refused but the graph changed", lost=int(changed))
         except Exception as exc:
             tally.add(False, f"{crafted.name}: {type(exc).__name__}: {exc}", tracebacks=1)
@@ -155,8 +159,9 @@ def _counts(store) -> tuple[int, int, int]:
     return stats["entities"], stats["relations"], stats["evidence"]
 
 
-def _snapshot(store) -> str:
-    rows = sorted(json.dumps(r, sort_keys=True) for r in store.export_records())
+def _snapshot(store, work: Path) -> str:
+    export_graph(store, work / "snapshot.jsonl")
+    rows = sorted((work / "snapshot.jsonl").read_text().splitlines())
     return hashlib.sha256("\n".join(rows).encode()).hexdigest()
 
 
@@ -171,7 +176,7 @@ def _environment(server: ScriptedServer, keys: dict[str, str]) -> dict[str, str]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "NEO4J_", "AMG_", "NCBI_"))}
     return {**env, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": keys["openai"],
             "NCBI_API_KEY": keys["ncbi"], "NEO4J_PASSWORD": keys["neo4j"], "NCBI_EMAIL": "robustness@example.invalid",
-            "AMG_LLM_MODEL": "scripted", "AMG_MODE": "offline", "AMG_SOURCES": "textbooks", "AMG_LLM_TIMEOUT": "10",
+            "AMG_LLM_MODEL": "scripted", "AMG_MODE": "offline", "AMG_KEEP_ALIVE": str(KEEP_ALIVE_S), "AMG_SOURCES": "textbooks", "AMG_LLM_TIMEOUT": "10",
             "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False"}  # fmt: skip
 
 
@@ -182,7 +187,7 @@ def in_process(ctx: Context, switch: Switch, server: ScriptedServer, work: Path,
     seed_graph(res.store)
     texts: list[str] = []
     tallies = {"questions (in process)": question_probe(ctx, res.store, rng, args.questions, texts),
-               "model faults (in process)": fault_probe(ctx, switch, texts)}  # fmt: skip
+               "model faults (in process)": fault_probe(ctx, switch, texts, not args.short)}  # fmt: skip
     tallies["crafted imports"], files = import_probe(res.store, work, rng, args.imports)
     carried, escaped = injections(server)
     found = {"tallies": tallies, "files": files, "texts": texts, "injections_tried": carried,
@@ -193,16 +198,10 @@ def in_process(ctx: Context, switch: Switch, server: ScriptedServer, work: Path,
 
 def crowd(amg: Amg, data: Path, files: dict, keys: dict[str, str]) -> dict:
     """The concurrency probe, with this process holding the graph to read its counters."""
-    driver, _, held = connect_graph("", "", "", "", data)
-    store = Neo4jStore(driver)
-    store.ensure_schema()
-    seed_graph(store)
-    try:
+    with graph_of(data) as store:
+        seed_graph(store)
         found = concurrency_probe(amg, data, store, files, [*keys.values(), *_passwords(data.parent)])
         return {**found, "edges_without_evidence": defects(store)["without_evidence"]}
-    finally:
-        driver.close()
-        held.release()
 
 
 def _passwords(work: Path) -> list[str]:
@@ -212,30 +211,38 @@ def _passwords(work: Path) -> list[str]:
 def _defects_of(data: Path) -> int | None:
     """Relations without evidence in the graph of ``data``; None if it cannot be opened (e.g. held by an orphan)."""
     try:
-        driver, _, held = connect_graph("", "", "", "", data)
+        with graph_of(data) as store:
+            return defects(store)["without_evidence"]
     except (GraphUnavailable, LocalServerError):
         return None
-    try:
-        return defects(Neo4jStore(driver))["without_evidence"]
-    finally:
-        driver.close()
-        held.release()
 
 
-def main() -> None:
+GOALS = ("tracebacks", "hangs", "lost_writes", "half_written_records", "edges_without_evidence", "orphaned_servers",
+         "secrets_found", "injections_escaped", "failed")  # fmt: skip
+SHORT = {"questions": 12, "imports": 3, "kills": 1, "records": 10_000}  # `make test` runs this form
+
+
+def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--short", action="store_true", help="a few of each (%s); each fault once" % SHORT)
     parser.add_argument("--questions", type=int, default=520)
     parser.add_argument("--imports", type=int, default=60)
     parser.add_argument("--kills", type=int, default=2, help="kill -9 trials per command")
-    args = parser.parse_args()
-    rng, work = random.Random(args.seed), Path(tempfile.mkdtemp(prefix="amg-robustness-"))
+    parser.add_argument("--records", type=int, default=50_000, help="records of the PubMed ingest killed")
+    args = parser.parse_args(argv)
+    return argparse.Namespace(**{**vars(args), **(SHORT if args.short else {})})
+
+
+def campaign(args: argparse.Namespace, work: Path) -> tuple[dict[str, Tally], dict]:
+    rng = random.Random(args.seed)
     keys = {name: f"{name}-secret-{secrets.token_hex(12)}" for name in ("openai", "ncbi", "neo4j")}
     switch = Switch(inputs.healthy)
     server = ScriptedServer(switch)
-    dirs = {name: work / name for name in ("in-process", "processes", "concurrency")}
+    dirs = {name: work / name for name in ("in-process", "processes", "concurrency", "literature")}
     ctx = Context(data_dir=str(dirs["in-process"]), openai_base_url=server.base_url, openai_api_key=keys["openai"],
-                  llm_model="scripted", mode="offline", sources="textbooks", llm_timeout=2.0)  # fmt: skip
+                  llm_model="scripted", mode="offline", sources="textbooks", llm_timeout=2.0, neo4j_uri="",
+                  keep_alive=KEEP_ALIVE_S)  # fmt: skip
     inner = in_process(ctx, switch, server, work, rng, args)
     tallies, files = inner["tallies"], {**inner["files"], **write_inputs(work)}
     amg = Amg(_environment(server, keys))
@@ -244,24 +251,35 @@ def main() -> None:
     tallies.update(killed["tallies"])
     crowded = crowd(amg, dirs["concurrency"], files, keys)
     tallies["4 asks + refresh + build at once"] = crowded["tally"]
+    literature = literature_probe(amg, dirs["literature"], work, rng, args.records)
+    tallies.update(literature["tallies"])
     server.close()
     leaks = secrets_in([work], amg.outputs + inner["texts"], [*keys.values(), *_passwords(work)])
     unchecked = _defects_of(dirs["processes"])
     figures = {
         "tracebacks": sum(t.tracebacks for t in tallies.values()), "hangs": sum(t.hangs for t in tallies.values()),
         "lost_writes": sum(t.lost for t in tallies.values()),
+        "half_written_records": literature["half_written_records"],
         "edges_without_evidence": None if unchecked is None
         else inner["edges_without_evidence"] + crowded["edges_without_evidence"] + unchecked,
         "orphaned_servers": killed["orphaned_servers"] + sum(orphans_after(d) for d in dirs.values()),
         "secrets_found": len(leaks) + crowded["cmdline_secrets"], "injections_escaped": inner["injections_escaped"],
         "injections_tried": inner["injections_tried"], "tried": sum(t.tried for t in tallies.values()),
-        "failed": sum(t.failed for t in tallies.values()), "seed": args.seed,
+        "failed": sum(t.failed for t in tallies.values()), "seed": args.seed, "short": args.short,
         "notes": {name: t.notes for name, t in tallies.items() if t.notes}, "secret_locations": leaks[:10],
     }  # fmt: skip
+    return tallies, figures
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = arguments(argv)
+    work = Path(tempfile.mkdtemp(prefix="amg-robustness-"))
+    started = time.monotonic()
+    tallies, figures = campaign(args, work)
+    figures["seconds"] = round(time.monotonic() - started)
     rows = [(name, f"tried {t.tried:>4}  failed {t.failed:>3}  lost {t.lost:>3}") for name, t in tallies.items()]
-    rows += [(key, figures[key]) for key in ("tracebacks", "hangs", "lost_writes", "edges_without_evidence",
-                                             "orphaned_servers", "secrets_found", "injections_escaped")]  # fmt: skip
-    emit(f"Robustness campaign (seed {args.seed}, work dir {work})", rows, figures)
+    rows += [(key, figures[key]) for key in GOALS]
+    emit(f"Robustness campaign (seed {args.seed}{', short' if args.short else ''}, work dir {work})", rows, figures)
 
 
 if __name__ == "__main__":

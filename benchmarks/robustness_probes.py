@@ -4,20 +4,22 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
 import time
 from pathlib import Path
 
 from benchmarks.robustness_inputs import MODEL_FAULTS, healthy
 from amg.testing.scripted_llm import asks_for_answer
 from benchmarks.robustness_runs import (
+    DRUGS,
     Amg,
     Run,
     Tally,
     built,
     clean_error,
     cmdline_secrets,
+    graph_of,
     kill_graph,
+    once,
     orphans_after,
     unsafe_for_terminal,
 )
@@ -44,7 +46,7 @@ def cli_probe(amg: Amg, data: Path, switch, files: dict[str, Path]) -> Tally:
         (["ask", b"\xff\xfe what?"], {}, healthy, 2),
         ([*ASK, "--mode", "offline"], {"AMG_MODE": "nonsense"}, healthy, 0),
         (ASK, {"AMG_MAX_NODES": "0"}, healthy, 2),
-        (ASK, {"AMG_DATA_DIR": str(files["corpus"])}, healthy, 2),
+        (ASK, {"AMG_DATA_DIR": str(files["topics"])}, healthy, 2),
         (ASK, {}, lambda b: MODEL_FAULTS["HTTP 500"], 2),
         (ASK, {"AMG_LLM_TIMEOUT": "3"}, lambda b: {"content": "late", "delay": 30}, 2),
         (["kg", "import", str(files["crafted.jsonl"])], {}, healthy, 2),
@@ -87,17 +89,26 @@ def kill_probes(amg: Amg, data: Path, switch, files: dict[str, Path], rng: rando
 
 
 def _killed_builds(amg: Amg, data: Path, switch, files, rng, kills: int, tally: Tally) -> int:
+    """kill -9 a build, then build again: every topic ends built (or skipped as done), nothing written twice."""
     orphaned = 0
     switch.to(lambda body: {**healthy(body), "delay": 0.7})
     for _ in range(kills):
         run = amg.run(["build", "--topics", str(files["topics"]), "--force"], data, kill_after=rng.uniform(3.0, 15.0))
         orphaned += orphans_after(data)
         resumed = amg.run(["build", "--topics", str(files["topics"])], data)
-        missing = max(6 - built(resumed), 0) if built(resumed) >= 0 else 6
-        tally.add(resumed.code == 0 and missing == 0, resumed.err[-300:], run.tracebacks + resumed.tracebacks,
-                  _hang(resumed, amg), lost=missing)  # fmt: skip
+        missing = max(len(DRUGS) - built(resumed), 0) if built(resumed) >= 0 else len(DRUGS)
+        with graph_of(data) as store:
+            twice = written_twice(store)
+        tally.add(resumed.code == 0 and missing == 0 and twice == 0, f"{twice} written twice; {resumed.err[-300:]}",
+                  run.tracebacks + resumed.tracebacks, _hang(resumed, amg), lost=missing + twice)  # fmt: skip
     switch.to(healthy)
     return orphaned + orphans_after(data)
+
+
+def written_twice(store) -> int:
+    """Relations stored more than once between the same entities with the same type."""
+    keys = [(r["source"], r["target"], r["props"].get("type")) for r in store.all_relations()]
+    return len(keys) - len(set(keys))
 
 
 def _killed_benches(amg: Amg, data: Path, switch, files, rng, kills: int, tally: Tally) -> int:
@@ -106,14 +117,7 @@ def _killed_benches(amg: Amg, data: Path, switch, files, rng, kills: int, tally:
     for n in range(kills):
         out = files["bench"].parent / f"bench-out-{n}"
         results = out / "closed-book" / "results.jsonl"
-        extra = rng.uniform(0.0, 2.0)
-        first_seen: list[float] = []
-
-        def due() -> bool:
-            if not first_seen and results.exists() and results.stat().st_size:
-                first_seen.append(time.monotonic())
-            return bool(first_seen) and time.monotonic() - first_seen[0] >= extra
-
+        due = once(lambda: results.exists() and results.stat().st_size > 0, rng.uniform(0.0, 2.0))
         argv = ["bench", str(files["bench"]), "--mode", "closed-book", "--out", str(out)]
         run = amg.run(argv, data, kill_when=due)
         orphaned += orphans_after(data)
@@ -146,21 +150,14 @@ def concurrency_probe(amg: Amg, data: Path, store, files: dict[str, Path], secre
     amg.run(ASK, data)
     per_ask = _hits(store) - before
     started = _hits(store)
-    procs = [amg.start(ASK, data) for _ in range(4)]
+    began, procs = time.monotonic(), [amg.start(ASK, data) for _ in range(4)]
     procs += [amg.start(["refresh", "--limit", "3"], data), amg.start(["build", "--topics", str(files["topics"])], data)]
     exposed = 0
     while any(p.poll() is None for p in procs):
         exposed += cmdline_secrets(data, secrets)
         time.sleep(1.0)
-    for proc in procs:
-        try:
-            out, err = proc.communicate(timeout=amg.hang_s)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out, err = proc.communicate()
-        amg.outputs += [out, err]
-        run = Run(proc.returncode, out, err, 0.0)
-        tally.add(proc.returncode == 0 and "ConstraintError" not in err, err[-300:], run.tracebacks)
+    for run in (amg.finish(proc, began) for proc in procs):
+        tally.add(run.code == 0 and "ConstraintError" not in run.err, run.err[-300:], run.tracebacks)
     lost = 4 * per_ask - (_hits(store) - started)
     tally.lost += abs(lost)
     return {"tally": tally, "cmdline_secrets": exposed}

@@ -10,16 +10,18 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from amg.graphs.context import Context
+from amg.graphs.resources import Resources
 from amg.tools.servers import pid_alive
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = "\n\n".join(f"{drug.title()} treats {disease}. {drug.title()} is used for {disease} in adults."
-                     for drug, disease in (("metformin", "type 2 diabetes mellitus"), ("insulin", "hyperglycemia"),
-                                           ("aspirin", "headache"), ("warfarin", "thrombosis"),
-                                           ("amoxicillin", "otitis media"), ("lisinopril", "hypertension")))  # fmt: skip
+KEEP_ALIVE_S = 3  # AMG_KEEP_ALIVE in the campaign: servers kept up by design, yet gone before orphans are counted
+DRUGS = {"metformin": "type 2 diabetes mellitus", "insulin": "hyperglycemia", "aspirin": "headache",
+         "warfarin": "thrombosis", "amoxicillin": "otitis media", "lisinopril": "hypertension"}  # fmt: skip
 
 
 @dataclass
@@ -68,6 +70,20 @@ class Amg:
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
 
+    def run_together(self, argvs: list[list], data: Path) -> list[Run]:
+        """Start every command at once on ``data`` and wait for them all."""
+        started, procs = time.monotonic(), [self.start(argv, data) for argv in argvs]
+        return [self.finish(proc, started) for proc in procs]
+
+    def finish(self, proc: subprocess.Popen, started: float) -> Run:
+        try:
+            out, err = proc.communicate(timeout=max(self.hang_s - (time.monotonic() - started), 1))
+        except subprocess.TimeoutExpired:  # a hang: reported, not waited for
+            proc.kill()
+            out, err = proc.communicate()
+        self.outputs += [out, err]
+        return Run(proc.returncode, out, err, time.monotonic() - started)
+
     def run(self, argv: list, data: Path, kill_after: float | None = None, kill_when=None, **env: str) -> Run:
         """Run to the end (or SIGKILL it after ``kill_after`` s, or once ``kill_when()`` is true)."""
         started = time.monotonic()
@@ -87,6 +103,16 @@ class Amg:
         return Run(proc.returncode, out, err, time.monotonic() - started, killed)
 
 
+@contextmanager
+def graph_of(data: Path):
+    """The graph store of ``data``'s local graph server, held by this process while in use."""
+    res = Resources(Context(data_dir=str(data), neo4j_uri="", keep_alive=KEEP_ALIVE_S))
+    try:
+        yield res.store
+    finally:
+        res.close()
+
+
 def server_processes(data: Path) -> list[int]:
     """PIDs of local servers (and their watchdogs) working on ``data``."""
     found = []
@@ -100,8 +126,21 @@ def server_processes(data: Path) -> list[int]:
     return found
 
 
+def once(condition, extra_s: float):
+    """A kill condition: true ``extra_s`` seconds after ``condition()`` was first seen true."""
+    seen: list[float] = []
+
+    def due() -> bool:
+        if not seen and condition():
+            seen.append(time.monotonic())
+        return bool(seen) and time.monotonic() - seen[0] >= extra_s
+
+    return due
+
+
 def orphans_after(data: Path, wait_s: float = 12.0) -> int:
-    """Servers on ``data`` still running ``wait_s`` after their last client ended."""
+    """Servers on ``data`` still running ``wait_s`` after their last client ended (the campaign's keep-alive,
+    KEEP_ALIVE_S, plus the watchdog's check interval and a server's shutdown)."""
     deadline = time.monotonic() + wait_s
     while server_processes(data) and time.monotonic() < deadline:
         time.sleep(0.5)
@@ -153,9 +192,12 @@ def built(run: Run) -> int:
 
 def write_inputs(work: Path) -> dict[str, Path]:
     """The corpus, topics and a small multiple-choice set the process probes use."""
-    paths = {"corpus": work / "corpus.md", "topics": work / "topics.txt", "bench": work / "bench.jsonl"}
-    paths["corpus"].write_text(CORPUS)
-    paths["topics"].write_text("\n".join(("metformin", "insulin", "aspirin", "warfarin", "amoxicillin", "lisinopril")))
+    paths = {"corpus": work / "corpus", "topics": work / "topics.txt", "bench": work / "bench.jsonl"}
+    paths["corpus"].mkdir(exist_ok=True)
+    for drug, disease in DRUGS.items():  # a file each: "lisinopril" scored 0.21 against one chunk holding all six,
+        text = f"{drug.title()} treats {disease}. {drug.title()} is used for {disease} in adults."  # under the
+        (paths["corpus"] / f"{drug}.md").write_text(text)  # passage floor (0.3): its build found no evidence
+    paths["topics"].write_text("\n".join(DRUGS))
     rows = [{"id": f"q{i}", "question": f"Question {i}: which drug treats type 2 diabetes mellitus?", "subject": "x",
              "options": {"A": "Metformin", "B": "Aspirin", "C": "Warfarin", "D": "Insulin"}, "answer": "A"}
             for i in range(12)]  # fmt: skip
