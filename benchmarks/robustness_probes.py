@@ -135,9 +135,9 @@ def _killed_benches(amg: Amg, data: Path, switch, files, rng, kills: int, tally:
 
 
 def _killed_seed(amg: Amg, data: Path, rng: random.Random, tally: Tally) -> int:
-    run = amg.run(["kg", "seed", "--source", "drugs"], data, kill_after=rng.uniform(8.0, 25.0))
+    run = amg.run(["kg", "seed", "--vocabulary", "drugs"], data, kill_after=rng.uniform(8.0, 25.0))
     orphaned = orphans_after(data)
-    resumed = amg.run(["kg", "seed", "--source", "drugs"], data)
+    resumed = amg.run(["kg", "seed", "--vocabulary", "drugs"], data)
     tally.add(resumed.code == 0, resumed.err[-300:], run.tracebacks + resumed.tracebacks, _hang(resumed, amg))
     return orphaned
 
