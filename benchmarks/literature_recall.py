@@ -5,9 +5,10 @@
 Ingests ``../shared/data/pubmed-corpus.jsonl`` (1,000 abstracts) into the local PubMed index of the data
 dir (AMG_DATA_DIR; idempotent) and, for the 500 dev questions of ``pubmedqa-dev.jsonl``, reports the gold
 PMID's recall@5 and @10 for (a) the question itself as the query and (b) the queries the QA graph sends:
-one per question entity the parser finds (the data dir's seeded vocabularies), the entity with the
-question's key words, AMG_MAX_EVIDENCE records each; (b) counts a hit when the gold PMID is among all
-records fetched for the question, in dynamic mode (every entity) and hybrid mode (the gaps only).
+one per question entity its parser finds (AMG_QUERY_PARSER, default auto: the data dir's seeded
+vocabularies, and the model when they find nothing), the entity with the question's key words,
+AMG_MAX_EVIDENCE records each; (b) counts a hit when the gold PMID is among all records fetched for
+the question, in dynamic mode (every entity) and hybrid mode (the gaps only).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import json
 import sys
 
 from amg.agents.gap_detector import detect_gaps
-from amg.agents.query_parser import spot_entities
+from amg.agents.query_parser import parse_query
 from amg.graphs.context import Context
 from amg.graphs.resources import Resources
 from amg.tools.literature.index import LiteratureIndex, index_path
@@ -37,15 +38,17 @@ def main(argv: list[str] | None = None) -> int:
     res = Resources(ctx)
     k = int(ctx.max_evidence)
     hits = {"question@5": 0, "question@10": 0, "graph_dynamic": 0, "graph_hybrid": 0}
-    no_entity, fetched = 0, []
+    no_entity, fetched, parsed_by_model = 0, [], 0
     try:
         for row in rows:
             gold = set(row["pmids"])
             ranked = [h.pmid for h in index.search(row["question"], 10)]
             hits["question@5"] += bool(gold & set(ranked[:5]))
             hits["question@10"] += bool(gold & set(ranked))
-            entities = spot_entities(row["question"], res.linker)[: int(ctx.max_entities)]
+            entities = parse_query(row["question"], {}, res.llm, res.linker, int(ctx.max_entities),
+                                   parser=ctx.query_parser)["entities"]  # fmt: skip
             no_entity += not entities
+            parsed_by_model += any(not e["linked"] or e["how"] != "vocabulary" for e in entities)
             gaps = {g["key"] for g in detect_gaps(entities, res.store, ctx.tau, ctx.stale_days, ctx.min_relations)["gaps"]}
             found: dict[str, set[str]] = {}
             for entity in entities:
@@ -64,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
         "recall_at_10_question": round(hits["question@10"] / n, 3),
         "recall_graph_queries_dynamic": round(hits["graph_dynamic"] / n, 3),
         "recall_graph_queries_hybrid": round(hits["graph_hybrid"] / n, 3),
-        "questions_without_entities": no_entity, "records_fetched_per_question": round(sum(fetched) / n, 1),
+        "questions_without_entities": no_entity, "questions_with_model_entities": parsed_by_model,
+        "parser": ctx.query_parser, "records_fetched_per_question": round(sum(fetched) / n, 1),
         "records_per_entity": k,
     }  # fmt: skip
     emit(f"Gold-PMID recall, PubMedQA dev (n={n}), local PubMed index", [(key, value) for key, value in
