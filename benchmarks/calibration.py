@@ -4,8 +4,8 @@ Reads the per-question results of `amg bench` (letter probabilities, graph suppo
 model's letter prior and a Platt map on the "fit" half (evaluation/calibration.py), and reports
 on the "eval" half: accuracy before/after dividing out the letter prior, the predicted-letter
 distribution, ECE of the raw probability and of the calibrated confidence, and how often a
-wrong answer prints >= 0.8. With --write each mode's map is saved for the model
-(tools/llm/calibration/<model>.<mode>.json; "kg" is the one `amg ask` uses), with how it was made.
+wrong answer prints >= 0.8. With --write each answering method's map is saved for the model
+(tools/llm/calibration/<model>.<method>.json; "kg" is the one `amg ask` uses), with how it was made.
 
     python -m benchmarks.calibration bench-out/mmlu-med-dev [--write]
 """
@@ -30,10 +30,10 @@ def load_rows(folder: Path) -> list[dict]:
     return [r for r in rows if (r.get("confidence_basis") or {}).get("letter_probs")]
 
 
-def evaluate(mode: str, rows: list[dict], model: str, dataset: str) -> tuple[dict, object]:
+def evaluate(method: str, rows: list[dict], model: str, dataset: str) -> tuple[dict, object]:
     fit = [r for r in rows if half(r["id"]) == "fit"]
     held = [r for r in rows if half(r["id"]) == "eval"]
-    cmap = fit_map(fit, {"model": model, "mode": mode, "dataset": dataset, "split": "sha1(id) even = fit, odd = eval",
+    cmap = fit_map(fit, {"model": model, "method": method, "dataset": dataset, "split": "sha1(id) even = fit, odd = eval",
                          "n_fit": len(fit), "n_eval": len(held),
                          "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")})  # fmt: skip
     raw_option = [r["confidence_basis"]["model_option"] for r in held]
@@ -41,7 +41,7 @@ def evaluate(mode: str, rows: list[dict], model: str, dataset: str) -> tuple[dic
     scored = [features(r, cmap.letter_prior) for r in held]
     calibrated = [cmap(p, s) for _, p, s in scored]
     correct_raw = [o == r["gold"] for o, r in zip(raw_option, held)]
-    stated = [_stated(r["confidence_basis"], mode) for r in held]  # the formula before this map
+    stated = [_stated(r["confidence_basis"], method) for r in held]  # the formula before this map
     correct = [o == r["gold"] for (o, _, _), r in zip(scored, held)]
     figures = {
         "n_fit": len(fit), "n_eval": len(held),
@@ -58,32 +58,32 @@ def evaluate(mode: str, rows: list[dict], model: str, dataset: str) -> tuple[dic
     return figures, (cmap, calibrated, correct)
 
 
-def _stated(basis: dict, mode: str) -> float:
-    """The confidence as printed before: stated x (1/2 + 1/2 x support) in kg mode, stated in the baselines."""
+def _stated(basis: dict, method: str) -> float:
+    """The confidence as printed before: stated x (1/2 + 1/2 x support) by the kg method, stated in the baselines."""
     support = float(basis.get("support") or 0.0)
-    return basis["stated"] * (0.5 + 0.5 * support) if mode == "kg" else basis["stated"]
+    return basis["stated"] * (0.5 + 0.5 * support) if method == "kg" else basis["stated"]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("folder", type=Path, help="bench-out/<dataset>, holding one folder per mode")
-    parser.add_argument("--write", action="store_true", help="save each mode's map for its model")
+    parser.add_argument("folder", type=Path, help="bench-out/<dataset>, holding one folder per answering method")
+    parser.add_argument("--write", action="store_true", help="save each method's map for its model")
     args = parser.parse_args()
     figures, rows_out = {}, []
-    for mode_dir in sorted(p for p in args.folder.iterdir() if (p / "summary.json").exists()):
-        summary = json.loads((mode_dir / "summary.json").read_text())
-        rows = load_rows(mode_dir)
+    for method_dir in sorted(p for p in args.folder.iterdir() if (p / "summary.json").exists()):
+        summary = json.loads((method_dir / "summary.json").read_text())
+        rows = load_rows(method_dir)
         if len(rows) < 20:
             continue
-        found, (cmap, calibrated, correct) = evaluate(mode_dir.name, rows, summary["model"], args.folder.name)
-        figures[mode_dir.name] = found
-        reliability_png(calibrated, correct, mode_dir / "reliability-calibrated.png",
-                        f"{mode_dir.name}, calibrated, held-out half (n={found['n_eval']})")  # fmt: skip
-        rows_out += [(f"{mode_dir.name} {k}", v) for k, v in found.items() if k != "map"]
+        found, (cmap, calibrated, correct) = evaluate(method_dir.name, rows, summary["model"], args.folder.name)
+        figures[method_dir.name] = found
+        reliability_png(calibrated, correct, method_dir / "reliability-calibrated.png",
+                        f"{method_dir.name}, calibrated, held-out half (n={found['n_eval']})")  # fmt: skip
+        rows_out += [(f"{method_dir.name} {k}", v) for k, v in found.items() if k != "map"]
         if args.write:
             cmap.about["eval_figures"] = {k: v for k, v in found.items() if k != "map"}
-            cmap.save(map_path(summary["model"], mode_dir.name))
-            rows_out.append((f"{mode_dir.name} map written", str(map_path(summary["model"], mode_dir.name))))
+            cmap.save(map_path(summary["model"], method_dir.name))
+            rows_out.append((f"{method_dir.name} map written", str(map_path(summary["model"], method_dir.name))))
     emit(f"Answer-confidence calibration ({args.folder.name}; fit half -> held-out half)", rows_out, figures)
 
 

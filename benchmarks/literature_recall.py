@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = [json.loads(line) for line in (SHARED_DATA / "pubmedqa-dev.jsonl").open(encoding="utf-8")]
     rows = rows[: args.limit] if args.limit else rows
     res = Resources(ctx)
-    k = int(ctx.max_evidence)
+    k = ctx.max_evidence
     hits = {"question@5": 0, "question@10": 0, "graph_dynamic": 0, "graph_hybrid": 0}
     no_entity, fetched, parsed_by_model = 0, [], 0
     try:
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
             ranked = [h.pmid for h in index.search(row["question"], 10)]
             hits["question@5"] += bool(gold & set(ranked[:5]))
             hits["question@10"] += bool(gold & set(ranked))
-            entities = parse_query(row["question"], {}, res.llm, res.linker, int(ctx.max_entities),
+            entities = parse_query(row["question"], {}, res.llm, res.linker, ctx.max_entities,
                                    parser=ctx.query_parser)["entities"]  # fmt: skip
             no_entity += not entities
             parsed_by_model += any(not e["linked"] or e["how"] != "vocabulary" for e in entities)

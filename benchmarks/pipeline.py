@@ -67,7 +67,7 @@ def main() -> None:
     args = parser.parse_args()
     questions = load_questions(max(args.questions, args.e2e_questions + 1))
     server = ScriptedServer(zero_latency)
-    ctx = Context(mode="offline", openai_base_url=server.base_url, openai_api_key="x", llm_model="scripted")
+    ctx = Context(evidence_mode="offline", openai_base_url=server.base_url, openai_api_key="x", llm_model="scripted")
     base = Resources(ctx)
     if base.store.stats()["entities"] == 0:
         raise SystemExit(f"the KG in {ctx.data_path} is empty: run `amg kg seed` first")
@@ -75,7 +75,7 @@ def main() -> None:
     run(questions[:3], ctx)  # warm-up: models, caches, connections
     totals, by_node, calls, _ = run(questions[: args.questions], ctx)
     server.close()
-    e2e_ctx = Context(mode="offline", openai_base_url="")
+    e2e_ctx = Context(evidence_mode="offline", openai_base_url="")
     install(Resources(e2e_ctx, store=base.store))
     run(questions[args.e2e_questions : args.e2e_questions + 1], e2e_ctx)  # warm-up (model start) on an untimed question
     e2e, _, e2e_calls, e2e_paths = run(questions[: args.e2e_questions], e2e_ctx)

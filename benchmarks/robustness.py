@@ -176,7 +176,7 @@ def _environment(server: ScriptedServer, keys: dict[str, str]) -> dict[str, str]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "NEO4J_", "AMG_", "NCBI_"))}
     return {**env, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": keys["openai"],
             "NCBI_API_KEY": keys["ncbi"], "NEO4J_PASSWORD": keys["neo4j"], "NCBI_EMAIL": "robustness@example.invalid",
-            "AMG_LLM_MODEL": "scripted", "AMG_MODE": "offline", "AMG_KEEP_ALIVE": str(KEEP_ALIVE_S), "AMG_SOURCES": "textbooks", "AMG_LLM_TIMEOUT": "10",
+            "AMG_LLM_MODEL": "scripted", "AMG_MODE": "offline", "AMG_KEEP_ALIVE": str(KEEP_ALIVE_S), "AMG_SOURCES": "textbook", "AMG_LLM_TIMEOUT": "10",
             "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False"}  # fmt: skip
 
 
@@ -241,7 +241,7 @@ def campaign(args: argparse.Namespace, work: Path) -> tuple[dict[str, Tally], di
     server = ScriptedServer(switch)
     dirs = {name: work / name for name in ("in-process", "processes", "concurrency", "literature")}
     ctx = Context(data_dir=str(dirs["in-process"]), openai_base_url=server.base_url, openai_api_key=keys["openai"],
-                  llm_model="scripted", mode="offline", sources="textbooks", llm_timeout=2.0, neo4j_uri="",
+                  llm_model="scripted", evidence_mode="offline", sources="textbook", llm_timeout=2.0, neo4j_uri="",
                   keep_alive=KEEP_ALIVE_S)  # fmt: skip
     inner = in_process(ctx, switch, server, work, rng, args)
     tallies, files = inner["tallies"], {**inner["files"], **write_inputs(work)}

@@ -118,7 +118,7 @@ def _killed_benches(amg: Amg, data: Path, switch, files, rng, kills: int, tally:
         out = files["bench"].parent / f"bench-out-{n}"
         results = out / "closed-book" / "results.jsonl"
         due = once(lambda: results.exists() and results.stat().st_size > 0, rng.uniform(0.0, 2.0))
-        argv = ["bench", str(files["bench"]), "--mode", "closed-book", "--out", str(out)]
+        argv = ["bench", str(files["bench"]), "--method", "closed-book", "--out", str(out)]
         run = amg.run(argv, data, kill_when=due)
         orphaned += orphans_after(data)
         resumed = amg.run([*argv, "--resume"], data)

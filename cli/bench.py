@@ -1,4 +1,4 @@
-"""``amg bench``: accuracy, calibration, cost and latency on a multiple-choice set, by mode.
+"""``amg bench``: accuracy, calibration, cost and latency on a multiple-choice set, by answering method.
 
 Results are appended per question (``results.jsonl``), so ``--resume`` continues an
 interrupted run; the summary, reliability diagram and report are recomputed from them.
@@ -36,7 +36,7 @@ def run(args, context: Context) -> int:
         context = context.with_overrides(local_model=args.model, openai_base_url="")
     elif args.model:
         context = context.with_overrides(llm_model=args.model)
-    context = context.with_overrides(retrieval_uses_options=args.use_options, mode=context.mode)
+    context = context.with_overrides(retrieval_uses_options=args.use_options)
     res = resources_for(context)
     try:
         return _bench(args, context, res)
@@ -44,15 +44,15 @@ def run(args, context: Context) -> int:
         res.close()
 
 
-def _answer(mode: str, item: dict, context: Context, res, use_options: bool) -> dict:
+def _answer(method: str, item: dict, context: Context, res, use_options: bool) -> dict:
     q, options = item["question"], item["options"]
-    if mode == "closed-book":
-        return baselines.closed_book(q, options, res.llm, res.calibration(mode))
-    if mode == "cot":
-        return baselines.chain_of_thought(q, options, res.llm, res.calibration(mode))
-    if mode == "rag":
+    if method == "closed-book":
+        return baselines.closed_book(q, options, res.llm, res.calibration(method))
+    if method == "cot":
+        return baselines.chain_of_thought(q, options, res.llm, res.calibration(method))
+    if method == "rag":
         query = q + (" " + " ".join(options.values()) if use_options else "")
-        return baselines.retrieval(q, options, res.llm, res.passages, query, calibration=res.calibration(mode))
+        return baselines.retrieval(q, options, res.llm, res.passages, query, calibration=res.calibration(method))
     result = graph.invoke({"question": q, "options": options}, context=context)
     return {"option": result.get("option"), "confidence": result.get("confidence", 0.0),
             "confidence_basis": result.get("confidence_basis"), "llm_calls": result.get("llm_calls", 0),
@@ -65,7 +65,7 @@ def _bench(args, context: Context, res) -> int:
     items = dataset.items[: args.limit] if args.limit else dataset.items
     if args.shuffle_options:
         items = [shuffled(item, args.seed) for item in items]
-    out = Path(args.out or f"bench-out/{dataset.name}") / args.mode
+    out = Path(args.out or f"bench-out/{dataset.name}") / args.method
     out.mkdir(parents=True, exist_ok=True)
     results_path = out / "results.jsonl"
     done = set()
@@ -73,12 +73,12 @@ def _bench(args, context: Context, res) -> int:
         done = _resumable(results_path)
     elif results_path.exists():
         results_path.unlink()
-    before = res.store.stats() if args.mode == "kg" else None
+    before = res.store.stats() if args.method == "kg" else None
     with results_path.open("a") as sink:
-        for item in tqdm([i for i in items if i["id"] not in done], desc=f"{dataset.name} {args.mode}", unit=" q"):
+        for item in tqdm([i for i in items if i["id"] not in done], desc=f"{dataset.name} {args.method}", unit=" q"):
             started = time.perf_counter()
             try:
-                answer = _answer(args.mode, item, context, res, args.use_options)
+                answer = _answer(args.method, item, context, res, args.use_options)
             except ModelUnavailable as exc:  # one question's failed call is an unanswered question, not a lost run
                 answer = {"option": None, "confidence": 0.0, "llm_calls": 0, "tokens": 0, "error": str(exc)}
             row = {"id": item["id"], "subject": item["subject"], "gold": item["answer"], "predicted": answer["option"],
@@ -88,11 +88,11 @@ def _bench(args, context: Context, res) -> int:
                    "confidence_basis": answer.get("confidence_basis"), "error": answer.get("error")}  # fmt: skip
             sink.write(json.dumps(row) + "\n")
             sink.flush()
-    after = res.store.stats() if args.mode == "kg" else None
+    after = res.store.stats() if args.method == "kg" else None
     summary = summarize(results_path, args, context, res, dataset, before, after)
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     write_report(out.parent)
-    print(f"{args.mode}: n={summary['n']} accuracy={summary['accuracy']:.3f} macro_f1={summary['macro_f1']:.3f} "
+    print(f"{args.method}: n={summary['n']} accuracy={summary['accuracy']:.3f} macro_f1={summary['macro_f1']:.3f} "
           f"ece={summary['ece']:.3f} unparsed={summary['unparsed']} p50={summary['latency_p50_s']:.2f}s "
           f"calls/q={summary['llm_calls_per_question']:.2f}  report: {out.parent / 'report.md'}")  # fmt: skip
     return 0
@@ -114,7 +114,7 @@ def summarize(results_path: Path, args, context: Context, res, dataset, before, 
     rows = [json.loads(line) for line in results_path.read_text().splitlines() if line.strip()]
     gold, predicted = [r["gold"] for r in rows], [r["predicted"] for r in rows]
     confidences, correct = [float(r["confidence"] or 0.0) for r in rows], [bool(r["correct"]) for r in rows]
-    reliability_png(confidences, correct, results_path.parent / "reliability.png", f"{args.mode} ({res.model_name})")
+    reliability_png(confidences, correct, results_path.parent / "reliability.png", f"{args.method} ({res.model_name})")
     subjects = sorted({r["subject"] for r in rows})
     nodes = sorted({node for r in rows for node in r["timings_ms"]})
     return {
@@ -124,7 +124,7 @@ def summarize(results_path: Path, args, context: Context, res, dataset, before, 
         "latency_p95_s": percentile([r["latency_s"] for r in rows], 95),
         "llm_calls_per_question": statistics.mean(r["llm_calls"] for r in rows) if rows else 0,
         "tokens_per_question": statistics.mean(r["tokens"] for r in rows) if rows else 0,
-        "mode": args.mode, "model": res.model_name,
+        "method": args.method, "model": res.model_name,
         "per_subject_accuracy": {s: accuracy([r["gold"] for r in rows if r["subject"] == s],
                                              [r["predicted"] for r in rows if r["subject"] == s]) for s in subjects},
         "node_latency_ms": {n: {"p50": percentile([r["timings_ms"][n] for r in rows if n in r["timings_ms"]], 50),
@@ -136,7 +136,7 @@ def summarize(results_path: Path, args, context: Context, res, dataset, before, 
         "config": {"dataset": str(args.dataset), "skipped_records": dataset.skipped, "limit": args.limit,
                    "shuffle_options": args.shuffle_options, "seed": args.seed,
                    "retrieval_uses": "question and options" if args.use_options else "question only",
-                   "kg_mode": context.mode, "tau": context.tau, "max_entities": context.max_entities,
+                   "evidence_mode": context.evidence_mode, "tau": context.tau, "max_entities": context.max_entities,
                    "depth": context.max_depth, "traversal": context.traversal, "sources": context.sources,
                    "model_sha256": LOCAL_MODELS[context.local_model].sha256 if not context.openai_base_url else None,
                    "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")},
@@ -144,17 +144,17 @@ def summarize(results_path: Path, args, context: Context, res, dataset, before, 
 
 
 def write_report(folder: Path) -> None:
-    """report.md: every mode run into this folder, side by side, with its configuration."""
+    """report.md: every method run into this folder, side by side, with its configuration."""
     summaries = [json.loads(p.read_text()) for p in sorted(folder.glob("*/summary.json"))]
     lines = [f"# AMG evaluation: {folder.name}", "",
-             "| mode | model | n | accuracy | macro-F1 | ECE | unparsed | p50 s | LLM calls/q | tokens/q |",
+             "| method | model | n | accuracy | macro-F1 | ECE | unparsed | p50 s | LLM calls/q | tokens/q |",
              "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for s in summaries:
-        lines.append(f"| {s['mode']} | {s['model']} | {s['n']} | {s['accuracy']:.3f} | {s['macro_f1']:.3f} | "
+        lines.append(f"| {s['method']} | {s['model']} | {s['n']} | {s['accuracy']:.3f} | {s['macro_f1']:.3f} | "
                      f"{s['ece']:.3f} | {s['unparsed']} | {s['latency_p50_s']:.2f} | "
                      f"{s['llm_calls_per_question']:.2f} | {s['tokens_per_question']:.0f} |")  # fmt: skip
     for s in summaries:
-        lines += ["", f"## {s['mode']}", "", f"![reliability]({s['mode']}/reliability.png)", "",
+        lines += ["", f"## {s['method']}", "", f"![reliability]({s['method']}/reliability.png)", "",
                   f"- predicted letters: {s['predicted_letters']} (gold: {s['gold_letters']})",
                   "- per subject: " + ", ".join(f"{k} {v:.2f}" for k, v in s["per_subject_accuracy"].items()),
                   f"- graph growth: {s['graph_growth']}", f"- configuration: `{json.dumps(s['config'])}`"]  # fmt: skip

@@ -16,6 +16,7 @@ import openai
 from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
 from amg.cli.terminal import printable
+from amg.evaluation import METHODS
 from amg.graphs.context import Context
 from amg.tools.evidence.embeddings import EmbeddingModelMissing
 from amg.tools.evidence.remote_calls import SourceUnavailable
@@ -29,15 +30,16 @@ USER_ERRORS = (ValueError, FileNotFoundError, GraphUnavailable, LocalServerError
                openai.NotFoundError)  # fmt: skip
 
 
-def _context_flags(parser: argparse.ArgumentParser, mode_flag: str = "--mode") -> None:
-    parser.add_argument(mode_flag, dest="evidence_mode", choices=["offline", "dynamic", "hybrid"],
+def _context_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--mode", dest="evidence_mode", choices=Context.choices("evidence_mode"),
                         help="evidence mode (AMG_MODE)")
     parser.add_argument("--tau", type=float, help="traversal confidence threshold (AMG_TAU)")
     parser.add_argument("--depth", dest="max_depth", type=int, help="traversal depth (AMG_MAX_DEPTH)")
     parser.add_argument("--max-entities", type=int, help="entities per question (AMG_MAX_ENTITIES)")
-    parser.add_argument("--traversal", choices=["bfs", "dfs"], help="traversal strategy (AMG_TRAVERSAL)")
-    parser.add_argument("--sources", help="evidence sources, comma-separated (AMG_SOURCES)")
-    parser.add_argument("--local-model", choices=["0.5b", "1.5b", "smollm2"], help="embedded model (AMG_LOCAL_MODEL)")
+    parser.add_argument("--traversal", choices=Context.choices("traversal"), help="traversal strategy (AMG_TRAVERSAL)")
+    parser.add_argument("--sources", help=f"evidence sources, comma-separated: {','.join(Context.choices('sources'))} "
+                        "(AMG_SOURCES)")
+    parser.add_argument("--local-model", choices=Context.choices("local_model"), help="embedded model (AMG_LOCAL_MODEL)")
     parser.add_argument("--per-entity", dest="per_entity_reasoning", action="store_true", default=None,
                         help="one reasoning call per entity (paper-faithful)")  # fmt: skip
 
@@ -94,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench = sub.add_parser("bench", help="evaluate on a multiple-choice set (accuracy, calibration, cost)")
     bench.add_argument("dataset", help="JSONL (ours, MedQA), MedMCQA JSON lines, or PubMedQA JSON")
-    bench.add_argument("--mode", default="kg", choices=["closed-book", "cot", "rag", "kg"])
+    bench.add_argument("--method", default="kg", choices=METHODS, help="how questions are answered (default kg: AMG)")
     bench.add_argument("--limit", type=int, help="first N questions")
     bench.add_argument("--seed", type=int, default=0)
     bench.add_argument("--out", help="output folder (default bench-out/DATASET)")
@@ -102,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--shuffle-options", action="store_true", help="permute options (seeded) against position bias")
     bench.add_argument("--use-options", action="store_true", help="retrieval also uses the option texts")
     bench.add_argument("--model", help="0.5b | 1.5b (embedded) or a model name at the configured endpoint")
-    _context_flags(bench, mode_flag="--kg-mode")
+    _context_flags(bench)
 
     ask = sub.add_parser("ask", help="answer one question")
     ask.add_argument("question")
@@ -118,9 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def context_from(args: argparse.Namespace) -> Context:
     """The environment's settings with the command's flags in their place (a flag beats a bad variable)."""
-    names = ("tau", "max_depth", "max_entities", "traversal", "sources", "local_model", "per_entity_reasoning")
-    flags = {"mode": getattr(args, "evidence_mode", None), **{n: getattr(args, n, None) for n in names}}
-    return Context(**{name: value for name, value in flags.items() if value is not None})
+    names = ("evidence_mode", "tau", "max_depth", "max_entities", "traversal", "sources", "local_model",
+             "per_entity_reasoning")
+    return Context(**{name: getattr(args, name) for name in names if getattr(args, name, None) is not None})
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,5 +1,5 @@
 """Ablation answerers for evaluation, on the same backbone and answer format as AMG: closed-book,
-CoT, and RAG (textbook passages, no graph). The full graph is the ``kg`` mode (the QA graph itself)."""
+CoT, and RAG (textbook passages, no graph). The full graph is the ``kg`` method (the QA graph itself)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
-"""Runtime configuration: one dataclass, every field falls back to an environment variable.
+"""Runtime configuration: one dataclass of typed settings, each taken from its environment variable unless given.
 
-Used as LangGraph's ``context_schema`` (Studio shows and edits it) and by the CLI.
-``.env`` in the working directory is loaded first; real environment variables win.
+LangGraph's ``context_schema`` (Studio shows and edits it; a partial context takes the rest from the
+environment) and the home of every allowed value the CLI offers. ``.env`` in the working directory is
+loaded once per process; real environment variables win. Imports nothing heavy (tests/test_context.py).
 """
 
 from __future__ import annotations
@@ -13,144 +14,158 @@ from pathlib import Path
 
 from dotenv import load_dotenv
 
-from amg.agents.query_parser import PARSERS
-from amg.tools.evidence.pubmed_sources import CHOICES as PUBMED_CHOICES
-from amg.tools.kg.ranking import RANKINGS
-from amg.tools.kg.traversal import HUB_DEGREE, MAX_DEPTH, MAX_NODES, STRATEGY, TAU
+from amg.tools.choices import PATH_RANKINGS, PUBMED
+from amg.tools.kg.traversal import HUB_DEGREE, MAX_DEPTH, MAX_NODES, STRATEGIES, STRATEGY, TAU
+from amg.tools.llm.weights import LOCAL_MODELS
 
-MODES = ("offline", "dynamic", "hybrid")
+EVIDENCE_MODES = ("offline", "dynamic", "hybrid")
 LEARNING = ("after", "before")
-STRATEGIES = ("bfs", "dfs")
-SOURCES = ("pubmed", "wikipedia", "textbooks")
+SOURCES = ("pubmed", "wikipedia", "textbook")  # each also the kind of the evidence it finds
+PARSERS = ("llm", "vocabulary", "auto")
 
 
-def _env(name: str, default: str = "", doc: str = "") -> object:
-    return field(default=None, metadata={"env": name, "default": default, "description": doc})
+def _setting(env: str, default: str, doc: str, *, choices: tuple = (), connection: bool = False):
+    """A field read from ``env`` (or ``default``) when not given; ``connection``: it chooses what Resources open."""
+    return field(default_factory=lambda: _from_env(env, default), metadata={
+        "env": env, "fallback": default, "description": doc, "choices": choices, "connection": connection})
+
+
+def _from_env(env: str, default: str) -> str:
+    _load_dotenv()
+    return os.environ.get(env) or default
 
 
 @dataclass(kw_only=True)
 class Context:
-    """Everything a run can be configured with; ``None`` means "take the env or default"."""
+    """Everything a run can be configured with, typed; a field left out (or None) comes from the environment."""
 
-    openai_base_url: str | None = _env("OPENAI_BASE_URL", "", "OpenAI-compatible endpoint; empty = local llama.cpp")
-    openai_api_key: str | None = _env("OPENAI_API_KEY", "", "API key for that endpoint")
-    llm_model: str | None = _env("AMG_LLM_MODEL", "gpt-4o-mini", "model name at the endpoint")
-    llm_timeout: float | None = _env("AMG_LLM_TIMEOUT", "180", "seconds one model call may take, retries included")
-    local_model: str | None = _env("AMG_LOCAL_MODEL", "1.5b", "embedded model: 1.5b | 0.5b (fast, for tests) | smollm2")
-    neo4j_uri: str | None = _env("NEO4J_URI", "", "Neo4j 5 URI; empty = embedded ArcadeDB Bolt server")
-    neo4j_user: str | None = _env("NEO4J_USER", "neo4j", "Neo4j user")
-    neo4j_password: str | None = _env("NEO4J_PASSWORD", "", "Neo4j password")
-    neo4j_database: str | None = _env("NEO4J_DATABASE", "", "Neo4j database; empty = server default")
-    data_dir: str | None = _env("AMG_DATA_DIR", "~/.local/share/amg", "graph, models, caches, vectors")
-    keep_alive: float | None = _env("AMG_KEEP_ALIVE", "300", "seconds the embedded graph and model servers stay up "
+    openai_base_url: str = _setting("OPENAI_BASE_URL", "", "OpenAI-compatible endpoint; empty = local llama.cpp", connection=True)
+    openai_api_key: str = _setting("OPENAI_API_KEY", "", "API key for that endpoint", connection=True)
+    llm_model: str = _setting("AMG_LLM_MODEL", "gpt-4o-mini", "model name at the endpoint", connection=True)
+    llm_timeout: float = _setting("AMG_LLM_TIMEOUT", "180", "seconds one model call may take, retries included", connection=True)
+    local_model: str = _setting("AMG_LOCAL_MODEL", "1.5b", "embedded model: 1.5b | 0.5b (fast, for tests) | smollm2",
+                                choices=tuple(LOCAL_MODELS), connection=True)
+    neo4j_uri: str = _setting("NEO4J_URI", "", "Neo4j 5 URI; empty = embedded ArcadeDB Bolt server", connection=True)
+    neo4j_user: str = _setting("NEO4J_USER", "neo4j", "Neo4j user", connection=True)
+    neo4j_password: str = _setting("NEO4J_PASSWORD", "", "Neo4j password", connection=True)
+    neo4j_database: str = _setting("NEO4J_DATABASE", "", "Neo4j database; empty = server default", connection=True)
+    data_dir: str = _setting("AMG_DATA_DIR", "~/.local/share/amg", "graph, models, caches, vectors", connection=True)
+    keep_alive: float = _setting("AMG_KEEP_ALIVE", "300", "seconds the embedded graph and model servers stay up "
                                     "after the last command using them, so the next one finds them ready (0 = stop)")
-    pubmed: str | None = _env("AMG_PUBMED", "auto", "which PubMed: remote (NCBI) | local (the index `amg ingest pubmed` "
-                              "builds) | both (merged by PMID) | auto (local when NCBI cannot be reached)")
-    ncbi_email: str | None = _env("NCBI_EMAIL", "", "e-mail sent to NCBI with every request")
-    ncbi_api_key: str | None = _env("NCBI_API_KEY", "", "NCBI key: 10 requests/s instead of 3")
-    embedding_model: str | None = _env("AMG_EMBEDDING_MODEL", "minilm", "minilm | mpnet | a local folder")
-    mode: str | None = _env("AMG_MODE", "hybrid", "offline | dynamic | hybrid")
-    sources: str | None = _env("AMG_SOURCES", "pubmed,wikipedia,textbooks", "evidence sources, comma-separated")
-    tau: float | None = _env("AMG_TAU", str(TAU), "confidence threshold for traversal")
-    max_entities: int | None = _env("AMG_MAX_ENTITIES", "8", "entities extracted per question (M)")
-    max_depth: int | None = _env("AMG_MAX_DEPTH", str(MAX_DEPTH), "traversal depth")
-    max_nodes: int | None = _env("AMG_MAX_NODES", str(MAX_NODES), "nodes kept per traversal")
-    traversal: str | None = _env("AMG_TRAVERSAL", STRATEGY, "bfs | dfs")
-    hub_degree: int | None = _env("AMG_HUB_DEGREE", str(HUB_DEGREE), "nodes with more relations are expanded only as question entities")
-    path_ranking: str | None = _env("AMG_PATH_RANKING", "mmr", "paths shown to the reasoner: mmr | similarity | confidence")
-    min_path_relevance: float | None = _env("AMG_MIN_PATH_RELEVANCE", "0.4",
+    pubmed: str = _setting("AMG_PUBMED", "auto", "which PubMed: remote (NCBI) | local (the index `amg ingest pubmed` "
+                              "builds) | both (merged by PMID) | auto (local when NCBI cannot be reached)", choices=PUBMED)
+    ncbi_email: str = _setting("NCBI_EMAIL", "", "e-mail sent to NCBI with every request", connection=True)
+    ncbi_api_key: str = _setting("NCBI_API_KEY", "", "NCBI key: 10 requests/s instead of 3", connection=True)
+    embedding_model: str = _setting("AMG_EMBEDDING_MODEL", "minilm", "minilm | mpnet | a local folder", connection=True)
+    evidence_mode: str = _setting("AMG_MODE", "hybrid", "evidence searched for the gaps (hybrid), every entity (dynamic) "
+                                  "or none (offline)", choices=EVIDENCE_MODES)
+    sources: tuple[str, ...] = _setting("AMG_SOURCES", "pubmed,wikipedia,textbook", "evidence sources, comma-separated",
+                                        choices=SOURCES)
+    tau: float = _setting("AMG_TAU", str(TAU), "confidence threshold for traversal")
+    max_entities: int = _setting("AMG_MAX_ENTITIES", "8", "entities extracted per question (M)")
+    max_depth: int = _setting("AMG_MAX_DEPTH", str(MAX_DEPTH), "traversal depth")
+    max_nodes: int = _setting("AMG_MAX_NODES", str(MAX_NODES), "nodes kept per traversal")
+    traversal: str = _setting("AMG_TRAVERSAL", STRATEGY, "bfs | dfs", choices=STRATEGIES)
+    hub_degree: int = _setting("AMG_HUB_DEGREE", str(HUB_DEGREE), "nodes with more relations are expanded only as question entities")
+    path_ranking: str = _setting("AMG_PATH_RANKING", "mmr", "paths shown to the reasoner: mmr | similarity | confidence",
+                                  choices=PATH_RANKINGS)
+    min_path_relevance: float = _setting("AMG_MIN_PATH_RELEVANCE", "0.4",
                                             "paths less similar than this to the question are not shown (0 = all)")
-    question_links: bool | None = _env("AMG_QUESTION_LINKS", "true", "show the reasoner the edges between question entities")
-    query_parser: str | None = _env("AMG_QUERY_PARSER", "auto", "llm | vocabulary | auto: entities from the model and "
+    question_links: bool = _setting("AMG_QUESTION_LINKS", "true", "show the reasoner the edges between question entities")
+    query_parser: str = _setting("AMG_QUERY_PARSER", "auto", "llm | vocabulary | auto: entities from the model and "
                                     "the vocabularies; the vocabularies alone (one call less; 3.6 points less "
-                                    "accurate); or the vocabularies, and the model only when they find nothing")
-    learn: str | None = _env("AMG_LEARN", "after", "after | before: score fetched evidence into the graph after the answer "
+                                    "accurate); or the vocabularies, and the model only when they find nothing", choices=PARSERS)
+    learn: str = _setting("AMG_LEARN", "after", "after | before: score fetched evidence into the graph after the answer "
                              "(the answer reads the evidence itself; the demo answered at 34 s instead of 44 s) or before "
-                             "it (the paper's order: the answer's paths include what was just learned)")
-    per_entity_reasoning: bool | None = _env("AMG_PER_ENTITY_REASONING", "false", "one reasoning call per entity")
-    max_evidence: int | None = _env("AMG_MAX_EVIDENCE", "5", "evidence records fetched per entity")
-    min_passage_relevance: float | None = _env("AMG_MIN_PASSAGE_RELEVANCE", "0.3",
+                             "it (the paper's order: the answer's paths include what was just learned)", choices=LEARNING)
+    per_entity_reasoning: bool = _setting("AMG_PER_ENTITY_REASONING", "false", "one reasoning call per entity")
+    max_evidence: int = _setting("AMG_MAX_EVIDENCE", "5", "evidence records fetched per entity")
+    min_passage_relevance: float = _setting("AMG_MIN_PASSAGE_RELEVANCE", "0.3",
                                                "textbook passages less similar than this to the entity are not used")
-    retrieval_uses_options: bool | None = _env("AMG_RETRIEVAL_USES_OPTIONS", "true",
+    retrieval_uses_options: bool = _setting("AMG_RETRIEVAL_USES_OPTIONS", "true",
                                                "multiple choice: look up entities of the options too")
-    keep_score: int | None = _env("AMG_KEEP_SCORE", "4", "relations scored below this (1-10) are dropped")
-    stale_days: int | None = _env("AMG_STALE_DAYS", "180", "entities not refreshed for longer are stale")
-    min_relations: int | None = _env("AMG_MIN_RELATIONS", "3", "entities with fewer relations above tau are thin")
+    keep_score: int = _setting("AMG_KEEP_SCORE", "4", "relations scored below this (1-10) are dropped")
+    stale_days: int = _setting("AMG_STALE_DAYS", "180", "entities not refreshed for longer are stale")
+    min_relations: int = _setting("AMG_MIN_RELATIONS", "3", "entities with fewer relations above tau are thin")
 
     def __post_init__(self) -> None:
-        load_dotenv(override=False)
         for f in fields(self):
-            if getattr(self, f.name) is None:
-                raw = os.environ.get(f.metadata["env"]) or f.metadata["default"]
-                try:
-                    setattr(self, f.name, _coerce(raw, f.type))
-                except ValueError:
-                    raise ValueError(f"invalid configuration: {f.metadata['env']}={raw!r} is not a number") from None
+            value = getattr(self, f.name)
+            if value is None:  # Studio may send a field it shows empty
+                value = _from_env(f.metadata["env"], f.metadata["fallback"])
+            try:
+                setattr(self, f.name, _PARSE[str(f.type)](value))
+            except (TypeError, ValueError):
+                raise ValueError(f"invalid configuration: {f.metadata['env']}={value!r} is not a number") from None
         self.validate()
 
     def validate(self) -> None:
         """Raise ValueError with a readable message for any out-of-range knob."""
         problems = []
-        if self.mode not in MODES:
-            problems.append(f"AMG_MODE={self.mode!r} (choose {', '.join(MODES)})")
-        if self.learn not in LEARNING:
-            problems.append(f"AMG_LEARN={self.learn!r} (choose {' or '.join(LEARNING)})")
-        if self.traversal not in STRATEGIES:
-            problems.append(f"AMG_TRAVERSAL={self.traversal!r} (choose bfs or dfs)")
-        if self.path_ranking not in RANKINGS:
-            problems.append(f"AMG_PATH_RANKING={self.path_ranking!r} (choose {', '.join(RANKINGS)})")
-        if self.query_parser not in PARSERS:
-            problems.append(f"AMG_QUERY_PARSER={self.query_parser!r} (choose {', '.join(PARSERS)})")
-        if not 0.0 <= float(self.min_path_relevance) <= 1.0:
+        for f in fields(self):
+            choices, value = f.metadata["choices"], getattr(self, f.name)
+            unknown = [v for v in value if v not in choices] if isinstance(value, tuple) else []
+            if unknown:
+                problems.append(f"{f.metadata['env']} has {', '.join(unknown)} (choose from {', '.join(choices)})")
+            elif choices and not isinstance(value, tuple) and value not in choices:
+                problems.append(f"{f.metadata['env']}={value!r} (choose {', '.join(choices)})")
+        if not 0.0 <= self.min_path_relevance <= 1.0:
             problems.append(f"AMG_MIN_PATH_RELEVANCE={self.min_path_relevance} (0..1)")
-        if not -1.0 <= float(self.min_passage_relevance) <= 1.0:
+        if not -1.0 <= self.min_passage_relevance <= 1.0:
             problems.append(f"AMG_MIN_PASSAGE_RELEVANCE={self.min_passage_relevance} (-1..1)")
-        if not 0.0 < float(self.tau) <= 1.0:
+        if not 0.0 < self.tau <= 1.0:
             problems.append(f"AMG_TAU={self.tau} (must be in (0, 1])")
-        if not 1 <= int(self.max_entities) <= 32:
+        if not 1 <= self.max_entities <= 32:
             problems.append(f"AMG_MAX_ENTITIES={self.max_entities} (1..32)")
-        if not 1 <= int(self.max_depth) <= 5:
+        if not 1 <= self.max_depth <= 5:
             problems.append(f"AMG_MAX_DEPTH={self.max_depth} (1..5)")
-        if int(self.hub_degree) < 1:
+        if self.hub_degree < 1:
             problems.append(f"AMG_HUB_DEGREE={self.hub_degree} (at least 1)")
-        if int(self.max_nodes) < 1:
+        if self.max_nodes < 1:
             problems.append(f"AMG_MAX_NODES={self.max_nodes} (at least 1)")
-        if not 1 <= int(self.keep_score) <= 10:
+        if not 1 <= self.keep_score <= 10:
             problems.append(f"AMG_KEEP_SCORE={self.keep_score} (1..10)")
-        if not 0 <= float(self.keep_alive) <= 86400:
+        if not 0 <= self.keep_alive <= 86400:
             problems.append(f"AMG_KEEP_ALIVE={self.keep_alive} (seconds, 0 to 86400)")
-        if not 0 < float(self.llm_timeout) <= 3600:
+        if not 0 < self.llm_timeout <= 3600:
             problems.append(f"AMG_LLM_TIMEOUT={self.llm_timeout} (seconds, more than 0 and at most 3600)")
-        if self.pubmed not in PUBMED_CHOICES:
-            problems.append(f"AMG_PUBMED={self.pubmed!r} (choose {', '.join(PUBMED_CHOICES)})")
-        unknown = set(self.source_list) - set(SOURCES)
-        if unknown:
-            problems.append(f"AMG_SOURCES has {', '.join(sorted(unknown))} (choose from {', '.join(SOURCES)})")
         if problems:
             raise ValueError("invalid configuration: " + "; ".join(problems))
 
+    @classmethod
+    def choices(cls, name: str) -> tuple[str, ...]:
+        """The allowed values of field ``name`` (the CLI's choices)."""
+        return next(f.metadata["choices"] for f in fields(cls) if f.name == name)
+
     @property
-    def source_list(self) -> list[str]:
-        return [s.strip() for s in str(self.sources).split(",") if s.strip()]
+    def connection(self) -> tuple:
+        """The values of the fields that choose what Resources connect to (one shared Resources per tuple)."""
+        return tuple(getattr(self, f.name) for f in fields(self) if f.metadata["connection"])
 
     @property
     def data_path(self) -> Path:
-        return Path(str(self.data_dir)).expanduser().resolve()
+        return Path(self.data_dir).expanduser().resolve()
 
     def with_overrides(self, **changes: object) -> Context:
         """A copy with the given non-None fields replaced (used by CLI flags)."""
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
 
-def _coerce(raw: str, annotation: object) -> object:
-    text = str(annotation)
-    if "bool" in text:
-        return raw.strip().lower() in ("1", "true", "yes", "on")
-    if "int" in text:
-        return int(raw)
-    if "float" in text:
-        return float(raw)
-    return raw
+def _flag(raw: object) -> bool:
+    return raw if isinstance(raw, bool) else str(raw).strip().lower() in ("1", "true", "yes", "on")
+
+
+def _words(raw: object) -> tuple[str, ...]:
+    items = raw.split(",") if isinstance(raw, str) else raw
+    return tuple(word for word in (str(item).strip() for item in items) if word)
+
+
+_PARSE = {"str": str, "int": int, "float": float, "bool": _flag, "tuple[str, ...]": _words}  # by annotation
+
+
+@cache
+def _load_dotenv() -> None:
+    load_dotenv(override=False)
 
 
 @cache

@@ -14,7 +14,7 @@ from amg.graphs.resources import Resources
 
 def search(entity: dict, question: str, res: Resources, ctx: Context, mindate: str | None = None) -> dict:
     """Evidence for ``entity``: {records, texts, degradations}."""
-    return search_evidence(entity, question, res.evidence, ctx.source_list, ctx.max_evidence, mindate=mindate)
+    return search_evidence(entity, question, res.evidence, ctx.sources, ctx.max_evidence, mindate=mindate)
 
 
 def learn(entity: dict, question: str, others: list[dict], found: dict, res: Resources, ctx: Context) -> dict:

@@ -176,9 +176,9 @@ def after_parse(state: QAState) -> str:
 
 def after_gaps(state: QAState, runtime: Runtime[Context]):
     ctx = run_context(runtime)
-    if ctx.mode == "offline" or not ctx.source_list:
+    if ctx.evidence_mode == "offline" or not ctx.sources:
         return "traverse"
-    targets = state["entities"] if ctx.mode == "dynamic" else state.get("gaps", [])
+    targets = state["entities"] if ctx.evidence_mode == "dynamic" else state.get("gaps", [])
     if not targets:
         return "traverse"
     return [Send("expand_entity", {"entity": e, "question": state["question"], "entities": state["entities"]})

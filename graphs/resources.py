@@ -45,7 +45,7 @@ class Resources:
             if "store" in self.__dict__:  # another thread started it while this one waited
                 return self.__dict__["store"]
             driver, database, server = connect_graph(
-                c.neo4j_uri, c.neo4j_user, c.neo4j_password, c.neo4j_database, c.data_path, float(c.keep_alive)
+                c.neo4j_uri, c.neo4j_user, c.neo4j_password, c.neo4j_database, c.data_path, c.keep_alive
             )
             if server is not None:
                 self.local_servers.append(server)
@@ -62,8 +62,8 @@ class Resources:
                 return self.__dict__["llm"]
             llm, server = chat_model(
                 base_url=c.openai_base_url, api_key=c.openai_api_key, model=c.llm_model,
-                local_model=c.local_model, data_dir=c.data_path, timeout_s=float(c.llm_timeout),
-                keep_alive_s=float(c.keep_alive),
+                local_model=c.local_model, data_dir=c.data_path, timeout_s=c.llm_timeout,
+                keep_alive_s=c.keep_alive,
             )  # fmt: skip
             if server is not None:
                 self.local_servers.append(server)
@@ -84,11 +84,11 @@ class Resources:
 
     @property
     def model_name(self) -> str:
-        return getattr(self.llm, "model_name", None) or str(self.context.llm_model)
+        return getattr(self.llm, "model_name", None) or self.context.llm_model
 
-    def calibration(self, mode: str = "kg") -> CalibrationMap | None:
-        """The answer-confidence map measured for this model in ``mode``, if any (tools/llm/calibration/)."""
-        return map_for(self.model_name, mode)
+    def calibration(self, method: str = "kg") -> CalibrationMap | None:
+        """The answer-confidence map measured for this model answering by ``method``, if any (tools/llm/calibration/)."""
+        return map_for(self.model_name, method)
 
     @cached_property
     def embedding_path(self):
@@ -119,7 +119,7 @@ class Resources:
             pubmed=PubMedSources(c.pubmed, PubMedClient(c.ncbi_email, c.ncbi_api_key, cache), local),
             wikipedia=WikipediaClient(cache),
             passages=self.passages,
-            min_passage_score=float(c.min_passage_relevance),
+            min_passage_score=c.min_passage_relevance,
         )
 
     def close(self) -> None:
@@ -141,24 +141,19 @@ def _check_data_dir(path: Path) -> None:
         raise ValueError(f"AMG_DATA_DIR={path} cannot be a folder: {existing} is a file; point it at a folder")
 
 
-_SHARED: dict[tuple, Resources] = {}
+_SHARED: dict[tuple, Resources] = {}  # the process's Resources, by Context.connection
 _SHARED_LOCK = threading.Lock()
-_CONNECTION_FIELDS = ("openai_base_url", "openai_api_key", "llm_model", "llm_timeout", "local_model", "neo4j_uri",
-                      "neo4j_user", "neo4j_password", "neo4j_database", "data_dir", "ncbi_email", "ncbi_api_key",
-                      "embedding_model")  # fmt: skip
 
 
 def resources_for(context: Context) -> Resources:
     """The process-wide Resources for this context's connections (built once)."""
-    key = tuple(getattr(context, name) for name in _CONNECTION_FIELDS)
     with _SHARED_LOCK:
-        if key not in _SHARED:
-            _SHARED[key] = Resources(context)
-        return _SHARED[key]
+        if context.connection not in _SHARED:
+            _SHARED[context.connection] = Resources(context)
+        return _SHARED[context.connection]
 
 
 def install(resources: Resources) -> None:
-    """Make ``resources`` the shared instance for its context (tests, embedding apps)."""
-    key = tuple(getattr(resources.context, name) for name in _CONNECTION_FIELDS)
+    """Make ``resources`` the shared instance for its context's connections (tests, embedding apps)."""
     with _SHARED_LOCK:
-        _SHARED[key] = resources
+        _SHARED[resources.context.connection] = resources

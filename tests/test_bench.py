@@ -1,4 +1,4 @@
-"""Evaluation harness: readers, metrics on hand-computed examples, every mode on the scripted LLM, resume."""
+"""Evaluation harness: readers, metrics on hand-computed examples, every answering method on the scripted LLM, resume."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import pytest
 from langchain_openai import ChatOpenAI
 
 from amg.cli import bench as cli_bench
+from amg.cli.main import build_parser
+from amg.evaluation import METHODS
 from amg.evaluation.datasets import load, shuffled
 from amg.evaluation.metrics import accuracy, ece, macro_f1
 from amg.graphs.context import Context
@@ -68,33 +70,33 @@ def answer_key(body: dict) -> dict:
 @pytest.fixture
 def bench_env(store, scripted_server, tmp_path):
     server = scripted_server(answer_key)
-    ctx = Context(data_dir=str(tmp_path / "data"), mode="offline")
+    ctx = Context(data_dir=str(tmp_path / "data"), evidence_mode="offline")
     llm = ChatOpenAI(base_url=server.base_url, api_key="t", model="scripted")
     install(Resources(ctx, store=store, llm=llm))
     return ctx, tmp_path, server
 
 
-def args_for(tmp_path, mode, **extra):
-    base = dict(dataset=str(BENCH / "ours.jsonl"), mode=mode, limit=5, seed=0, out=str(tmp_path / "out"),
+def args_for(tmp_path, method, **extra):
+    base = dict(dataset=str(BENCH / "ours.jsonl"), method=method, limit=5, seed=0, out=str(tmp_path / "out"),
                 resume=False, shuffle_options=False, use_options=False, model=None)
     return SimpleNamespace(**{**base, **extra})
 
 
-@pytest.mark.parametrize("mode", ["closed-book", "cot", "rag", "kg"])
-def test_five_questions_in_each_mode(bench_env, mode):
+@pytest.mark.parametrize("method", METHODS)
+def test_five_questions_by_each_method(bench_env, method):
     ctx, tmp_path, _ = bench_env
     from amg.graphs.resources import resources_for
 
-    cli_bench._bench(args_for(tmp_path, mode), ctx, resources_for(ctx))
-    summary = json.loads((tmp_path / "out" / mode / "summary.json").read_text())
-    assert summary["n"] == 5 and summary["mode"] == mode
+    cli_bench._bench(args_for(tmp_path, method), ctx, resources_for(ctx))
+    summary = json.loads((tmp_path / "out" / method / "summary.json").read_text())
+    assert summary["n"] == 5 and summary["method"] == method
     assert summary["accuracy"] == pytest.approx(0.8)  # q6 (salbutamol) falls to the 'B' bias
     assert summary["predicted_letters"] == {"A": 2, "B": 2, "C": 1}
     assert summary["config"]["retrieval_uses"] == "question only"
     assert {"n", "accuracy", "macro_f1", "ece", "unparsed", "latency_p50_s", "llm_calls_per_question",
-            "tokens_per_question", "mode", "model"} <= set(summary)
-    assert (tmp_path / "out" / mode / "reliability.png").stat().st_size > 1000
-    assert f"| {mode} |" in (tmp_path / "out" / "report.md").read_text()
+            "tokens_per_question", "method", "model"} <= set(summary)
+    assert (tmp_path / "out" / method / "reliability.png").stat().st_size > 1000
+    assert f"| {method} |" in (tmp_path / "out" / "report.md").read_text()
 
 
 def test_resume_after_interruption_gives_the_same_report(bench_env):
@@ -120,12 +122,20 @@ def test_a_failed_model_call_is_an_unanswered_question_not_a_lost_run(bench_env,
     ctx, tmp_path, _ = bench_env
     real = cli_bench._answer
 
-    def flaky(mode, item, *rest):
+    def flaky(method, item, *rest):
         if item["id"] == "q2":
             raise ModelUnavailable("model endpoint http://x/v1 did not answer within 60 s (AMG_LLM_TIMEOUT)")
-        return real(mode, item, *rest)
+        return real(method, item, *rest)
 
     monkeypatch.setattr(cli_bench, "_answer", flaky)
     assert cli_bench._bench(args_for(tmp_path, "closed-book"), ctx, resources_for(ctx)) == 0
     rows = {json.loads(line)["id"]: json.loads(line) for line in (tmp_path / "out" / "closed-book" / "results.jsonl").open()}
     assert len(rows) == 5 and rows["q2"]["predicted"] is None and "did not answer" in rows["q2"]["error"]
+
+
+def test_bench_takes_the_answering_method_and_the_evidence_mode_like_every_command():
+    args = build_parser().parse_args(["bench", "set.jsonl", "--method", "cot", "--mode", "offline"])
+    assert (args.method, args.evidence_mode) == ("cot", "offline")
+    assert build_parser().parse_args(["bench", "set.jsonl"]).method == "kg"
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["bench", "set.jsonl", "--kg-mode", "offline"])

@@ -85,9 +85,11 @@ def test_platt_fit_recovers_a_known_map_and_the_split_is_stable():
     assert letter_prior(rows) == {"A": 0.2, "B": 0.2, "C": 0.5, "D": 0.1}
 
 
-def test_each_answering_mode_has_its_own_map(tmp_path, monkeypatch):
+def test_each_answering_method_has_its_own_map(tmp_path, monkeypatch):
     from amg.tools.llm import calibration
 
+    for method in ("closed-book", "cot", "kg"):  # the shipped maps keep their file names
+        assert calibration.map_for("qwen2.5-coder-1.5b-instruct", method) is not None, method
     monkeypatch.setattr(calibration, "MAPS", tmp_path)
     CalibrationMap(a=2.0, letter_prior={"C": 0.7}).save(calibration.map_path("m", "kg"))
     assert calibration.map_for("m", "kg").letter_prior == {"C": 0.7}

@@ -113,7 +113,7 @@ def test_chat_reply_to_a_follow_up_updates_the_differential(case_graph, scripted
         return answer_lines(answer="A febrile rash illness.", confidence=0.4) if asks_for_answer(body) else {"content": "ok"}
 
     server = scripted_server(respond)
-    ctx = Context(data_dir=str(tmp_path), mode="offline", query_parser="llm")  # the findings as the model names them
+    ctx = Context(data_dir=str(tmp_path), evidence_mode="offline", query_parser="llm")  # the findings as the model names them
     install(Resources(ctx, store=case_graph, llm=ChatOpenAI(base_url=server.base_url, api_key="t", model="scripted")))
     chat = builder.compile(checkpointer=InMemorySaver())
     thread = {"configurable": {"thread_id": "case-1"}}

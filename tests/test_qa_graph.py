@@ -65,7 +65,7 @@ def qa(store, scripted_server, tmp_path, monkeypatch):
 def test_learning_before_the_answer_writes_traverses_and_cites_in_one_run(qa, store):
     """AMG_LEARN=before, the paper's order: the relation scored from the evidence is on this answer's paths."""
     run, server, entrez = qa
-    result = run({"question": "What is metformin used for?"}, mode="hybrid", learn="before")
+    result = run({"question": "What is metformin used for?"}, evidence_mode="hybrid", learn="before")
     # the missing entity was searched and its relation written with the PMID
     assert [e[0] for e in entrez.requests] == ["esearch", "efetch"]
     written = [{"t": r["target"], "ev": r["props"]["evidence_ids"]} for r in store.outgoing("metformin")]
@@ -86,7 +86,7 @@ def test_hybrid_answers_from_the_evidence_first_and_learns_after(qa, store):
     """The default: the reasoner reads the fetched evidence itself; the scorer writes what it states after the
     answer, so the next question's traversal has it."""
     run, server, entrez = qa
-    result = run({"question": "What is metformin used for?"}, mode="hybrid")
+    result = run({"question": "What is metformin used for?"}, evidence_mode="hybrid")
     asked = ["score" if requested_tool(b) == "EntityAssessment" else "answer" if asks_for_answer(b) else "other"
              for b in server.requests]  # fmt: skip
     assert asked == ["other", "other", "answer", "score", "score"], "parse, reason, answer, then the scoring of " \
@@ -102,14 +102,14 @@ def test_hybrid_answers_from_the_evidence_first_and_learns_after(qa, store):
     assert [r["target"] for r in result["new_relations"]] == ["Type 2 diabetes mellitus"]
     assert [r["target"] for r in store.outgoing("metformin")] == ["type 2 diabetes mellitus"]
     assert result["llm_calls"] == 5 and result["timings_ms"]["learn"] > 0
-    again = run({"question": "What is metformin used for?"}, mode="hybrid", min_relations=1)
+    again = run({"question": "What is metformin used for?"}, evidence_mode="hybrid", min_relations=1)
     polyuria = next(n for n in again["subgraph"]["nodes"] if n["key"] == "polyuria")
     assert polyuria["score"] == pytest.approx(0.72) and "learn" not in again["timings_ms"]
 
 
 def test_offline_mode_never_searches_and_uses_at_most_three_calls(qa):
     run, server, entrez = qa
-    result = run({"question": "What is metformin used for?"}, mode="offline")
+    result = run({"question": "What is metformin used for?"}, evidence_mode="offline")
     assert entrez.requests == [] and result["llm_calls"] <= 3
     assert set(result["timings_ms"]) == {"parse_query", "check_gaps", "traverse", "differential", "reason", "answer"}
     # one conversation: each request resends the previous one and its reply, as sent over HTTP
@@ -125,13 +125,13 @@ def test_dynamic_mode_expands_entities_that_are_not_gaps(qa, store):
     def scorings() -> int:
         return sum(requested_tool(b) == "EntityAssessment" for b in server.requests)
 
-    run({"question": "What is metformin used for?"}, mode="hybrid")
+    run({"question": "What is metformin used for?"}, evidence_mode="hybrid")
     assert scorings() == 2, "metformin, and the T2DM the answer names"
     # metformin now has one strong relation: no gap when one is enough, so hybrid skips it ...
-    run({"question": "What is metformin used for?"}, mode="hybrid", min_relations=1)
+    run({"question": "What is metformin used for?"}, evidence_mode="hybrid", min_relations=1)
     assert scorings() == 2
     # ... while dynamic mode expands every entity (PubMed answers from the cache this time)
-    run({"question": "What is metformin used for?"}, mode="dynamic", min_relations=1)
+    run({"question": "What is metformin used for?"}, evidence_mode="dynamic", min_relations=1)
     assert scorings() == 4 and len(entrez.requests) == 2
 
 
@@ -144,7 +144,7 @@ def test_source_down_degrades_instead_of_failing(qa):
         raise urllib.error.URLError("no route to host")
 
     entrez.__class__ = type("Down", (RecordedEntrez,), {"__call__": lambda self, e, p: down(e, p)})
-    result = run({"question": "What is metformin used for?"}, mode="hybrid")
+    result = run({"question": "What is metformin used for?"}, evidence_mode="hybrid")
     assert any("pubmed" in d and "unreachable" in d for d in result["degradations"])
     assert result["answer"]
 
@@ -162,7 +162,7 @@ def test_bad_input_gets_a_clear_answer(qa, payload, expected):
 
 def test_huge_question_is_truncated_with_a_notice(qa):
     run, _, _ = qa
-    result = run({"question": "What is metformin used for? " + "x" * 100_000}, mode="offline")
+    result = run({"question": "What is metformin used for? " + "x" * 100_000}, evidence_mode="offline")
     assert "only the first 4,000" in result["notices"][0]
     assert result["messages"][-1].content.startswith("Note: The question was")
 
@@ -170,7 +170,7 @@ def test_huge_question_is_truncated_with_a_notice(qa):
 def test_chat_message_input_with_inline_options(qa):
     run, server, _ = qa
     text = "Which drug treats type 2 diabetes?\nA. Metformin\nB. Warfarin"
-    result = run({"messages": [HumanMessage(text)]}, mode="offline")
+    result = run({"messages": [HumanMessage(text)]}, evidence_mode="offline")
     assert result["options"] == {"A": "Metformin", "B": "Warfarin"}
     assert result["messages"][-1].type == "ai"
 
@@ -178,7 +178,7 @@ def test_chat_message_input_with_inline_options(qa):
 def test_poisoned_abstract_stays_quoted_data(qa):
     run, server, entrez = qa
     entrez.files["efetch"] = "efetch_poisoned.xml"
-    result = run({"question": "What is metformin used for?"}, mode="hybrid")
+    result = run({"question": "What is metformin used for?"}, evidence_mode="hybrid")
     scoring = next(b for b in server.requests if requested_tool(b) == "EntityAssessment")
     text = prompt_text(scoring)
     injected = text.index("IGNORE PREVIOUS INSTRUCTIONS")
@@ -190,9 +190,9 @@ def test_poisoned_abstract_stays_quoted_data(qa):
 def test_the_answer_is_shown_before_the_evidence_is_scored(qa, tmp_path):
     """``amg ask`` and ``amg chat`` print the answer when the answer node has it, before the scorer's call."""
     run, server, entrez = qa
-    run({"question": "What is metformin used for?"}, mode="offline")  # installs the run's resources
+    run({"question": "What is metformin used for?"}, evidence_mode="offline")  # installs the run's resources
     before, seen = len(server.requests), []
-    ctx = Context(data_dir=str(tmp_path), sources="pubmed", mode="hybrid")
+    ctx = Context(data_dir=str(tmp_path), sources="pubmed", evidence_mode="hybrid")
     result = answered_first(graph, {"question": "What is metformin used for?"}, ctx,
                             lambda text: seen.append((len(server.requests) - before, text)))  # fmt: skip
     assert seen == [(3, result["messages"][-1].content)], "parse, reason and answer asked; the scoring not yet"

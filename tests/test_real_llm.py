@@ -20,7 +20,7 @@ def test_smollm2_answers_through_the_whole_graph(store, tmp_path):
     store.upsert(evidence=[EvidenceRecord(id="vocab:hpo:HP:0000103", kind="vocabulary", title="Polyuria")],
                  relations=[RelationRecord("Polyuria", "Type 2 diabetes mellitus", "symptom_of", 1.0,
                                            ["vocab:hpo:HP:0000103"], 10, "", "vocabulary:hpo")])  # fmt: skip
-    ctx = Context(data_dir=str(tmp_path), local_model="smollm2", mode="offline")
+    ctx = Context(data_dir=str(tmp_path), local_model="smollm2", evidence_mode="offline")
     resources = Resources(ctx, store=store)
     install(resources)
     try:

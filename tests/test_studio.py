@@ -52,7 +52,7 @@ def test_langgraph_dev_serves_graphs_and_a_chat_turn(scripted_server, tmp_path):
         assert {"qa", "build", "refresh"} <= {a["graph_id"] for a in assistants}
         thread = client.threads.create()
         result = client.runs.wait(thread["thread_id"], "qa", input={"messages": [{"role": "human", "content": "What is asthma?"}]},
-                                  context={"mode": "offline"})
+                                  context={"evidence_mode": "offline"})
         assert result["messages"][-1]["type"] == "ai"
         assert "Asthma is a chronic airway disease." in result["messages"][-1]["content"]
         assert "not medical advice" in result["messages"][-1]["content"]

@@ -78,9 +78,9 @@ def test_off_topic_chapters_of_a_small_corpus_are_not_evidence(tmp_path, minilm)
     """The demo textbooks have three chapters, so a search returns all three, asthma's too."""
     store = PassageStore(tmp_path / "chroma", minilm)
     store.ingest([Path(__file__).parents[1] / "examples" / "textbook"])
-    every = EvidenceFinder(passages=store).find_evidence("Type 2 diabetes mellitus", ["textbooks"])
+    every = EvidenceFinder(passages=store).find_evidence("Type 2 diabetes mellitus", ["textbook"])
     on_topic = EvidenceFinder(passages=store, min_passage_score=0.3).find_evidence("Type 2 diabetes mellitus",
-                                                                                     ["textbooks"])  # fmt: skip
+                                                                                     ["textbook"])  # fmt: skip
     assert len(every.records) == 3
     assert [Path(r.title).name for r in on_topic.records] == ["endocrinology.md"]
     assert set(on_topic.texts) == {on_topic.records[0].id}

@@ -37,7 +37,7 @@ class EvidenceFinder:
         cooldown_s: float = 120.0,
         min_passage_score: float = 0.0,
     ):
-        self.sources = {"pubmed": pubmed, "wikipedia": wikipedia, "textbooks": passages}
+        self.sources = {"pubmed": pubmed, "wikipedia": wikipedia, "textbook": passages}
         self.min_passage_score = min_passage_score  # a small corpus returns its every chunk, on topic or not
         self.cooldown_s = cooldown_s
         self._down_until: dict[str, float] = {}

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import time
 
+from amg.tools.choices import PUBMED
 from amg.tools.evidence.pubmed import PubMedClient
 from amg.tools.evidence.remote_calls import SourceUnavailable
 from amg.tools.literature.index import LiteratureIndex
 from amg.tools.literature.pubmed_xml import Article
-
-CHOICES = ("auto", "remote", "local", "both")  # AMG_PUBMED
 
 
 def _year(date: str | None) -> int | None:
@@ -42,8 +41,8 @@ class PubMedSources:
 
     def __init__(self, choice: str, remote: PubMedClient | None, local: LocalPubMed | None,
                  cooldown_s: float = 120.0):  # fmt: skip
-        if choice not in CHOICES:
-            raise ValueError(f"AMG_PUBMED={choice!r} (choose {', '.join(CHOICES)})")
+        if choice not in PUBMED:
+            raise ValueError(f"AMG_PUBMED={choice!r} (choose {', '.join(PUBMED)})")
         if choice in ("local", "both") and local is None:
             raise ValueError(f"AMG_PUBMED={choice} but there is no local PubMed index: run `amg ingest pubmed FILE…`")
         self.choice, self.remote, self.local, self.cooldown_s = choice, remote, local, cooldown_s

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from amg.tools.choices import PATH_RANKINGS
 from amg.tools.kg.paths import Step
-
-RANKINGS = ("mmr", "similarity", "confidence")
 
 
 def verbalise(steps: list[Step]) -> str:
@@ -33,8 +32,8 @@ def relevance(query: list[float], paths: list[list[float]]) -> list[float]:
 def order(query: list[float], paths: list[list[float]], confidences: list[float], how: str = "mmr",
           diversity: float = 0.5) -> list[int]:  # fmt: skip
     """Indices of ``paths`` best first: by confidence, by similarity to ``query``, or by MMR."""
-    if how not in RANKINGS:
-        raise ValueError(f"unknown path ranking {how!r}; choose {', '.join(RANKINGS)}")
+    if how not in PATH_RANKINGS:
+        raise ValueError(f"unknown path ranking {how!r}; choose {', '.join(PATH_RANKINGS)}")
     n = len(paths)
     if how == "confidence" or n < 2:
         return sorted(range(n), key=lambda i: -confidences[i])

@@ -56,6 +56,7 @@ Neighbors = Callable[[list[str], float | dict[str, float], int, int | None], lis
 
 # defaults of AMG_TAU, AMG_MAX_DEPTH, AMG_MAX_NODES, AMG_TRAVERSAL and AMG_HUB_DEGREE
 TAU, MAX_DEPTH, MAX_NODES, STRATEGY, HUB_DEGREE = 0.5, 2, 40, "bfs", 250
+STRATEGIES = ("bfs", "dfs")
 
 
 def traverse(
@@ -70,7 +71,7 @@ def traverse(
     hub_degree: int = HUB_DEGREE,
 ) -> dict[str, Reached]:
     """Reach nodes from ``seeds`` ({key: (name, type)}) and return them by key, seeds included."""
-    if strategy not in ("bfs", "dfs"):
+    if strategy not in STRATEGIES:
         raise ValueError(f"unknown traversal strategy {strategy!r}")
     reached = {k: Reached(k, name, typ, 1.0) for k, (name, typ) in seeds.items()}
     if strategy == "bfs":

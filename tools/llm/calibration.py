@@ -7,8 +7,8 @@
    position is equally likely to be right) removes that lean at no extra model call.
 3. ``CalibrationMap``: a Platt map fitted on one half of the dev set
    (benchmarks/calibration.py), from the chosen option's probability and the graph's
-   support to the probability of being right; shipped per model and answering mode (each
-   prompt has its own letter lean) as a small versioned JSON file that records how it was made.
+   support to the probability of being right; shipped per model and answering method (closed-book,
+   cot, rag or kg: each prompt has its own letter lean) as a small versioned JSON file that records how it was made.
 """
 
 from __future__ import annotations
@@ -87,15 +87,15 @@ class CalibrationMap:
         return cls(data["a"], data["b"], data["c"], data.get("letter_prior") or {}, data.get("about") or {})
 
 
-def map_path(model: str, mode: str) -> Path:
-    """Where the map of ``model`` (its served name) answering in ``mode`` ("kg" is the QA graph) is shipped."""
-    return MAPS / f"{model}.{mode}.json"
+def map_path(model: str, method: str) -> Path:
+    """Where the map of ``model`` (its served name) answering by ``method`` ("kg" is the QA graph) is shipped."""
+    return MAPS / f"{model}.{method}.json"
 
 
 @cache
-def map_for(model: str, mode: str) -> CalibrationMap | None:
-    """The shipped map of ``model`` in ``mode`` (read once per process), or None if not measured."""
-    path = map_path(model, mode)
+def map_for(model: str, method: str) -> CalibrationMap | None:
+    """The shipped map of ``model`` answering by ``method`` (read once per process), or None if not measured."""
+    path = map_path(model, method)
     return CalibrationMap.load(path) if path.exists() else None
 
 
