@@ -27,7 +27,6 @@ from amg.tools.kg.schema import (
     normalize_key,
 )
 
-PARSERS = ("llm", "vocabulary", "auto")
 TOKENS_PER_ENTITY = 12
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
 _NOT_A_NAME = re.compile(r"[{}\[\]<>=]|^[^A-Za-z]*$")

@@ -21,7 +21,7 @@ from amg.tools.llm.weights import LOCAL_MODELS
 EVIDENCE_MODES = ("offline", "dynamic", "hybrid")
 LEARNING = ("after", "before")
 SOURCES = ("pubmed", "wikipedia", "textbook")  # each also the kind of the evidence it finds
-PARSERS = ("llm", "vocabulary", "auto")
+PARSERS = ("llm", "vocabulary", "auto")  # AMG_QUERY_PARSER: how agents/query_parser.py finds entities
 
 
 def _setting(env: str, default: str, doc: str, *, choices: tuple = (), connection: bool = False):
