@@ -14,7 +14,8 @@ def chat_reply(result: dict) -> str:
     for c in result.get("citations", []):
         where = f"PMID {c['pmid']}" if c.get("pmid") else (c.get("url") or c.get("id"))
         year = f", {c['year']}" if c.get("year") else ""
-        lines.append(f"[{c['n']}] {c.get('title') or c['id']} ({where}{year})")
+        link = f" {c['url']}" if c.get("pmid") and c.get("url") else ""
+        lines.append(f"[{c['n']}] {c.get('title') or c['id']} ({where}{year}){link}")
     if result.get("differential"):
         lines.append("Differential (HPO annotations): " + "; ".join(
             f"{c['name']} {c['probability']:.2f}" for c in result["differential"][:3]))  # fmt: skip

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import threading
 import time
 from pathlib import Path
 
@@ -28,16 +29,28 @@ _RETRYABLE = (openai.RateLimitError, openai.InternalServerError, openai.APIConne
 _UNREADABLE = (ValueError, TypeError, IndexError, KeyError, AttributeError)  # what a malformed reply raises
 
 
+_TURNS: dict[str, threading.Lock] = {}  # endpoint -> its turn, for servers that answer one request at a time
+
+
 class ModelUnavailable(RuntimeError):
     """The model endpoint failed, stalled or replied unreadably; the message names it."""
 
 
 class EndpointChat(ChatOpenAI):
-    """ChatOpenAI with a bounded wait per call and endpoint faults as one clear error."""
+    """ChatOpenAI with a bounded wait per call and endpoint faults as one clear error. With ``one_at_a_time``
+    (the embedded server, which answers one request at a time) parallel branches take turns here, so the
+    wait for a turn does not count against a call's ``budget_s``."""
 
     budget_s: float = 60.0
+    one_at_a_time: bool = False
 
     def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        if not self.one_at_a_time:
+            return self._bounded(messages, stop, run_manager, **kwargs)
+        with _TURNS.setdefault(self.openai_api_base, threading.Lock()):
+            return self._bounded(messages, stop, run_manager, **kwargs)
+
+    def _bounded(self, messages, stop=None, run_manager=None, **kwargs):
         deadline, attempt = time.monotonic() + self.budget_s, 0
         while True:
             attempt += 1
@@ -109,5 +122,6 @@ def chat_model(
         timeout=timeout_s,
         max_retries=0,
         budget_s=timeout_s,
+        one_at_a_time=server is not None,
     )
     return llm, server
