@@ -42,7 +42,7 @@ def _with_timeout(fn, seconds: float):
 
 def doctor(context: Context) -> int:
     res = Resources(context)
-    print(f"AMG doctor  data dir: {context.data_path}  mode: {context.evidence_mode}  sources: {",".join(context.sources)}")
+    print(f"AMG doctor  data dir: {context.data_path}  mode: {context.evidence_mode}  sources: {', '.join(context.sources)}")
     print("versions: " + ", ".join(f"{p} {_version(p)}" for p in PACKAGES))
     graph_where = context.neo4j_uri or "embedded ArcadeDB (NEO4J_URI unset)"
     llm_where = context.openai_base_url or f"embedded llama.cpp, {context.local_model} model (OPENAI_BASE_URL unset)"
