@@ -8,7 +8,8 @@ import sys
 
 from benchmarks.report import emit
 
-BENCHMARKS = ("startup", "kg_scale", "ingest", "pipeline", "build", "differential", "coverage", "robustness")
+BENCHMARKS = ("startup", "kg_scale", "ingest", "pipeline", "build", "differential", "coverage", "pubmed_index",
+              "literature_recall", "robustness")
 
 
 def main() -> None:
