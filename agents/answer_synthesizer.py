@@ -166,7 +166,7 @@ def synthesize(question: str, options: dict[str, str], dialogue: list[Turn], evi
 
     ``reading``: the support of a text fetched this run, the model's measured precision reading evidence
     (its relation-extraction precision; 1.0 would mean a text cited is a text understood)."""
-    if not entities and not options:
+    if not entities and not options and not evidence_index:
         return {"answer": NO_KNOWLEDGE, "option": None, "confidence": 0.0, "citations": [], "rationale": ""}
     usage = Usage()
     reply, dialogue, probs = ask_answer(llm, dialogue, question, options, usage)

@@ -1,19 +1,53 @@
-"""Agent 2, KG lookup / gap detector: which question entities are missing, stale or thin."""
+"""Agent 2, KG lookup / gap detector: which question entities are missing, stale or thin, and whether the
+graph holds an answer to a research question's claim.
+
+A research question asks whether something holds ("Can medical students contribute to quality
+assurance in day surgery?"): yes / no / maybe options, or an open question opening with a verb.
+Its entities are usually in the graph from the ontologies, which say nothing about the claim.
+The claim is held when a relation resting on a paper (a PMID) joins two things the question names;
+otherwise ``claim_gap`` sends the question itself to the literature (graphs/qa_graph.py).
+"""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta, timezone
 
 from amg.tools.kg.records import iso_utc
+from amg.tools.kg.schema import normalize_key
 from amg.tools.kg.store import QAStore
 
+_ASKS_WHETHER = re.compile(r"^\s*(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have|may|might)\b",
+                           re.IGNORECASE)  # fmt: skip
+_VERDICTS = {"yes", "no", "maybe"}
 
-def detect_gaps(entities: list[dict], store: QAStore, tau: float, stale_days: int, min_relations: int) -> dict:
-    """State update: ``gaps`` ([{key, name, status}]) for entities that need evidence."""
-    if not entities:
-        return {"gaps": []}
-    stale_before = iso_utc(datetime.now(timezone.utc) - timedelta(days=stale_days))
+
+def is_research_question(question: str, options: dict[str, str] | None) -> bool:
+    """Whether ``question`` asks if a claim holds: yes / no (/ maybe) options, or open and opening with a verb."""
+    if options:
+        said = {text.strip().strip(".").lower() for text in options.values()}
+        return {"yes", "no"} <= said <= _VERDICTS
+    return bool(_ASKS_WHETHER.match(question))
+
+
+def claim_held(question: str, keys: list[str], store: QAStore, tau: float) -> bool:
+    """Whether a relation resting on a paper joins a question entity to another thing the question names."""
+    named = f" {normalize_key(question)} "
+    return any(
+        any(i.startswith("pmid:") for i in edge["evidence_ids"] or []) and f" {edge['other']} " in named
+        for edge in (store.neighbors(keys, tau) if keys else [])
+    )
+
+
+def detect_gaps(entities: list[dict], store: QAStore, tau: float, stale_days: int, min_relations: int,
+                question: str = "", options: dict[str, str] | None = None) -> dict:  # fmt: skip
+    """State update: ``gaps`` ([{key, name, status}]) for entities that need evidence, and ``claim_gap``."""
     keys = [e["key"] for e in entities]
+    research = is_research_question(question, options)
+    claim_gap = research and not claim_held(question, keys, store, tau)
+    if not entities:
+        return {"gaps": [], "claim_gap": claim_gap}
+    stale_before = iso_utc(datetime.now(timezone.utc) - timedelta(days=stale_days))
     reports = {r.key: r for r in store.gap_check(keys, tau, stale_before, min_relations)}
     present = [k for k in keys if reports[k].status != "missing"]
     if present:
@@ -23,4 +57,4 @@ def detect_gaps(entities: list[dict], store: QAStore, tau: float, stale_days: in
         for e in entities
         if reports[e["key"]].status != "ok"
     ]
-    return {"gaps": gaps}
+    return {"gaps": gaps, "claim_gap": claim_gap}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from amg.agents.conversation import Turn, request, talk
+from amg.agents.finding_reader import FINDING_NAMES
 from amg.agents.structured import Usage
 from amg.prompts import load
 from amg.tools.kg.paths import EvidenceItem, GraphPath, Link
@@ -33,6 +34,7 @@ MIN_CASE_FINDINGS = 2  # one finding ("fever") is not a case: its differential w
 SNIPPET_CHARS = 200
 LEAD_CHARS = 700  # of the best evidence fetched for the question (~2 s of reading on the embedded 1.5B)
 RATIONALE_CHARS = 300
+FINDING_CHARS = 300  # a study finding's sentence and population, shown with its relation
 # identifiers in a vocabulary entry's title (D009399, HP:0001234, MONDO:0005148) and MeSH tree numbers: ~15 tokens
 # each that tell a model nothing (the citation shown to the reader keeps them)
 _CODES = re.compile(r"\s*\((?:[A-Z]\d{2}[\d.]*(?:,\s*)?)+\)|\b(?:[A-Za-z]+:)?[A-Z]{0,6}\d{4,}\b")
@@ -60,8 +62,15 @@ def shown_paths(nodes: list[GraphPath]) -> dict[str, list[GraphPath]]:
 def spoken(node: GraphPath) -> str:
     """A path as the reasoner reads it: words and the path's confidence ("Metformin treats T2DM (0.90)").
 
-    Half the tokens of the arrow notation, which repeated every edge's confidence."""
-    return f"{verbalise(node['steps'])} ({node['score']:.2f})" + (" [weak]" if node["weak"] else "")
+    Half the tokens of the arrow notation, which repeated every edge's confidence. A study's finding
+    adds its sentence and population: "improves" alone does not say by how much, or in whom."""
+    return (f"{verbalise(node['steps'])} ({node['score']:.2f})" + (" [weak]" if node["weak"] else "")
+            + _finding_words(node["steps"]))
+
+
+def _finding_words(steps: list[Link]) -> str:
+    said = [s["description"] for s in steps if s["relation"] in FINDING_NAMES and s.get("description")]
+    return "".join(f': "{shorten(d, FINDING_CHARS)}"' for d in said)
 
 
 def number_evidence(nodes: list[GraphPath], fetched: list[dict], store: QAReads, links: list[Link] = (),
@@ -134,7 +143,8 @@ def entity_contexts(entities: list[dict], nodes: list[GraphPath], evidence_index
 def links_context(links: list[Link], evidence_index: list[EvidenceItem]) -> str:
     """The edges between question entities, strongest first ("" when there are none)."""
     number = {e["id"]: e["n"] for e in evidence_index}
-    lines = [f"- {verbalise([x])} ({x['confidence']:.2f})" + _refs(x["evidence_ids"], number) for x in links[:MAX_LINKS]]
+    lines = [f"- {verbalise([x])} ({x['confidence']:.2f})" + _refs(x["evidence_ids"], number) + _finding_words([x])
+             for x in links[:MAX_LINKS]]
     return "Between the question's entities:\n" + "\n".join(lines) if lines else ""
 
 

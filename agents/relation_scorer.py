@@ -31,8 +31,9 @@ from amg.tools.llm.calibration import extraction_reliability
 MAX_RELATIONS = 10
 
 
-# what a model may state, read from the entity: every type and its inverse, but the curated-only ones
-_STATED = tuple(r for r in RELATIONS if not r.curated_only)
+# what a model may state, read from the entity: every type and its inverse, but the curated-only ones and a
+# study's findings (agents/finding_reader.py)
+_STATED = tuple(r for r in RELATIONS if not r.curated_only and not r.finding)
 EXTRACTED_RELATIONS = tuple(name for r in _STATED for name in dict.fromkeys((r.name, r.inverse)))
 # the prompt's list of them: a line per type, its inverse and its hint
 RELATION_LIST = "\n".join(f"- {', '.join(dict.fromkeys((r.name, r.inverse)))}" + (f" ({r.hint})" if r.hint else "")

@@ -4,7 +4,9 @@ Nodes are thin: they take tools from the run's Resources and call one agent each
 Routing: empty input ends at once; offline mode, or no gaps in hybrid mode, skips the
 evidence step; evidence is fetched per entity in parallel branches (Send) and scored into
 the graph after the answer (``AMG_LEARN=after``: the reasoner reads the evidence itself) or
-before the traversal (``before``, the paper's order).
+before the traversal (``before``, the paper's order). A research question whose claim the graph
+does not hold (agents/gap_detector.py) sends the question itself to PubMed instead, and after the
+answer the finding of the paper it cites (else the best match) is learned with its PMID.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from langgraph.types import Send
 
 from amg.agents.answer_synthesizer import synthesize
 from amg.agents.diagnostician import differentiate, read_answers
-from amg.agents.gap_detector import detect_gaps
+from amg.agents.finding_reader import learn_finding
+from amg.agents.gap_detector import detect_gaps, is_research_question
 from amg.agents.query_parser import parse_query, spot_entities
 from amg.agents.glossary import glossary
 from amg.agents.reasoner import number_evidence, reason, shown_paths, with_lead_text
@@ -30,9 +33,13 @@ from amg.graphs.question import prepare_question
 from amg.graphs.reply import chat_reply
 from amg.graphs.resources import resources_for
 from amg.graphs.state import PER_TURN_RESET, QAInput, QAState
+from amg.tools.kg.connection import GraphUnavailable
 from amg.tools.llm.calibration import extraction_reliability
+from amg.tools.llm.chat import ModelUnavailable
 
 MAX_ANSWER_ENTITIES = 2  # entities the answer names that are learned about after it (one scoring call each)
+CLAIM = "claim"  # the evidence key of what the question itself found
+CLAIM_PAPERS = 3  # papers read for a research question: the lead at length, the others as snippets
 
 
 def timed(name: str):
@@ -78,7 +85,8 @@ def parse(state: QAState, runtime: Runtime[Context]) -> dict:
 @timed("check_gaps")
 def check_gaps(state: QAState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
-    return detect_gaps(state["entities"], resources_for(ctx).store, ctx.tau, ctx.stale_days, ctx.min_relations)
+    return detect_gaps(state.get("entities", []), resources_for(ctx).store, ctx.tau, ctx.stale_days,
+                       ctx.min_relations, state["question"], state.get("options", {}))  # fmt: skip
 
 
 @timed("expand_entity")
@@ -100,12 +108,48 @@ def expand_entity(task: dict, runtime: Runtime[Context]) -> dict:
     }
 
 
+@timed("search_claim")
+def search_claim(task: dict, runtime: Runtime[Context]) -> dict:
+    """A research question's own literature search: the question is the query, as a user types it into PubMed."""
+    ctx = run_context(runtime)
+    batch = resources_for(ctx).evidence.find_evidence(task["question"], ["pubmed"], k=CLAIM_PAPERS)
+    kept = {"records": [r.as_props() for r in batch.records], "texts": batch.texts}
+    return {"evidence": {CLAIM: kept}, "degradations": batch.degradations}
+
+
+def after_the_answer(fn):
+    """A fault while learning after the answer (a model timeout, the graph gone) is reported beside the
+    answer and counted; it never loses the answer."""
+
+    @wraps(fn)
+    def node(task: dict, runtime: Runtime[Context]) -> dict:
+        try:
+            return fn(task, runtime)
+        except (ModelUnavailable, GraphUnavailable) as exc:
+            return {"degradations": [f"learning after the answer failed: {exc}"], "learning_faults": 1}
+
+    return node
+
+
 @timed("learn")
+@after_the_answer
 def learn_entity(task: dict, runtime: Runtime[Context]) -> dict:
     """After the answer, one branch per entity: its evidence scored into the graph for the next question."""
     ctx = run_context(runtime)
     done = learn(task["entity"], task["question"], task["entities"], task["found"], resources_for(ctx), ctx)
     return {key: done[key] for key in ("new_relations", "degradations", "llm_calls", "tokens")}
+
+
+@timed("learn")
+@after_the_answer
+def learn_study(task: dict, runtime: Runtime[Context]) -> dict:
+    """After a research question's answer: the finding of the paper it rests on, with its PMID."""
+    ctx = run_context(runtime)
+    res = resources_for(ctx)
+    done = learn_finding(task["question"], task["entities"], task["paper"], task["text"], res.llm, res.model_name,
+                         extraction_reliability(res.model_name), res.store, ctx.keep_score)  # fmt: skip
+    return {"new_relations": done["new_relations"], "llm_calls": done["llm_calls"], "tokens": done["tokens"],
+            "degradations": [f"finding reader: {why}" for why in done["refused"]]}  # fmt: skip
 
 
 @timed("traverse")
@@ -126,11 +170,15 @@ def differential(state: QAState, runtime: Runtime[Context]) -> dict:
 
 
 def _fetched(state: QAState) -> list[dict]:
-    return [r for found in state.get("evidence", {}).values() for r in found.get("records", [])]
+    """Records fetched this turn, the question's own search first (its best match is read at length)."""
+    evidence = state.get("evidence", {})
+    ordered = sorted(evidence.items(), key=lambda item: item[0] != CLAIM)
+    return [r for _, found in ordered for r in found.get("records", [])]
 
 
 def _fetched_texts(state: QAState) -> dict[str, str]:
-    return {i: t for found in state.get("evidence", {}).values() for i, t in (found.get("texts") or {}).items()}
+    texts = {i: t for found in state.get("evidence", {}).values() for i, t in (found.get("texts") or {}).items()}
+    return {r["id"]: texts[r["id"]] for r in _fetched(state) if r["id"] in texts}
 
 
 def _fetched_ids(state: QAState) -> list[str]:
@@ -171,13 +219,16 @@ def after_prepare(state: QAState) -> str:
 
 
 def after_parse(state: QAState) -> str:
-    return "check_gaps" if state.get("entities") else "answer"
+    research = is_research_question(state["question"], state.get("options", {}))
+    return "check_gaps" if state.get("entities") or research else "answer"
 
 
 def after_gaps(state: QAState, runtime: Runtime[Context]):
     ctx = run_context(runtime)
     if ctx.evidence_mode == "offline" or not ctx.sources:
         return "traverse"
+    if state.get("claim_gap") and "pubmed" in ctx.sources:
+        return [Send("search_claim", {"question": state["question"]})]
     targets = state["entities"] if ctx.evidence_mode == "dynamic" else state.get("gaps", [])
     if not targets:
         return "traverse"
@@ -191,6 +242,8 @@ def after_answer(state: QAState, runtime: Runtime[Context]):
     evidence = state.get("evidence") or {}
     if run_context(runtime).learn != "after" or not evidence:
         return END
+    if CLAIM in evidence:
+        return _study_to_learn(state, evidence[CLAIM])
     tasks = [(e, evidence[e["key"]]) for e in state.get("entities", []) if evidence.get(e["key"], {}).get("records")]
     cited = {c["evidence_id"] for c in state.get("citations", [])}
     backing = {"records": [r for r in _fetched(state) if r["id"] in cited],
@@ -203,24 +256,39 @@ def after_answer(state: QAState, runtime: Runtime[Context]):
             for e, found in tasks] or END  # fmt: skip
 
 
+def _study_to_learn(state: QAState, found: dict):
+    """The paper the answer cites among the question's own search (else its best match), to learn its finding."""
+    cited = [c["evidence_id"] for c in state.get("citations", [])]
+    papers = sorted(found.get("records", []), key=lambda r: r["id"] not in cited)
+    if not papers or papers[0]["id"] not in found.get("texts", {}):
+        return END
+    paper = papers[0]
+    return [Send("learn_study", {"question": state["question"], "entities": state.get("entities", []),
+                                 "paper": paper, "text": found["texts"][paper["id"]]})]  # fmt: skip
+
+
 builder = StateGraph(QAState, context_schema=Context, input_schema=QAInput)
 builder.add_node("prepare", prepare)
 builder.add_node("parse_query", parse)
 builder.add_node("check_gaps", check_gaps)
 builder.add_node("expand_entity", expand_entity)
+builder.add_node("search_claim", search_claim)
 builder.add_node("traverse", traverse)
 builder.add_node("differential", differential)
 builder.add_node("reason", reason_node)
 builder.add_node("answer", answer)
 builder.add_node("learn_entity", learn_entity)
+builder.add_node("learn_study", learn_study)
 builder.add_edge(START, "prepare")
 builder.add_conditional_edges("prepare", after_prepare, ["parse_query", END])
 builder.add_conditional_edges("parse_query", after_parse, ["check_gaps", "answer"])
-builder.add_conditional_edges("check_gaps", after_gaps, ["expand_entity", "traverse"])
+builder.add_conditional_edges("check_gaps", after_gaps, ["expand_entity", "search_claim", "traverse"])
 builder.add_edge("expand_entity", "traverse")
+builder.add_edge("search_claim", "traverse")
 builder.add_edge("traverse", "differential")
 builder.add_edge("differential", "reason")
 builder.add_edge("reason", "answer")
-builder.add_conditional_edges("answer", after_answer, ["learn_entity", END])
+builder.add_conditional_edges("answer", after_answer, ["learn_entity", "learn_study", END])
 builder.add_edge("learn_entity", END)
+builder.add_edge("learn_study", END)
 graph = builder.compile(name="AMG QA")

@@ -62,6 +62,7 @@ class Turn(TypedDict, total=False):
     options: dict[str, str]
     entities: list[dict]
     gaps: list[dict]
+    claim_gap: bool  # a research question whose claim the graph does not hold (agents/gap_detector.py)
     evidence: Annotated[dict[str, dict], merged]  # entity key -> {records, texts}
     new_relations: Annotated[list[dict], appended]
     subgraph: Subgraph
@@ -85,6 +86,7 @@ class Turn(TypedDict, total=False):
     llm_calls: Annotated[int, summed]
     tokens: Annotated[int, summed]
     degradations: Annotated[list[str], distinct]
+    learning_faults: Annotated[int, summed]  # faults while learning after the answer (the answer stands)
 
 
 class QAState(Conversation, Turn, total=False):

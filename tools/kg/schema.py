@@ -40,6 +40,7 @@ class RelationType:
     targets: frozenset[str] | None = None
     curated_only: bool = False
     hint: str = ""
+    finding: bool = False  # a study's result, stated only by the finding reader (agents/finding_reader.py)
 
 
 RELATIONS = (
@@ -63,10 +64,18 @@ RELATIONS = (
     RelationType("has_role", "role_of", frozenset({"drug"}), curated_only=True),
     # membership of a curated list's category (WHO essential medicines)
     RelationType("member_of", "has_member", curated_only=True),
+    # what a study found, read from its abstract with its PMID and population ("X improves Y in Z")
+    RelationType("improves", "improved_by", finding=True, hint="the study found that it helps or increases it"),
+    RelationType("worsens", "worsened_by", finding=True, hint="the study found that it harms or decreases it"),
+    RelationType("no_effect_on", "unaffected_by", finding=True, hint="the study found no effect or difference"),
+    RelationType("predicts", "predicted_by", finding=True, hint="the study found it predicts or detects it"),
+    RelationType("not_associated_with", "not_associated_with", finding=True,
+                 hint="the study found no association"),
 )
 RELATION_INVERSES = {r.name: r.inverse for r in RELATIONS}  # relation type -> its name read backwards
 RELATION_TYPES = tuple(RELATION_INVERSES)
 CURATED_ONLY = frozenset(r.name for r in RELATIONS if r.curated_only)  # never stated by a model
+FINDINGS = tuple(r for r in RELATIONS if r.finding) + tuple(r for r in RELATIONS if r.name == "associated_with")
 
 # a model's description never gets a higher confidence; curated definitions sit above it (WordNet's glosses 0.97,
 # the ontologies' own 1.0), so a model never replaces them and the audit never re-checks them

@@ -1,0 +1,107 @@
+"""The literature loop on a research question: the question searched in a two-abstract local index, the answer
+citing the paper, its finding learned with the PMID, and the offline pass reading that finding."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_openai import ChatOpenAI
+
+from amg.agents.gap_detector import is_research_question
+from amg.graphs.context import Context
+from amg.graphs.qa_graph import graph
+from amg.graphs.resources import Resources, install
+from amg.testing.fakes import DATA
+from amg.testing.scripted_llm import answer_lines, asks_for_answer, asks_for_entities, prompt_text, requested_tool
+from amg.tools.evidence.finder import EvidenceFinder
+from amg.tools.evidence.pubmed_sources import LocalPubMed, PubMedSources
+from amg.tools.literature.index import LiteratureIndex
+from amg.tools.literature.ingest import ingest_files
+from amg.tools.llm.chat import ModelUnavailable
+
+QUESTION = "Can medical students contribute to quality assurance programmes in day surgery?"
+VERDICTS = {"A": "yes", "B": "no", "C": "maybe"}
+SENTENCE = "Medical students can contribute to quality assurance programmes in day surgery."
+
+
+def responder(body: dict) -> dict:
+    if asks_for_entities(body):
+        return {"content": "medical students | other\nday surgery | procedure"}
+    if requested_tool(body) == "StudyFinding":
+        return {"tool": "StudyFinding", "args": {
+            "subject": "Medical students", "relation": "improves", "object": "quality assurance programmes",
+            "population": "patients after day-case operations", "sentence": SENTENCE, "score": 8}}
+    if asks_for_answer(body):
+        return answer_lines(option="A", confidence=0.8, citations=[1])
+    return {"content": "The study concludes that medical students can contribute."}
+
+
+@pytest.fixture
+def loop(store, scripted_server, tmp_path, monkeypatch):
+    monkeypatch.setattr("amg.graphs.qa_graph.extraction_reliability", lambda model: 1.0)
+    index = LiteratureIndex(tmp_path / "pubmed")
+    ingest_files(index, [DATA / "pubmed_baseline.xml", DATA / "efetch_metformin.xml"], lambda p, s: lambda n: None)
+    server = scripted_server(responder)
+
+    def run(payload: dict, **context) -> dict:
+        ctx = Context(data_dir=str(tmp_path), sources="pubmed", **context)
+        llm = ChatOpenAI(base_url=server.base_url, api_key="test", model="scripted", temperature=0)
+        finder = EvidenceFinder(pubmed=PubMedSources("local", None, LocalPubMed(index)))
+        install(Resources(ctx, store=store, llm=llm, evidence=finder))
+        return graph.invoke(payload, context=ctx)
+
+    yield run, server
+    index.close()
+
+
+def test_research_questions_are_told_from_exam_questions():
+    assert is_research_question(QUESTION, VERDICTS) and is_research_question(QUESTION, {})
+    assert not is_research_question("Which drug treats gout?", {"A": "Allopurinol", "B": "Metformin"})
+    assert not is_research_question("What is metformin used for?", {})
+
+
+def test_a_research_question_cites_its_paper_and_learns_its_finding(loop, store):
+    run, server = loop
+    result = run({"question": QUESTION, "options": VERDICTS}, evidence_mode="hybrid")
+    assert result["option"] == "A" and result["claim_gap"]
+    assert [(c["pmid"], c["url"]) for c in result["citations"]] == \
+        [("10354335", "https://pubmed.ncbi.nlm.nih.gov/10354335/")]
+    reasoning = next(prompt_text(b) for b in server.requests if "medical students can contribute" in prompt_text(b).lower())
+    assert reasoning.index("CONCLUSIONS") < reasoning.index("BACKGROUND"), "the conclusion is read first"
+    learned = [(r["source"], r["type"], r["target"], r["evidence_ids"]) for r in result["new_relations"]]
+    assert learned == [("Medical students", "improves", "quality assurance programmes", ["pmid:10354335"])]
+    stored = store.outgoing("medical student", "improves")
+    assert stored[0]["target"] == "quality assurance programme"
+    assert "[studied in: patients after day-case operations]" in stored[0]["props"]["description"]
+    assert stored[0]["props"]["confidence"] == pytest.approx(0.8)
+
+
+def test_the_offline_pass_reads_the_learned_finding_and_cites_its_paper(loop):
+    run, server = loop
+    run({"question": QUESTION, "options": VERDICTS}, evidence_mode="hybrid")
+    searched = len(server.requests)
+    again = run({"question": QUESTION, "options": VERDICTS}, evidence_mode="offline")
+    reasoning = prompt_text(server.requests[searched + 1])
+    assert f'Medical students improves quality assurance programmes (0.80) [1]: "{SENTENCE}' in reasoning
+    assert [c["pmid"] for c in again["citations"]] == ["10354335"] and not again["new_relations"]
+    held = run({"question": QUESTION, "options": VERDICTS}, evidence_mode="hybrid")
+    assert not held["claim_gap"] and "search_claim" not in held["timings_ms"], "the graph holds the claim now"
+
+
+def test_a_research_question_with_no_entity_still_reaches_the_literature(loop, scripted_server, monkeypatch):
+    run, server = loop
+    server.responder = lambda body: {"content": ""} if asks_for_entities(body) else responder(body)
+    result = run({"question": QUESTION, "options": VERDICTS}, evidence_mode="hybrid")
+    assert result["entities"] == [] and [c["pmid"] for c in result["citations"]] == ["10354335"]
+
+
+def test_a_fault_while_learning_keeps_the_answer(loop, monkeypatch):
+    run, _ = loop
+
+    def timed_out(*args, **kwargs):
+        raise ModelUnavailable("model endpoint did not answer within 180 s")
+
+    monkeypatch.setattr("amg.graphs.qa_graph.learn_finding", timed_out)
+    result = run({"question": QUESTION, "options": VERDICTS}, evidence_mode="hybrid")
+    assert result["option"] == "A" and [c["pmid"] for c in result["citations"]] == ["10354335"]
+    assert result["learning_faults"] == 1
+    assert "learning after the answer failed: model endpoint did not answer within 180 s" in result["degradations"]
