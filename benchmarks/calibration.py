@@ -61,7 +61,7 @@ def evaluate(method: str, rows: list[dict], model: str, dataset: str) -> tuple[d
 def _stated(basis: dict, method: str) -> float:
     """The confidence as printed before: stated x (1/2 + 1/2 x support) by the kg method, stated in the baselines."""
     support = float(basis.get("support") or 0.0)
-    return basis["stated"] * (0.5 + 0.5 * support) if method == "kg" else basis["stated"]
+    return basis["stated"] * (0.5 + 0.5 * support) if method.startswith("kg") else basis["stated"]
 
 
 def main() -> None:

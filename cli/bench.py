@@ -2,6 +2,9 @@
 
 Results are appended per question (``results.jsonl``), so ``--resume`` continues an
 interrupted run; the summary, reliability diagram and report are recomputed from them.
+The kg method is labelled by its evidence mode (``kg-hybrid``, ``kg-offline``: run after a hybrid run
+on the same data dir, what the graph kept). Items that carry gold ``pmids`` (PubMedQA) add the
+literature figures (evaluation/citations.py), and their rag reads the local literature index.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from amg.evaluation import baselines
+from amg.evaluation.citations import literature_figures
 from amg.evaluation.datasets import load, shuffled
 from amg.evaluation.metrics import (
     accuracy,
@@ -44,6 +48,11 @@ def run(args, context: Context) -> int:
         res.close()
 
 
+def label(method: str, context: Context) -> str:
+    """The method as reported: kg with its evidence mode."""
+    return f"kg-{context.evidence_mode}" if method == "kg" else method
+
+
 def _answer(method: str, item: dict, context: Context, res, use_options: bool) -> dict:
     q, options = item["question"], item["options"]
     if method == "closed-book":
@@ -52,12 +61,24 @@ def _answer(method: str, item: dict, context: Context, res, use_options: bool) -
         return baselines.chain_of_thought(q, options, res.llm, res.calibration(method))
     if method == "rag":
         query = q + (" " + " ".join(options.values()) if use_options else "")
-        return baselines.retrieval(q, options, res.llm, res.passages, query, calibration=res.calibration(method))
+        if item.get("pmids"):  # a question from a paper: MedRAG-style, from the literature
+            return baselines.retrieval(q, options, res.llm, res.evidence, query, "pubmed",
+                                       calibration=res.calibration(method))  # fmt: skip
+        return baselines.retrieval(q, options, res.llm, res.evidence, query, "textbook", k=4, chars=600,
+                                   calibration=res.calibration(method))  # fmt: skip
     result = graph.invoke({"question": q, "options": options}, context=context)
+    fetched = [r["id"] for found in (result.get("evidence") or {}).values() for r in found.get("records", [])]
     return {"option": result.get("option"), "confidence": result.get("confidence", 0.0),
             "confidence_basis": result.get("confidence_basis"), "llm_calls": result.get("llm_calls", 0),
             "tokens": result.get("tokens", 0), "timings_ms": result.get("timings_ms", {}),
-            "citations": len(result.get("citations", []))}  # fmt: skip
+            "fetched_ids": fetched + [e["id"] for e in result.get("evidence_index", [])],
+            "cited_ids": [c["evidence_id"] for c in result.get("citations", [])],
+            "learned": len(result.get("new_relations", [])), "learning_faults": result.get("learning_faults", 0),
+            "degradations": result.get("degradations", [])}  # fmt: skip
+
+
+def _pmids(ids: list[str]) -> list[str]:
+    return list(dict.fromkeys(i.removeprefix("pmid:") for i in ids if i.startswith("pmid:")))
 
 
 def _bench(args, context: Context, res) -> int:
@@ -65,7 +86,7 @@ def _bench(args, context: Context, res) -> int:
     items = dataset.items[: args.limit] if args.limit else dataset.items
     if args.shuffle_options:
         items = [shuffled(item, args.seed) for item in items]
-    out = Path(args.out or f"bench-out/{dataset.name}") / args.method
+    out = Path(args.out or f"bench-out/{dataset.name}") / label(args.method, context)
     out.mkdir(parents=True, exist_ok=True)
     results_path = out / "results.jsonl"
     done = set()
@@ -75,7 +96,7 @@ def _bench(args, context: Context, res) -> int:
         results_path.unlink()
     before = res.store.stats() if args.method == "kg" else None
     with results_path.open("a") as sink:
-        for item in tqdm([i for i in items if i["id"] not in done], desc=f"{dataset.name} {args.method}", unit=" q"):
+        for item in tqdm([i for i in items if i["id"] not in done], desc=f"{dataset.name} {out.name}", unit=" q"):
             started = time.perf_counter()
             try:
                 answer = _answer(args.method, item, context, res, args.use_options)
@@ -86,16 +107,32 @@ def _bench(args, context: Context, res) -> int:
                    "latency_s": round(time.perf_counter() - started, 3), "llm_calls": answer["llm_calls"],
                    "tokens": answer["tokens"], "timings_ms": answer.get("timings_ms", {}),
                    "confidence_basis": answer.get("confidence_basis"), "error": answer.get("error")}  # fmt: skip
+            learning_s = answer.get("timings_ms", {}).get("learn", 0.0) / 1000
+            row.update(answer_s=round(row["latency_s"] - learning_s, 3), learn_s=round(learning_s, 3),
+                       learned=answer.get("learned", 0), learning_faults=answer.get("learning_faults", 0),
+                       degradations=answer.get("degradations", []))  # fmt: skip
+            if item.get("pmids"):
+                row.update(gold_pmids=item["pmids"], fetched_pmids=_pmids(answer.get("fetched_ids", [])),
+                           cited_pmids=_pmids(answer.get("cited_ids", [])))  # fmt: skip
             sink.write(json.dumps(row) + "\n")
             sink.flush()
     after = res.store.stats() if args.method == "kg" else None
     summary = summarize(results_path, args, context, res, dataset, before, after)
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     write_report(out.parent)
-    print(f"{args.method}: n={summary['n']} accuracy={summary['accuracy']:.3f} macro_f1={summary['macro_f1']:.3f} "
+    print(f"{summary['method']}: n={summary['n']} accuracy={summary['accuracy']:.3f} macro_f1={summary['macro_f1']:.3f} "
           f"ece={summary['ece']:.3f} unparsed={summary['unparsed']} p50={summary['latency_p50_s']:.2f}s "
-          f"calls/q={summary['llm_calls_per_question']:.2f}  report: {out.parent / 'report.md'}")  # fmt: skip
+          f"calls/q={summary['llm_calls_per_question']:.2f}" + _literature_line(summary["literature"])
+          + f"  report: {out.parent / 'report.md'}")  # fmt: skip
     return 0
+
+
+def _literature_line(figures: dict | None) -> str:
+    if not figures:
+        return ""
+    precision = figures["citation_precision"]
+    return (f" gold_recall={figures['gold_recall']:.3f} citation_hit={figures['citation_hit']:.3f} "
+            f"citation_precision={'n/a' if precision is None else f'{precision:.3f}'}")
 
 
 def _resumable(results_path: Path) -> set[str]:
@@ -114,7 +151,8 @@ def summarize(results_path: Path, args, context: Context, res, dataset, before, 
     rows = [json.loads(line) for line in results_path.read_text().splitlines() if line.strip()]
     gold, predicted = [r["gold"] for r in rows], [r["predicted"] for r in rows]
     confidences, correct = [float(r["confidence"] or 0.0) for r in rows], [bool(r["correct"]) for r in rows]
-    reliability_png(confidences, correct, results_path.parent / "reliability.png", f"{args.method} ({res.model_name})")
+    method = label(args.method, context)
+    reliability_png(confidences, correct, results_path.parent / "reliability.png", f"{method} ({res.model_name})")
     subjects = sorted({r["subject"] for r in rows})
     nodes = sorted({node for r in rows for node in r["timings_ms"]})
     return {
@@ -124,7 +162,8 @@ def summarize(results_path: Path, args, context: Context, res, dataset, before, 
         "latency_p95_s": percentile([r["latency_s"] for r in rows], 95),
         "llm_calls_per_question": statistics.mean(r["llm_calls"] for r in rows) if rows else 0,
         "tokens_per_question": statistics.mean(r["tokens"] for r in rows) if rows else 0,
-        "method": args.method, "model": res.model_name,
+        "method": method, "model": res.model_name,
+        **answer_figures(rows, gold, predicted), "literature": literature_figures(rows),
         "per_subject_accuracy": {s: accuracy([r["gold"] for r in rows if r["subject"] == s],
                                              [r["predicted"] for r in rows if r["subject"] == s]) for s in subjects},
         "node_latency_ms": {n: {"p50": percentile([r["timings_ms"][n] for r in rows if n in r["timings_ms"]], 50),
@@ -143,6 +182,21 @@ def summarize(results_path: Path, args, context: Context, res, dataset, before, 
     }  # fmt: skip
 
 
+def answer_figures(rows: list[dict], gold: list[str], predicted: list[str | None]) -> dict:
+    """Seconds to the answer and of learning after it, what was learned, and the always-the-commonest baseline."""
+    commonest = max(set(gold), key=gold.count) if gold else None
+    learning = [r.get("learn_s", 0.0) for r in rows if r.get("learn_s")]
+    counts = letter_distribution(predicted)
+    return {
+        "answer_p50_s": percentile([r.get("answer_s", r["latency_s"]) for r in rows], 50),
+        "learn_p50_s": percentile(learning, 50), "learned_per_question": statistics.mean(r.get("learned", 0) for r in rows)
+        if rows else 0, "learning_faults": sum(r.get("learning_faults", 0) for r in rows),
+        "largest_option_share": max(counts.values()) / len(rows) if rows else 0.0,
+        "baseline": {"option": commonest, "accuracy": accuracy(gold, [commonest] * len(gold)),
+                     "macro_f1": macro_f1(gold, [commonest] * len(gold))},
+    }  # fmt: skip
+
+
 def write_report(folder: Path) -> None:
     """report.md: every method run into this folder, side by side, with its configuration."""
     summaries = [json.loads(p.read_text()) for p in sorted(folder.glob("*/summary.json"))]
@@ -158,4 +212,17 @@ def write_report(folder: Path) -> None:
                   f"- predicted letters: {s['predicted_letters']} (gold: {s['gold_letters']})",
                   "- per subject: " + ", ".join(f"{k} {v:.2f}" for k, v in s["per_subject_accuracy"].items()),
                   f"- graph growth: {s['graph_growth']}", f"- configuration: `{json.dumps(s['config'])}`"]  # fmt: skip
+        if s.get("baseline"):
+            base = s["baseline"]
+            lines += [f"- always {base['option']}: accuracy {base['accuracy']:.3f}, macro-F1 {base['macro_f1']:.3f}; "
+                      f"largest predicted share {s['largest_option_share']:.2f}",
+                      f"- seconds to the answer p50 {s['answer_p50_s']:.1f}, learning after it p50 {s['learn_p50_s']:.1f}; "
+                      f"relations learned per question {s['learned_per_question']:.2f}; "
+                      f"faults while learning {s['learning_faults']}"]  # fmt: skip
+        if s.get("literature"):
+            lit = s["literature"]
+            precision = "n/a" if lit["citation_precision"] is None else f"{lit['citation_precision']:.3f}"
+            lines.append(f"- literature (n={lit['n']}): gold_recall {lit['gold_recall']:.3f}, citation_hit "
+                         f"{lit['citation_hit']:.3f}, citation_precision {precision}, answers citing a paper "
+                         f"{lit['citing_share']:.3f}")  # fmt: skip
     (folder / "report.md").write_text("\n".join(lines) + "\n")

@@ -1,5 +1,6 @@
 """Ablation answerers for evaluation, on the same backbone and answer format as AMG: closed-book,
-CoT, and RAG (textbook passages, no graph). The full graph is the ``kg`` method (the QA graph itself)."""
+CoT, and RAG (MedRAG-style: the question's top snippets, read, then answered; no graph). The full graph
+is the ``kg`` method (the QA graph itself)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from amg.agents.conversation import request, talk
 from amg.agents.reasoner import REASONING_TOKENS
 from amg.agents.structured import Usage
 from amg.prompts import load
-from amg.tools.evidence.passages import PassageStore
+from amg.tools.evidence.finder import EvidenceFinder
 from amg.tools.llm.calibration import CalibrationMap
 
 
@@ -33,11 +34,16 @@ def chain_of_thought(question: str, options: dict[str, str], llm, calibration: C
     return _result(ask_answer(llm, dialogue, question, options, usage), usage, calibration)
 
 
-def retrieval(question: str, options: dict[str, str], llm, passages: PassageStore, query: str, k: int = 4,
-              calibration: CalibrationMap | None = None) -> dict:  # fmt: skip
+def retrieval(question: str, options: dict[str, str], llm, finder: EvidenceFinder, query: str, source: str,
+              k: int = 3, chars: int = 500, calibration: CalibrationMap | None = None) -> dict:  # fmt: skip
+    """Answer after reading the top ``k`` of ``source`` ("pubmed": the literature index, its conclusions first;
+    "textbook": passages) for ``query``, ``chars`` of each; what it read and cited, as evidence ids."""
     usage = Usage()
-    found = passages.search(query, k=k)
-    lines = "\n".join(f"[{n}] ({p.source}) {' '.join(p.text.split())[:600]}" for n, p in enumerate(found, 1))
+    found = finder.find_evidence(query, [source], k=k)
+    lines = "\n".join(f"[{n}] ({r.kind}{', ' + str(r.year) if r.year else ''}) {r.title}: "
+                      f"{' '.join(found.texts[r.id].split())[:chars]}" for n, r in enumerate(found.records, 1))
     preface = load("evidence").format(evidence=lines or "(none)") + "\n"
     answered = ask_answer(llm, [], question, options, usage, preface)
-    return {**_result(answered, usage, calibration), "passages": len(found)}
+    cited = [found.records[n - 1].id for n in (answered[0].citations if answered[0] else []) if 0 < n <= len(found.records)]
+    return {**_result(answered, usage, calibration), "fetched_ids": [r.id for r in found.records], "cited_ids": cited,
+            "degradations": found.degradations}  # fmt: skip

@@ -1,6 +1,7 @@
 """Readers for multiple-choice medical QA sets, into one item shape.
 
-Item: {"id", "question", "options": {"A": ...}, "answer": "C", "subject"}. Formats:
+Item: {"id", "question", "options": {"A": ...}, "answer": "C", "subject"}, and "pmids" (the gold papers) when the
+record has them. Formats:
 - ours / MMLU-style JSONL: id, question, options (dict), answer (letter), subject;
 - MedQA JSONL: question, options (dict), answer_idx (letter);
 - MedMCQA JSON lines: id, question, opa..opd, cop (1-4; 0-3 when any record has 0), subject_name;
@@ -57,7 +58,8 @@ def _normalise(record: dict, number: int) -> dict | None:
     return {"id": str(record.get("id", number)), "question": str(record.get("question", "")),
             "options": {str(k).strip().upper(): str(v) for k, v in options.items()},
             "answer": str(answer).strip().upper() if answer is not None else None,
-            "subject": record.get("subject") or record.get("meta_info") or "all"}  # fmt: skip
+            "subject": record.get("subject") or record.get("meta_info") or "all",
+            **({"pmids": [str(p) for p in record["pmids"]]} if isinstance(record.get("pmids"), list) else {})}  # fmt: skip
 
 
 def _pubmedqa(data: dict) -> list[dict]:
@@ -67,7 +69,8 @@ def _pubmedqa(data: dict) -> list[dict]:
         context = " ".join(record.get("CONTEXTS", []))[:3000]
         items.append({"id": str(pmid), "question": f"{record.get('QUESTION', '')}\nContext: {context}",
                       "options": {"A": "yes", "B": "no", "C": "maybe"},
-                      "answer": {"yes": "A", "no": "B", "maybe": "C"}.get(decision), "subject": "pubmedqa"})  # fmt: skip
+                      "answer": {"yes": "A", "no": "B", "maybe": "C"}.get(decision), "subject": "pubmedqa",
+                      "pmids": [str(pmid)]})  # fmt: skip
     return items
 
 

@@ -12,6 +12,7 @@ from langchain_openai import ChatOpenAI
 from amg.cli import bench as cli_bench
 from amg.cli.main import build_parser
 from amg.evaluation import METHODS
+from amg.evaluation.citations import literature_figures
 from amg.evaluation.datasets import load, shuffled
 from amg.evaluation.metrics import accuracy, ece, macro_f1
 from amg.graphs.context import Context
@@ -57,6 +58,29 @@ def test_metrics_on_hand_computed_examples():
     assert ece([1.0, 0.0], [True, False]) == pytest.approx(0.0)
 
 
+def test_citation_figures_on_hand_made_results():
+    rows = [{"gold_pmids": ["1"], "fetched_pmids": ["1", "2"], "cited_pmids": ["1", "2"]},  # precision 1/2
+            {"gold_pmids": ["3"], "fetched_pmids": ["3"], "cited_pmids": ["3"]},  # precision 1
+            {"gold_pmids": ["4"], "fetched_pmids": ["5"], "cited_pmids": []},  # cites nothing: not in precision
+            {"gold_pmids": ["6"], "fetched_pmids": [], "cited_pmids": ["7"]},  # precision 0
+            {"fetched_pmids": ["9"], "cited_pmids": ["9"]}]  # no gold: not judged
+    figures = literature_figures(rows)
+    assert figures == {"n": 4, "gold_recall": 0.5, "citation_hit": 0.5, "citation_precision": pytest.approx(0.5),
+                       "citing_share": 0.75}
+    assert literature_figures([{"id": "q1"}]) is None
+
+
+def test_the_always_the_commonest_baseline_and_the_largest_share():
+    rows = [{"latency_s": 2.0, "answer_s": 1.0, "learn_s": 1.0, "learned": 2}, {"latency_s": 3.0, "answer_s": 3.0}]
+    figures = cli_bench.answer_figures(rows, ["A", "B", "A", "C"][:2] * 1, ["B", "B"])
+    assert figures["baseline"]["option"] in ("A", "B") and figures["largest_option_share"] == 1.0
+    gold = ["A", "A", "B", "C"]
+    # always A: accuracy 0.5; F1: A 2*2/(2*2+2+0) = 2/3, B 0, C 0 -> 2/9
+    assert cli_bench.answer_figures(rows * 2, gold, gold)["baseline"] == {"option": "A", "accuracy": 0.5,
+                                                                          "macro_f1": pytest.approx(2 / 9)}
+    assert figures["learned_per_question"] == 1 and figures["learn_p50_s"] == 1.0
+
+
 def answer_key(body: dict) -> dict:
     """Scripted model: knows answers by keyword, and says 'B' when unsure (a position bias)."""
     known = {"first-line for type 2": "B", "Isoniazid": "A", "ACE inhibitors": "A", "Rifampicin": "C"}
@@ -88,6 +112,7 @@ def test_five_questions_by_each_method(bench_env, method):
     from amg.graphs.resources import resources_for
 
     cli_bench._bench(args_for(tmp_path, method), ctx, resources_for(ctx))
+    method = "kg-offline" if method == "kg" else method  # kg is labelled by its evidence mode
     summary = json.loads((tmp_path / "out" / method / "summary.json").read_text())
     assert summary["n"] == 5 and summary["method"] == method
     assert summary["accuracy"] == pytest.approx(0.8)  # q6 (salbutamol) falls to the 'B' bias
@@ -112,7 +137,7 @@ def test_resume_after_interruption_gives_the_same_report(bench_env):
     cli_bench._bench(args_for(tmp_path, "closed-book", resume=True), ctx, resources_for(ctx))
     resumed = json.loads((tmp_path / "out" / "closed-book" / "summary.json").read_text())
     assert len(server.requests) - calls == 3, "only the three missing questions were asked (the torn one again)"
-    drop = ("latency_p50_s", "latency_p95_s", "config", "node_latency_ms")
+    drop = ("latency_p50_s", "latency_p95_s", "answer_p50_s", "config", "node_latency_ms")
     assert {k: v for k, v in resumed.items() if k not in drop} == {k: v for k, v in whole.items() if k not in drop}
 
 

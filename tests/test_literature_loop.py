@@ -105,3 +105,30 @@ def test_a_fault_while_learning_keeps_the_answer(loop, monkeypatch):
     assert result["option"] == "A" and [c["pmid"] for c in result["citations"]] == ["10354335"]
     assert result["learning_faults"] == 1
     assert "learning after the answer failed: model endpoint did not answer within 180 s" in result["degradations"]
+
+
+def test_bench_reports_the_literature_figures(loop, tmp_path):
+    """kg hybrid and rag on a one-question set from that paper: found, cited, learned."""
+    from types import SimpleNamespace
+
+    from amg.cli import bench as cli_bench
+    from amg.graphs.resources import resources_for
+
+    run, _ = loop
+    run({"question": "warm up"}, evidence_mode="offline")  # installs the resources the bench finds
+    dataset = tmp_path / "lit.jsonl"
+    dataset.write_text('{"id": "p1", "question": "%s", "options": {"A": "yes", "B": "no", "C": "maybe"}, '
+                       '"answer": "A", "subject": "pubmedqa", "pmids": ["10354335"]}\n' % QUESTION)
+    for method, mode in (("kg", "hybrid"), ("rag", "hybrid")):
+        args = SimpleNamespace(dataset=str(dataset), method=method, limit=None, seed=0, out=str(tmp_path / "out"),
+                               resume=False, shuffle_options=False, use_options=False, model=None)  # fmt: skip
+        ctx = Context(data_dir=str(tmp_path), sources="pubmed", evidence_mode=mode)
+        cli_bench._bench(args, ctx, resources_for(ctx))
+    kg = __import__("json").loads((tmp_path / "out" / "kg-hybrid" / "summary.json").read_text())
+    rag = __import__("json").loads((tmp_path / "out" / "rag" / "summary.json").read_text())
+    assert kg["literature"] == {"n": 1, "gold_recall": 1.0, "citation_hit": 1.0, "citation_precision": 1.0,
+                                "citing_share": 1.0}
+    assert kg["learned_per_question"] == 1 and kg["learning_faults"] == 0
+    assert rag["literature"]["gold_recall"] == 1.0 and rag["literature"]["citation_hit"] == 1.0
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "| kg-hybrid |" in report and "citation_hit 1.000" in report
