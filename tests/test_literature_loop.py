@@ -68,7 +68,8 @@ def test_a_research_question_cites_its_paper_and_learns_its_finding(loop, store)
     reasoning = next(prompt_text(b) for b in server.requests if "medical students can contribute" in prompt_text(b).lower())
     assert reasoning.index("CONCLUSIONS") < reasoning.index("BACKGROUND"), "the conclusion is read first"
     learned = [(r["source"], r["type"], r["target"], r["evidence_ids"]) for r in result["new_relations"]]
-    assert learned == [("Medical students", "improves", "quality assurance programmes", ["pmid:10354335"])]
+    assert learned == [("medical students", "improves", "quality assurance programmes", ["pmid:10354335"])], \
+        "written as the question entity it names"
     stored = store.outgoing("medical student", "improves")
     assert stored[0]["target"] == "quality assurance programme"
     assert "[studied in: patients after day-case operations]" in stored[0]["props"]["description"]
@@ -81,7 +82,7 @@ def test_the_offline_pass_reads_the_learned_finding_and_cites_its_paper(loop):
     searched = len(server.requests)
     again = run({"question": QUESTION, "options": VERDICTS}, evidence_mode="offline")
     reasoning = prompt_text(server.requests[searched + 1])
-    assert f'Medical students improves quality assurance programmes (0.80) [1]: "{SENTENCE}' in reasoning
+    assert f'medical students improves quality assurance programmes (0.80) [1]: "{SENTENCE}' in reasoning
     assert [c["pmid"] for c in again["citations"]] == ["10354335"] and not again["new_relations"]
     held = run({"question": QUESTION, "options": VERDICTS}, evidence_mode="hybrid")
     assert not held["claim_gap"] and "search_claim" not in held["timings_ms"], "the graph holds the claim now"
@@ -132,3 +133,21 @@ def test_bench_reports_the_literature_figures(loop, tmp_path):
     assert rag["literature"]["gold_recall"] == 1.0 and rag["literature"]["citation_hit"] == 1.0
     report = (tmp_path / "out" / "report.md").read_text()
     assert "| kg-hybrid |" in report and "citation_hit 1.000" in report
+
+
+def test_a_finding_is_grounded_word_by_word_and_lands_on_the_question_entity():
+    from amg.agents.finding_reader import StudyFinding, grounded_finding
+
+    paper = {"id": "pmid:1", "kind": "pubmed", "title": "Students in day surgery"}
+    text = "We recommend that students have a place in day surgery quality assurance programmes."
+    said = lambda **kw: StudyFinding(**{"subject": "medical students", "relation": "improves", "sentence": text,  # noqa: E731
+                                        "object": "quality assurance programme in day surgery", "score": 9, **kw})
+    entities = [{"name": "quality assurance", "key": "quality assurance"}]
+    record, why = grounded_finding(said(subject="students"), paper, text, 1.0, "m", 4, entities)
+    assert (record.source, record.type, record.target, why) == ("students", "improves", "quality assurance", None)
+    assert grounded_finding(said(), paper, text, 1.0, "m", 4)[1] == "the abstract does not name 'medical students'"
+    assert grounded_finding(said(subject="students", sentence="Students help."), paper, text, 1.0, "m", 4)[1] == \
+        "its sentence is not in the abstract"
+    assert grounded_finding(said(subject="students", relation="treats"), paper, text, 1.0, "m", 4)[1] == \
+        "'treats' is not a study finding"
+    assert grounded_finding(said(subject="students", score=3), paper, text, 1.0, "m", 4)[1] == "scored 3, under 4"
