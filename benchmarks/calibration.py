@@ -68,6 +68,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folder", type=Path, help="bench-out/<dataset>, holding one folder per answering method")
     parser.add_argument("--write", action="store_true", help="save each method's map for its model")
+    parser.add_argument("--kind", choices=("exam", "research"), default="exam",
+                        help="the questions' kind: research = yes / no / maybe on a study's claim (PubMedQA)")
     args = parser.parse_args()
     figures, rows_out = {}, []
     for method_dir in sorted(p for p in args.folder.iterdir() if (p / "summary.json").exists()):
@@ -82,8 +84,8 @@ def main() -> None:
         rows_out += [(f"{method_dir.name} {k}", v) for k, v in found.items() if k != "map"]
         if args.write:
             cmap.about["eval_figures"] = {k: v for k, v in found.items() if k != "map"}
-            cmap.save(map_path(summary["model"], method_dir.name))
-            rows_out.append((f"{method_dir.name} map written", str(map_path(summary["model"], method_dir.name))))
+            cmap.save(map_path(summary["model"], method_dir.name, args.kind))
+            rows_out.append((f"{method_dir.name} map written", str(map_path(summary["model"], method_dir.name, args.kind))))
     emit(f"Answer-confidence calibration ({args.folder.name}; fit half -> held-out half)", rows_out, figures)
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from amg.agents.gap_detector import is_research_question
 from amg.evaluation import baselines
 from amg.evaluation.citations import literature_figures
 from amg.evaluation.datasets import load, shuffled
@@ -55,17 +56,18 @@ def label(method: str, context: Context) -> str:
 
 def _answer(method: str, item: dict, context: Context, res, use_options: bool) -> dict:
     q, options = item["question"], item["options"]
+    kind = "research" if is_research_question(q, options) else "exam"
     if method == "closed-book":
-        return baselines.closed_book(q, options, res.llm, res.calibration(method))
+        return baselines.closed_book(q, options, res.llm, res.calibration(method, kind))
     if method == "cot":
-        return baselines.chain_of_thought(q, options, res.llm, res.calibration(method))
+        return baselines.chain_of_thought(q, options, res.llm, res.calibration(method, kind))
     if method == "rag":
         query = q + (" " + " ".join(options.values()) if use_options else "")
         if item.get("pmids"):  # a question from a paper: MedRAG-style, from the literature
             return baselines.retrieval(q, options, res.llm, res.evidence, query, "pubmed",
-                                       calibration=res.calibration(method))  # fmt: skip
+                                       calibration=res.calibration(method, kind))  # fmt: skip
         return baselines.retrieval(q, options, res.llm, res.evidence, query, "textbook", k=4, chars=600,
-                                   calibration=res.calibration(method))  # fmt: skip
+                                   calibration=res.calibration(method, kind))  # fmt: skip
     result = graph.invoke({"question": q, "options": options}, context=context)
     fetched = [r["id"] for found in (result.get("evidence") or {}).values() for r in found.get("records", [])]
     return {"option": result.get("option"), "confidence": result.get("confidence", 0.0),

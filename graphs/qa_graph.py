@@ -203,7 +203,7 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     subgraph = state["subgraph"]
     update = synthesize(
         state["question"], state.get("options", {}), state.get("dialogue", []), state.get("evidence_index", []),
-        subgraph["nodes"], _fetched_ids(state), state.get("entities", []), res.llm, res.calibration(),
+        subgraph["nodes"], _fetched_ids(state), state.get("entities", []), res.llm, res.calibration(kind=_kind(state)),
         subgraph["links"], state.get("differential", []), extraction_reliability(res.model_name),
     )  # fmt: skip
     shown = [n for paths in shown_paths(subgraph["nodes"]).values() for n in paths]
@@ -212,6 +212,11 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     update["glossary"] = glossary(res.store, state.get("entities", []), shown, subgraph["links"])
     update["messages"] = [AIMessage(chat_reply({**state, **update}))]
     return update
+
+
+def _kind(state: QAState) -> str:
+    """The kind of question its confidence is calibrated for (tools/llm/calibration.py)."""
+    return "research" if is_research_question(state["question"], state.get("options", {})) else "exam"
 
 
 def after_prepare(state: QAState) -> str:

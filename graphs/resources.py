@@ -86,9 +86,12 @@ class Resources:
     def model_name(self) -> str:
         return getattr(self.llm, "model_name", None) or self.context.llm_model
 
-    def calibration(self, method: str = "kg") -> CalibrationMap | None:
-        """The answer-confidence map measured for this model answering by ``method``, if any (tools/llm/calibration/)."""
-        return map_for(self.model_name, method)
+    def calibration(self, method: str = "kg", kind: str = "exam") -> CalibrationMap | None:
+        """The answer-confidence map measured for this model answering ``kind`` questions by ``method``, if any
+        (tools/llm/calibration/); the QA graph's own mode's map first (``kg-hybrid``), then the graph's."""
+        if method == "kg":
+            return map_for(self.model_name, f"kg-{self.context.evidence_mode}", kind) or map_for(self.model_name, "kg", kind)
+        return map_for(self.model_name, method, kind)
 
     @cached_property
     def embedding_path(self):

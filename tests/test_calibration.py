@@ -94,6 +94,25 @@ def test_each_answering_method_has_its_own_map(tmp_path, monkeypatch):
     CalibrationMap(a=2.0, letter_prior={"C": 0.7}).save(calibration.map_path("m", "kg"))
     assert calibration.map_for("m", "kg").letter_prior == {"C": 0.7}
     assert calibration.map_for("m", "closed-book") is None, "a kg prompt's letter lean is not another prompt's"
+    assert calibration.map_for("m", "kg", "research") is None, "an exam map is never applied to research questions"
+    CalibrationMap(a=3.0).save(calibration.map_path("m", "kg-hybrid", "research"))
+    assert calibration.map_path("m", "kg-hybrid", "research").name == "m.kg-hybrid.research.json"
+
+
+def test_the_graph_reads_its_own_modes_map_first(tmp_path, monkeypatch):
+    from amg.graphs.context import Context
+    from amg.graphs.resources import Resources
+    from amg.tools.llm import calibration
+
+    monkeypatch.setattr(calibration, "MAPS", tmp_path)
+    calibration.map_for.cache_clear()
+    CalibrationMap(a=1.0).save(calibration.map_path("m", "kg"))
+    CalibrationMap(a=2.0).save(calibration.map_path("m", "kg-offline"))
+    resources = lambda mode: Resources(Context(data_dir=str(tmp_path), evidence_mode=mode), llm=None)  # noqa: E731
+    monkeypatch.setattr(Resources, "model_name", property(lambda self: "m"))
+    assert resources("offline").calibration().a == 2.0 and resources("hybrid").calibration().a == 1.0
+    assert resources("offline").calibration(kind="research") is None
+    calibration.map_for.cache_clear()
 
 
 def _row(gold: str, probs: dict[str, float]) -> dict:

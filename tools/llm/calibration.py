@@ -87,15 +87,19 @@ class CalibrationMap:
         return cls(data["a"], data["b"], data["c"], data.get("letter_prior") or {}, data.get("about") or {})
 
 
-def map_path(model: str, method: str) -> Path:
-    """Where the map of ``model`` (its served name) answering by ``method`` ("kg" is the QA graph) is shipped."""
-    return MAPS / f"{model}.{method}.json"
+def map_path(model: str, method: str, kind: str = "exam") -> Path:
+    """Where the map of ``model`` (its served name) answering ``kind`` questions by ``method`` is shipped.
+
+    ``method``: a baseline, ``kg`` or ``kg-<evidence mode>``; ``kind``: "exam" (multiple choice) or
+    "research" (yes / no / maybe on a study's claim), whose letters lean differently."""
+    return MAPS / (f"{model}.{method}.json" if kind == "exam" else f"{model}.{method}.{kind}.json")
 
 
 @cache
-def map_for(model: str, method: str) -> CalibrationMap | None:
-    """The shipped map of ``model`` answering by ``method`` (read once per process), or None if not measured."""
-    path = map_path(model, method)
+def map_for(model: str, method: str, kind: str = "exam") -> CalibrationMap | None:
+    """The shipped map of ``model`` answering ``kind`` questions by ``method`` (read once per process), or None
+    if not measured: a map fitted on exam questions is never applied to research questions."""
+    path = map_path(model, method, kind)
     return CalibrationMap.load(path) if path.exists() else None
 
 
