@@ -11,9 +11,6 @@ answer the finding of the paper it cites (else the best match) is learned with i
 
 from __future__ import annotations
 
-import time
-from functools import wraps
-
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
@@ -21,41 +18,22 @@ from langgraph.types import Send
 
 from amg.agents.answer_synthesizer import synthesize
 from amg.agents.diagnostician import differentiate, read_answers
-from amg.agents.finding_reader import learn_finding
 from amg.agents.gap_detector import detect_gaps, is_research_question
 from amg.agents.query_parser import parse_query, spot_entities
 from amg.agents.glossary import glossary
 from amg.agents.reasoner import number_evidence, reason, shown_paths, with_lead_text
 from amg.agents.traverser import traverse_subgraph
 from amg.graphs.context import Context, run_context
-from amg.graphs.expansion import expand, learn, search
+from amg.graphs.expansion import expand, search
+from amg.graphs.learning import after_answer, learn_entity, learn_study
 from amg.graphs.question import prepare_question
 from amg.graphs.reply import chat_reply
 from amg.graphs.resources import resources_for
-from amg.graphs.state import PER_TURN_RESET, QAInput, QAState
-from amg.tools.kg.connection import GraphUnavailable
+from amg.graphs.state import CLAIM, PER_TURN_RESET, QAInput, QAState, fetched, fetched_texts
+from amg.graphs.timing import timed
 from amg.tools.llm.calibration import extraction_reliability
-from amg.tools.llm.chat import ModelUnavailable
 
-MAX_ANSWER_ENTITIES = 2  # entities the answer names that are learned about after it (one scoring call each)
-CLAIM = "claim"  # the evidence key of what the question itself found
 CLAIM_PAPERS = 3  # papers read for a research question: the lead at length, the others as snippets
-
-
-def timed(name: str):
-    """Record the node's wall time in ``timings_ms``."""
-
-    def wrap(fn):
-        @wraps(fn)
-        def node(state, runtime: Runtime[Context]):
-            start = time.perf_counter()
-            update = fn(state, runtime) or {}
-            update["timings_ms"] = {name: (time.perf_counter() - start) * 1000}
-            return update
-
-        return node
-
-    return wrap
 
 
 def prepare(state: QAState, runtime: Runtime[Context]) -> dict:
@@ -117,41 +95,6 @@ def search_claim(task: dict, runtime: Runtime[Context]) -> dict:
     return {"evidence": {CLAIM: kept}, "degradations": batch.degradations}
 
 
-def after_the_answer(fn):
-    """A fault while learning after the answer (a model timeout, the graph gone) is reported beside the
-    answer and counted; it never loses the answer."""
-
-    @wraps(fn)
-    def node(task: dict, runtime: Runtime[Context]) -> dict:
-        try:
-            return fn(task, runtime)
-        except (ModelUnavailable, GraphUnavailable) as exc:
-            return {"degradations": [f"learning after the answer failed: {exc}"], "learning_faults": 1}
-
-    return node
-
-
-@timed("learn")
-@after_the_answer
-def learn_entity(task: dict, runtime: Runtime[Context]) -> dict:
-    """After the answer, one branch per entity: its evidence scored into the graph for the next question."""
-    ctx = run_context(runtime)
-    done = learn(task["entity"], task["question"], task["entities"], task["found"], resources_for(ctx), ctx)
-    return {key: done[key] for key in ("new_relations", "degradations", "llm_calls", "tokens")}
-
-
-@timed("learn")
-@after_the_answer
-def learn_study(task: dict, runtime: Runtime[Context]) -> dict:
-    """After a research question's answer: the finding of the paper it rests on, with its PMID."""
-    ctx = run_context(runtime)
-    res = resources_for(ctx)
-    done = learn_finding(task["question"], task["entities"], task["paper"], task["text"], res.llm, res.model_name,
-                         extraction_reliability(res.model_name), res.store, ctx.keep_score)  # fmt: skip
-    return {"new_relations": done["new_relations"], "llm_calls": done["llm_calls"], "tokens": done["tokens"],
-            "degradations": [f"finding reader: {why}" for why in done["refused"]]}  # fmt: skip
-
-
 @timed("traverse")
 def traverse(state: QAState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
@@ -169,20 +112,8 @@ def differential(state: QAState, runtime: Runtime[Context]) -> dict:
     return differentiate(state.get("entities", []), store, state.get("findings") or {})
 
 
-def _fetched(state: QAState) -> list[dict]:
-    """Records fetched this turn, the question's own search first (its best match is read at length)."""
-    evidence = state.get("evidence", {})
-    ordered = sorted(evidence.items(), key=lambda item: item[0] != CLAIM)
-    return [r for _, found in ordered for r in found.get("records", [])]
-
-
-def _fetched_texts(state: QAState) -> dict[str, str]:
-    texts = {i: t for found in state.get("evidence", {}).values() for i, t in (found.get("texts") or {}).items()}
-    return {r["id"]: texts[r["id"]] for r in _fetched(state) if r["id"] in texts}
-
-
 def _fetched_ids(state: QAState) -> list[str]:
-    return [r["id"] for r in _fetched(state)]
+    return [r["id"] for r in fetched(state)]
 
 
 @timed("reason")
@@ -190,8 +121,8 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
     res = resources_for(ctx)
     nodes, links = state["subgraph"]["nodes"], state["subgraph"]["links"]
-    index = number_evidence(nodes, _fetched(state), res.store, links, state.get("differential", []))
-    index = with_lead_text(index, _fetched_texts(state))
+    index = number_evidence(nodes, fetched(state), res.store, links, state.get("differential", []))
+    index = with_lead_text(index, fetched_texts(state))
     update = reason(state["question"], state.get("options", {}), state["entities"], nodes, index, res.llm,
                     ctx.per_entity_reasoning, state.get("dialogue", []), links, state.get("differential", []))  # fmt: skip
     return {**update, "evidence_index": index}
@@ -239,37 +170,6 @@ def after_gaps(state: QAState, runtime: Runtime[Context]):
         return "traverse"
     return [Send("expand_entity", {"entity": e, "question": state["question"], "entities": state["entities"]})
             for e in targets]  # fmt: skip
-
-
-def after_answer(state: QAState, runtime: Runtime[Context]):
-    """Learning after the answer: each searched entity's evidence goes to the relation scorer, and so does the
-    cited evidence for what the answer names besides the question's entities (the demo's "metformin")."""
-    evidence = state.get("evidence") or {}
-    if run_context(runtime).learn != "after" or not evidence:
-        return END
-    if CLAIM in evidence:
-        return _study_to_learn(state, evidence[CLAIM])
-    tasks = [(e, evidence[e["key"]]) for e in state.get("entities", []) if evidence.get(e["key"], {}).get("records")]
-    cited = {c["evidence_id"] for c in state.get("citations", [])}
-    backing = {"records": [r for r in _fetched(state) if r["id"] in cited],
-               "texts": {i: t for i, t in _fetched_texts(state).items() if i in cited}}
-    asked = {e["key"] for e in state.get("entities", [])}
-    named = [e for e in state.get("answer_entities", []) if e["key"] not in asked][:MAX_ANSWER_ENTITIES]
-    tasks += [(e, backing) for e in named if backing["records"]]
-    everyone = [*state.get("entities", []), *named]
-    return [Send("learn_entity", {"entity": e, "question": state["question"], "entities": everyone, "found": found})
-            for e, found in tasks] or END  # fmt: skip
-
-
-def _study_to_learn(state: QAState, found: dict):
-    """The paper the answer cites among the question's own search (else its best match), to learn its finding."""
-    cited = [c["evidence_id"] for c in state.get("citations", [])]
-    papers = sorted(found.get("records", []), key=lambda r: r["id"] not in cited)
-    if not papers or papers[0]["id"] not in found.get("texts", {}):
-        return END
-    paper = papers[0]
-    return [Send("learn_study", {"question": state["question"], "entities": state.get("entities", []),
-                                 "paper": paper, "text": found["texts"][paper["id"]]})]  # fmt: skip
 
 
 builder = StateGraph(QAState, context_schema=Context, input_schema=QAInput)

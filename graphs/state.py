@@ -19,6 +19,7 @@ from typing_extensions import TypedDict, is_typeddict
 from amg.tools.kg.paths import Citation, EvidenceItem, Subgraph
 
 RESET: Any = None  # an update of None empties an accumulating field
+CLAIM = "claim"  # the evidence key of what a research question's own search found (graphs/qa_graph.py)
 
 
 def summed(current: int | None, update: int | None) -> int:
@@ -116,3 +117,16 @@ def emptied(hint: Any) -> Any:
 
 
 PER_TURN_RESET = {name: emptied(hint) for name, hint in get_type_hints(Turn, include_extras=True).items()}
+
+
+def fetched(state: QAState) -> list[dict]:
+    """Records fetched this turn, the question's own search first (its best match is read at length)."""
+    evidence = state.get("evidence", {})
+    ordered = sorted(evidence.items(), key=lambda item: item[0] != CLAIM)
+    return [r for _, found in ordered for r in found.get("records", [])]
+
+
+def fetched_texts(state: QAState) -> dict[str, str]:
+    """The texts of ``fetched(state)``, in its order."""
+    texts = {i: t for found in state.get("evidence", {}).values() for i, t in (found.get("texts") or {}).items()}
+    return {r["id"]: texts[r["id"]] for r in fetched(state) if r["id"] in texts}

@@ -37,7 +37,7 @@ def responder(body: dict) -> dict:
 
 @pytest.fixture
 def loop(store, scripted_server, tmp_path, monkeypatch):
-    monkeypatch.setattr("amg.graphs.qa_graph.extraction_reliability", lambda model: 1.0)
+    monkeypatch.setattr("amg.graphs.learning.extraction_reliability", lambda model: 1.0)
     index = LiteratureIndex(tmp_path / "pubmed")
     ingest_files(index, [DATA / "pubmed_baseline.xml", DATA / "efetch_metformin.xml"], lambda p, s: lambda n: None)
     server = scripted_server(responder)
@@ -101,7 +101,7 @@ def test_a_fault_while_learning_keeps_the_answer(loop, monkeypatch):
     def timed_out(*args, **kwargs):
         raise ModelUnavailable("model endpoint did not answer within 180 s")
 
-    monkeypatch.setattr("amg.graphs.qa_graph.learn_finding", timed_out)
+    monkeypatch.setattr("amg.graphs.learning.learn_finding", timed_out)
     result = run({"question": QUESTION, "options": VERDICTS}, evidence_mode="hybrid")
     assert result["option"] == "A" and [c["pmid"] for c in result["citations"]] == ["10354335"]
     assert result["learning_faults"] == 1

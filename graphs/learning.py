@@ -1,0 +1,93 @@
+"""Learning after the answer: what the question fetched is scored into the graph for the next question.
+
+Each searched entity's evidence goes to the relation scorer, and so does the cited evidence for what
+the answer names besides the question's entities (the demo's "metformin"); a research question's
+own search gives the finding of the paper the answer cites (else its best match) to the finding
+reader. A fault here (a model timeout, the graph gone) is reported beside the answer and counted;
+it never loses the answer.
+"""
+
+from __future__ import annotations
+
+from functools import wraps
+
+from langgraph.graph import END
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+
+from amg.agents.finding_reader import learn_finding
+from amg.graphs.context import Context, run_context
+from amg.graphs.expansion import learn
+from amg.graphs.resources import resources_for
+from amg.graphs.state import CLAIM, QAState, fetched, fetched_texts
+from amg.graphs.timing import timed
+from amg.tools.kg.connection import GraphUnavailable
+from amg.tools.llm.calibration import extraction_reliability
+from amg.tools.llm.chat import ModelUnavailable
+
+MAX_ANSWER_ENTITIES = 2  # entities the answer names that are learned about after it (one scoring call each)
+
+
+def after_the_answer(fn):
+    """A fault while learning after the answer (a model timeout, the graph gone) is reported beside the
+    answer and counted; it never loses the answer."""
+
+    @wraps(fn)
+    def node(task: dict, runtime: Runtime[Context]) -> dict:
+        try:
+            return fn(task, runtime)
+        except (ModelUnavailable, GraphUnavailable) as exc:
+            return {"degradations": [f"learning after the answer failed: {exc}"], "learning_faults": 1}
+
+    return node
+
+
+@timed("learn")
+@after_the_answer
+def learn_entity(task: dict, runtime: Runtime[Context]) -> dict:
+    """After the answer, one branch per entity: its evidence scored into the graph for the next question."""
+    ctx = run_context(runtime)
+    done = learn(task["entity"], task["question"], task["entities"], task["found"], resources_for(ctx), ctx)
+    return {key: done[key] for key in ("new_relations", "degradations", "llm_calls", "tokens")}
+
+
+@timed("learn")
+@after_the_answer
+def learn_study(task: dict, runtime: Runtime[Context]) -> dict:
+    """After a research question's answer: the finding of the paper it rests on, with its PMID."""
+    ctx = run_context(runtime)
+    res = resources_for(ctx)
+    done = learn_finding(task["question"], task["entities"], task["paper"], task["text"], res.llm, res.model_name,
+                         extraction_reliability(res.model_name), res.store, ctx.keep_score)  # fmt: skip
+    return {"new_relations": done["new_relations"], "llm_calls": done["llm_calls"], "tokens": done["tokens"],
+            "degradations": [f"finding reader: {why}" for why in done["refused"]]}  # fmt: skip
+
+
+def after_answer(state: QAState, runtime: Runtime[Context]):
+    """Where the answer's learning goes (see the module docstring): finding reader or relation scorer branches."""
+    evidence = state.get("evidence") or {}
+    if run_context(runtime).learn != "after" or not evidence:
+        return END
+    if CLAIM in evidence:
+        return _study_to_learn(state, evidence[CLAIM])
+    tasks = [(e, evidence[e["key"]]) for e in state.get("entities", []) if evidence.get(e["key"], {}).get("records")]
+    cited = {c["evidence_id"] for c in state.get("citations", [])}
+    backing = {"records": [r for r in fetched(state) if r["id"] in cited],
+               "texts": {i: t for i, t in fetched_texts(state).items() if i in cited}}
+    asked = {e["key"] for e in state.get("entities", [])}
+    named = [e for e in state.get("answer_entities", []) if e["key"] not in asked][:MAX_ANSWER_ENTITIES]
+    tasks += [(e, backing) for e in named if backing["records"]]
+    everyone = [*state.get("entities", []), *named]
+    return [Send("learn_entity", {"entity": e, "question": state["question"], "entities": everyone, "found": found})
+            for e, found in tasks] or END  # fmt: skip
+
+
+def _study_to_learn(state: QAState, found: dict):
+    """The paper the answer cites among the question's own search (else its best match), to learn its finding."""
+    cited = [c["evidence_id"] for c in state.get("citations", [])]
+    papers = sorted(found.get("records", []), key=lambda r: r["id"] not in cited)
+    if not papers or papers[0]["id"] not in found.get("texts", {}):
+        return END
+    paper = papers[0]
+    return [Send("learn_study", {"question": state["question"], "entities": state.get("entities", []),
+                                 "paper": paper, "text": found["texts"][paper["id"]]})]  # fmt: skip
