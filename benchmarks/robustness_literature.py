@@ -72,14 +72,19 @@ def _finished(run: Run, codes: tuple[int, ...] = (0,)) -> bool:
     return run.tracebacks == 0 and run.code in codes and not run.killed
 
 
-def literature_probe(amg: Amg, data: Path, work: Path, rng: random.Random, records: int) -> dict:
+def literature_probe(amg: Amg, data: Path, work: Path, rng: random.Random, records: int, one_run: bool) -> dict:
+    """``one_run`` (the short form): every crafted file in one ingest, rather than an ingest each."""
     tallies = {name: Tally() for name in ("crafted literature files", "kill -9 ingest pubmed", "2 ingests at once")}
-    crafted = tallies["crafted literature files"]
-    for name, content in crafted_files(work).items():
+    crafted, files = tallies["crafted literature files"], crafted_files(work)
+    for name, content in files.items():
         (work / name).write_bytes(content)
-        run = amg.run(["ingest", "pubmed", str(work / name)], data)  # exit 1: a file not read to its end
+    for names in [list(files)] if one_run else [[name] for name in files]:
+        paths = [str(work / name) for name in names]
+        run = amg.run(["ingest", "pubmed", *paths], data)  # exit 1: a file not read to its end
         leaked = SECRET_FILE_TEXT in run.out + run.err
-        crafted.add(_finished(run, (0, 1)) and not leaked, f"{name} -> {run.code}: {run.err[-200:]}", run.tracebacks)
+        for n, name in enumerate(names):
+            crafted.add(_finished(run, (0, 1)) and not leaked, f"{name} -> {run.code}: {run.err[-200:]}",
+                        run.tracebacks if n == 0 else 0)  # fmt: skip
     held, found = index_counts(data)
     half_written = abs(held - found)
     crafted.add(held <= 3, f"{held} records held from crafted files")  # at most the few valid articles in them

@@ -24,6 +24,7 @@ from benchmarks.robustness_runs import (
     unsafe_for_terminal,
 )
 
+SEED_KILL_S = {"drugs": (8.0, 25.0), "wordnet": (10.0, 20.0)}  # kill moments: after start-up, while writing
 HOSTILE_ANSWER = {"content": "Option: A\nAnswer: Metformin\x1b[2J\x1b]0;owned\x07 \u202eevil\u202c\r\nConfidence: 0.5"}
 ASK = ["ask", "What is metformin used for?"]
 
@@ -61,7 +62,8 @@ def cli_probe(amg: Amg, data: Path, switch, files: dict[str, Path]) -> Tally:
     return tally
 
 
-def kill_probes(amg: Amg, data: Path, switch, files: dict[str, Path], rng: random.Random, kills: int) -> dict:
+def kill_probes(amg: Amg, data: Path, switch, files: dict[str, Path], rng: random.Random, kills: int,
+                vocabulary: str = "drugs") -> dict:
     """kill -9 at random moments of ask, build, bench and seed, and of the graph server during a question."""
     amg.run(["ingest", str(files["corpus"])], data)
     tallies = {name: Tally() for name in ("kill -9 ask", "kill -9 build", "kill -9 bench", "kill -9 seed",
@@ -74,7 +76,7 @@ def kill_probes(amg: Amg, data: Path, switch, files: dict[str, Path], rng: rando
         tallies["kill -9 ask"].add(leftover == 0, f"{leftover} servers left", run.tracebacks)
     orphaned += _killed_builds(amg, data, switch, files, rng, kills, tallies["kill -9 build"])
     orphaned += _killed_benches(amg, data, switch, files, rng, kills, tallies["kill -9 bench"])
-    orphaned += _killed_seed(amg, data, rng, tallies["kill -9 seed"])
+    orphaned += _killed_seed(amg, data, rng, tallies["kill -9 seed"], vocabulary)
     def graph_dies(body: dict) -> dict:
         kill_graph(data)
         return healthy(body)
@@ -134,11 +136,13 @@ def _killed_benches(amg: Amg, data: Path, switch, files, rng, kills: int, tally:
     return orphaned
 
 
-def _killed_seed(amg: Amg, data: Path, rng: random.Random, tally: Tally) -> int:
-    run = amg.run(["kg", "seed", "--vocabulary", "drugs"], data, kill_after=rng.uniform(8.0, 25.0))
+def _killed_seed(amg: Amg, data: Path, rng: random.Random, tally: Tally, vocabulary: str) -> int:
+    argv = ["kg", "seed", "--vocabulary", vocabulary]
+    run = amg.run(argv, data, kill_after=rng.uniform(*SEED_KILL_S[vocabulary]))
     orphaned = orphans_after(data)
-    resumed = amg.run(["kg", "seed", "--vocabulary", "drugs"], data)
-    tally.add(resumed.code == 0, resumed.err[-300:], run.tracebacks + resumed.tracebacks, _hang(resumed, amg))
+    resumed = amg.run(argv, data)
+    tally.add(run.killed and resumed.code == 0, f"killed={run.killed}; {resumed.err[-300:]}",
+              run.tracebacks + resumed.tracebacks, _hang(resumed, amg))  # fmt: skip
     return orphaned
 
 
