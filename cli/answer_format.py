@@ -22,11 +22,19 @@ def json_result(result: dict) -> dict:
         "reasoning": result.get("reasoning", {}),
         "notices": result.get("notices", []),
         "learned": [{"source": r["source"], "relation": r["type"], "target": r["target"], "confidence": r["confidence"],
-                     "evidence_ids": r["evidence_ids"]} for r in result.get("new_relations", [])],  # fmt: skip
+                     "evidence_ids": r["evidence_ids"], "pmids": pmids(r["evidence_ids"]),
+                     **({"finding": r["description"]} if r.get("description") else {})}
+                    for r in result.get("new_relations", [])],  # fmt: skip
         "trace": {
             "timings_ms": result.get("timings_ms", {}),
             "llm_calls": result.get("llm_calls", 0),
             "tokens": result.get("tokens", 0),
             "degradations": result.get("degradations", []),
+            "learning_faults": result.get("learning_faults", 0),
         },
     }
+
+
+def pmids(evidence_ids: list[str]) -> list[str]:
+    """The PubMed ids among evidence ids ("pmid:10354335" -> "10354335")."""
+    return [i.removeprefix("pmid:") for i in evidence_ids if i.startswith("pmid:")]

@@ -20,7 +20,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from amg.agents.finding_reader import FINDING_NAMES
 from amg.agents.reasoner import shown_paths
+from amg.cli.answer_format import pmids
 from amg.tools.kg.paths import Step
 from amg.tools.kg.schema import normalize_key
 
@@ -146,6 +148,9 @@ def render(result: dict) -> str:
                            f"{html.escape(', '.join(c['present']) or '-')})</small></li>"
                            for c in result.get("differential", []))  # fmt: skip
     follow = "".join(f"<li>{html.escape(f['question'])}</li>" for f in result.get("follow_up", []))
+    findings = "".join(f"<li><b>{html.escape(f'{x[0]} {x[1].replace(chr(95), chr(32))} {x[2]}')}</b>: "
+                       f"{html.escape(x[3])} {' '.join(_link({'pmid': p}) for p in x[4])}</li>"
+                       for x in study_findings(result))  # fmt: skip
     return (
         f"<!doctype html><html lang='en'><meta charset='utf-8'><title>AMG evidence</title><style>{STYLE}</style>"
         f"<h2>{html.escape(result.get('question', ''))}</h2>"
@@ -156,10 +161,24 @@ def render(result: dict) -> str:
         "<span>thicker = more confident; yellow = question entity</span></small></p>"
         + (f"<h3>Differential (HPO annotations)</h3><ol>{differential}</ol>" if differential else "")
         + (f"<h3>To tell them apart, ask</h3><ul>{follow}</ul>" if follow else "")
+        + (f"<h3>What the studies found</h3><ul>{findings}</ul>" if findings else "")
         + f"<h3>Cited evidence</h3><ol style='list-style:none;padding:0'>{cites or '<li>none</li>'}</ol>"
         + (f"<h3>Glossary</h3><dl>{terms}</dl>" if terms else "")
         + "<p><small>AMG is a research tool: this is not medical advice.</small></p></html>"
     )
+
+
+def study_findings(result: dict) -> list[tuple[str, str, str, str, list[str]]]:
+    """(subject, relation, object, sentence and population, PMIDs) of each study finding the answer learned
+    or rests on, once each."""
+    steps = [*result.get("new_relations", []), *result.get("subgraph", {}).get("links", []),
+             *(s for n in result.get("subgraph", {}).get("nodes", []) if not n["hidden"] for s in n["steps"])]
+    found = {}
+    for s in steps:
+        relation = s.get("type") or s.get("relation")
+        if relation in FINDING_NAMES and s.get("description"):
+            found.setdefault((s["source"], relation, s["target"]), (s["description"], pmids(s["evidence_ids"])))
+    return [(*key, *value) for key, value in found.items()]
 
 
 def _path_text(steps: list[Step]) -> str:

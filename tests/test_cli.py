@@ -48,7 +48,7 @@ def test_ask_json_contract_and_picture(cli_env, capsys, tmp_path):
     assert set(out) >= {"answer", "option", "confidence", "citations", "entities", "paths", "reasoning", "trace"}
     assert out["citations"][0] == {"n": 1, "evidence_id": "pmid:31000001", "kind": "pubmed", "pmid": "31000001",
                                    "doi": None, "title": "Metformin first line", "year": None, "url": None}
-    assert set(out["trace"]) == {"timings_ms", "llm_calls", "tokens", "degradations"}
+    assert set(out["trace"]) == {"timings_ms", "llm_calls", "tokens", "degradations", "learning_faults"}
     assert out["trace"]["llm_calls"] == 2, "reason and answer: the vocabularies name metformin, so no parse call"
     assert "Metformin -treats(0.90)-> Type 2 diabetes mellitus = 0.90" in [p["path"] for p in out["paths"]]
     html = picture.read_text()
@@ -72,4 +72,4 @@ def test_ask_json_lists_what_the_question_taught_the_graph():
                "evidence_ids": ["textbook:endo::0"], "rationale": "kept out of the contract"}  # fmt: skip
     out = json_result({"answer": "Metformin", "new_relations": [learned]})
     assert out["learned"] == [{"source": "Diarrhea", "relation": "adverse_effect_of", "target": "Metformin",
-                               "confidence": 0.73, "evidence_ids": ["textbook:endo::0"]}]
+                               "confidence": 0.73, "evidence_ids": ["textbook:endo::0"], "pmids": []}]

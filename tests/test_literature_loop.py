@@ -151,3 +151,17 @@ def test_a_finding_is_grounded_word_by_word_and_lands_on_the_question_entity():
     assert grounded_finding(said(subject="students", relation="treats"), paper, text, 1.0, "m", 4)[1] == \
         "'treats' is not a study finding"
     assert grounded_finding(said(subject="students", score=3), paper, text, 1.0, "m", 4)[1] == "scored 3, under 4"
+
+
+def test_ask_json_and_the_evidence_page_show_the_study(loop, tmp_path):
+    from amg.cli.answer_format import json_result
+    from amg.cli.evidence_picture import render
+
+    run, _ = loop
+    result = run({"question": QUESTION}, evidence_mode="hybrid")
+    learned = json_result(result)["learned"]
+    assert [(x["relation"], x["pmids"]) for x in learned] == [("improves", ["10354335"])]
+    assert learned[0]["finding"] == f"{SENTENCE} [studied in: patients after day-case operations]"
+    page = render({**result, "question": QUESTION})
+    assert "What the studies found" in page and "medical students improves quality assurance programmes" in page
+    assert 'href="https://pubmed.ncbi.nlm.nih.gov/10354335/"' in page.split("What the studies found")[1]
