@@ -53,8 +53,20 @@ class Reply:
     citations: list[int] = field(default_factory=list)
 
 
+def verdicts(options: dict[str, str]) -> dict[str, str] | None:
+    """For options that are verdicts (yes / no / maybe), each word (upper case) -> its letter; else None."""
+    words = {text.strip().strip(".").upper(): letter for letter, text in options.items()}
+    return words if options and {"YES", "NO"} <= set(words) <= {"YES", "NO", "MAYBE"} else None
+
+
 def answer_line(options: dict[str, str]) -> str:
-    """The first answer line; listing the letters here ("A, B, C or D") biased small models towards one of them."""
+    """The first answer line; listing the letters here ("A, B, C or D") biased small models towards one of them.
+
+    Verdict options are answered by their word: read as letters, the 1.5B's yes / no / maybe probabilities
+    stayed near uniform (0.43 / 0.32 / 0.25) and leaned on B."""
+    words = verdicts(options)
+    if words:
+        return f"Answer: <{', '.join(w.lower() for w in words)}>"
     if options:
         return "Option: <the letter of the correct option>"
     return "Answer: <the answer in one or two sentences of your own>"  # without "of your own" it copied the evidence
@@ -101,7 +113,7 @@ def ask_answer(llm, dialogue: list[Turn], question: str, options: dict[str, str]
         said, dialogue, logprobs = talk_scored(llm, dialogue, text, usage, ANSWER_TOKENS, TOP_LOGPROBS if options else 0)
         reply = read_reply(said, options)
         if reply is not None or not said:
-            probs = letter_probabilities(logprobs, list(options)) if reply and options else None
+            probs = letter_probabilities(logprobs, list(options), verdicts(options)) if reply and options else None
             return reply, dialogue, probs
         text = load("answer_repair").format() + ask_text
     return None, dialogue, None
@@ -134,6 +146,11 @@ def bounded_by_differential(answer: str, confidence: float, differential: list[d
 
 def pick_option(option: str | None, answer: str, options: dict[str, str]) -> str | None:
     """The option letter the model meant, or None when it named none."""
+    words = verdicts(options)
+    if words:  # answered by its word ("yes, because ..."), or still by its letter: the first word decides
+        first = re.match(r"\W*(\w+)", option or "")
+        word = first.group(1).upper() if first else ""
+        return words.get(word) or (word if word in options else None)
     letter = (option or "").strip().strip(".()").upper()[:1]
     if letter in options:
         return letter

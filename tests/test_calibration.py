@@ -140,3 +140,19 @@ def test_platt_fit_converges_where_a_full_newton_step_diverged():
     share = sum(ok for _, _, ok in rows) / len(rows)
     fitted = [1 / (1 + math.exp(-(a * math.log(p / (1 - p)) + b * s + c))) for p, s, _ in rows]
     assert abs(sum(fitted) / len(fitted) - share) < 0.02, "a logistic fit's mean matches the base rate"
+
+
+def test_verdict_options_are_answered_and_read_by_their_word():
+    from amg.agents.answer_synthesizer import answer_line, read_reply
+
+    options = {"A": "yes", "B": "no", "C": "maybe"}
+    assert answer_line(options) == "Answer: <yes, no, maybe>"
+    assert answer_line({"A": "Allopurinol", "B": "Metformin"}).startswith("Option:")
+    assert read_reply("Answer: Yes, students can.\nConfidence: 0.8\nCitations: none", options).option == "A"
+    assert read_reply("Answer: no\nConfidence: 0.8\nCitations: none", options).option == "B"
+    assert read_reply("Answer: unclear\nConfidence: 0.5", options) is None
+    assert read_reply("Option: C\nConfidence: 0.5", options).option == "C", "a letter still counts"
+    logprobs = [step("Answer", {"Answer": 0.99}), step(":", {":": 0.99}),
+                step(" no", {" no": 0.5, " yes": 0.3, " may": 0.1, "No": 0.05, " The": 0.05})]  # fmt: skip
+    probs = letter_probabilities(logprobs, ["A", "B", "C"], {"YES": "A", "NO": "B", "MAYBE": "C"})
+    assert probs == {"A": pytest.approx(0.3 / 0.95), "B": pytest.approx(0.55 / 0.95), "C": pytest.approx(0.1 / 0.95)}

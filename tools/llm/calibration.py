@@ -1,7 +1,8 @@
 """From the model's own token probabilities to an answer confidence that means what it says.
 
 1. ``letter_probabilities``: where the reply names its option, the top log-probabilities of
-   that token give a distribution over the question's letters (" B" and "B" count as B).
+   that token give a distribution over the question's letters (" B" and "B" count as B), or over
+   its words when the options are verdicts (yes / no / maybe: agents/answer_synthesizer.py).
 2. ``debias``: small models prefer some letters whatever the question; dividing by the
    model's letter prior (its mean letter distribution on shuffled questions, where every
    position is equally likely to be right) removes that lean at no extra model call.
@@ -25,14 +26,18 @@ DEFAULT_RELIABILITY = 0.6  # a model whose extraction precision has not been mea
 _EPS = 1e-4
 
 
-def letter_probabilities(logprobs: list[dict] | None, letters: list[str]) -> dict[str, float] | None:
-    """Distribution over ``letters`` at the first generated token that is one of them, or None."""
+def letter_probabilities(logprobs: list[dict] | None, letters: list[str],
+                         words: dict[str, str] | None = None) -> dict[str, float] | None:  # fmt: skip
+    """Distribution over ``letters`` at the first generated token that is one of them, or None.
+
+    With ``words`` (upper-case word -> letter: {"YES": "A", "NO": "B", "MAYBE": "C"}) the option is
+    named by its word, not its letter; a token that starts a word only ("MAY") counts for it."""
     for step in logprobs or []:
-        if _letter(step.get("token", ""), letters) is None:
+        if _letter(step.get("token", ""), letters, words) is None:
             continue
         mass = {letter: 0.0 for letter in letters}
         for alternative in step.get("top_logprobs") or [step]:
-            letter = _letter(alternative.get("token", ""), letters)
+            letter = _letter(alternative.get("token", ""), letters, words)
             if letter is not None:
                 mass[letter] += math.exp(float(alternative["logprob"]))
         total = sum(mass.values())
@@ -40,9 +45,12 @@ def letter_probabilities(logprobs: list[dict] | None, letters: list[str]) -> dic
     return None
 
 
-def _letter(token: str, letters: list[str]) -> str | None:
-    text = token.strip().strip("()*.:`").upper()
-    return text if text in letters else None
+def _letter(token: str, letters: list[str], words: dict[str, str] | None = None) -> str | None:
+    text = token.strip().strip("()*.:`,").upper()
+    if words is None:
+        return text if text in letters else None
+    starts = [letter for word, letter in words.items() if text and word.startswith(text)]
+    return words.get(text) or (starts[0] if len(starts) == 1 else None)
 
 
 def debias(probs: dict[str, float], prior: dict[str, float] | None) -> dict[str, float]:
