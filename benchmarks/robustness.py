@@ -30,7 +30,7 @@ from benchmarks.report import emit
 from benchmarks.robustness_literature import literature_probe
 from benchmarks.robustness_probes import cli_probe, concurrency_probe, kill_probes
 from benchmarks.robustness_runs import KEEP_ALIVE_S, Amg, Tally, graph_of, orphans_after, secrets_in, write_inputs
-from amg.cli.main import USER_ERRORS
+from amg.cli.errors import user_errors
 from amg.graphs.context import Context
 from amg.graphs.qa_graph import graph
 from amg.graphs.resources import Resources, install
@@ -85,7 +85,7 @@ def ask_in_process(tally: Tally, ctx: Context, item: dict, texts: list[str]) -> 
         ok = sane(result) and item["refused"] in (None, refused)
         said = "refused" if refused else "answered"
         tracebacks, note = 0, f"{item['kind']}: {said} {result.get('answer')!r:.80}"
-    except (ModelUnavailable, *USER_ERRORS) as exc:  # one clear line at the CLI
+    except (ModelUnavailable, *user_errors()) as exc:  # one clear line at the CLI
         ok, tracebacks, note = item["refused"] is not False, 0, f"{item['kind']}: {exc}"
         texts.append(str(exc))
     except Exception as exc:  # a traceback at the CLI

@@ -12,22 +12,11 @@ import threading
 import traceback
 from typing import NoReturn
 
-import openai
-from neo4j.exceptions import ServiceUnavailable, SessionExpired
-
+from amg.cli.errors import GRAPH_LOST, REPORTED, loaded
 from amg.cli.terminal import printable
 from amg.evaluation import METHODS
 from amg.graphs.context import Context
-from amg.tools.evidence.embeddings import EmbeddingModelMissing
-from amg.tools.evidence.remote_calls import SourceUnavailable
-from amg.tools.kg.connection import GraphUnavailable, graph_lost
 from amg.tools.kg.seeding import VOCABULARIES
-from amg.tools.llm.chat import ModelUnavailable
-from amg.tools.servers import LocalServerError
-
-USER_ERRORS = (ValueError, FileNotFoundError, GraphUnavailable, LocalServerError, EmbeddingModelMissing,
-               SourceUnavailable, ModelUnavailable, openai.APIConnectionError, openai.AuthenticationError,
-               openai.NotFoundError)  # fmt: skip
 
 
 def _context_flags(parser: argparse.ArgumentParser) -> None:
@@ -191,12 +180,16 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return run(args)
-    except USER_ERRORS as exc:
-        print(f"amg: error: {printable(str(exc))}", file=sys.stderr)
-        return 2
-    except (ServiceUnavailable, SessionExpired) as exc:  # the graph went away after connecting
-        print(f"amg: error: {graph_lost(exc)}", file=sys.stderr)
-        return 2
+    except Exception as exc:
+        if isinstance(exc, loaded(REPORTED)):
+            print(f"amg: error: {printable(str(exc))}", file=sys.stderr)
+            return 2
+        if isinstance(exc, loaded(GRAPH_LOST)):  # the graph went away after connecting
+            from amg.tools.kg.connection import graph_lost
+
+            print(f"amg: error: {graph_lost(exc)}", file=sys.stderr)
+            return 2
+        raise
     except KeyboardInterrupt:
         print("amg: interrupted", file=sys.stderr)
         return 130
