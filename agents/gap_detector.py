@@ -4,7 +4,7 @@ graph holds an answer to a research question's claim.
 A research question asks whether something holds ("Can medical students contribute to quality
 assurance in day surgery?"): yes / no / maybe options, or an open question opening with a verb.
 Its entities are usually in the graph from the ontologies, which say nothing about the claim.
-The claim is held when a relation resting on a paper (a PMID) joins two things the question names;
+The claim is held when a study's finding resting on a paper (a PMID) joins two things the question names;
 otherwise ``claim_gap`` sends the question itself to the literature (graphs/qa_graph.py).
 """
 
@@ -14,8 +14,9 @@ import re
 from datetime import datetime, timedelta, timezone
 
 from amg.tools.kg.records import iso_utc
-from amg.tools.kg.schema import normalize_key
+from amg.tools.kg.schema import FINDINGS, normalize_key
 from amg.tools.kg.store import QAStore
+from amg.tools.kg.traversal import LINK_FLOOR
 
 _ASKS_WHETHER = re.compile(r"^\s*(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have|may|might)\b",
                            re.IGNORECASE)  # fmt: skip
@@ -30,12 +31,12 @@ def is_research_question(question: str, options: dict[str, str] | None) -> bool:
     return bool(_ASKS_WHETHER.match(question))
 
 
-def claim_held(question: str, keys: list[str], store: QAStore, tau: float) -> bool:
-    """Whether a relation resting on a paper joins a question entity to another thing the question names."""
+def claim_held(question: str, keys: list[str], store: QAStore) -> bool:
+    """Whether a study's finding resting on a paper joins a question entity to another thing the question names."""
     named = f" {normalize_key(question)} "
     return any(
         any(i.startswith("pmid:") for i in edge["evidence_ids"] or []) and f" {edge['other']} " in named
-        for edge in (store.neighbors(keys, tau) if keys else [])
+        for edge in (store.findings(keys, [r.name for r in FINDINGS], LINK_FLOOR) if keys else [])
     )
 
 
@@ -44,7 +45,7 @@ def detect_gaps(entities: list[dict], store: QAStore, tau: float, stale_days: in
     """State update: ``gaps`` ([{key, name, status}]) for entities that need evidence, and ``claim_gap``."""
     keys = [e["key"] for e in entities]
     research = is_research_question(question, options)
-    claim_gap = research and not claim_held(question, keys, store, tau)
+    claim_gap = research and not claim_held(question, keys, store)
     if not entities:
         return {"gaps": [], "claim_gap": claim_gap}
     stale_before = iso_utc(datetime.now(timezone.utc) - timedelta(days=stale_days))

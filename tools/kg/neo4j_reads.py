@@ -51,6 +51,19 @@ class KnowledgeQueries:
             per=per_node, hub=max_degree,
         )  # fmt: skip
 
+    def findings(self, keys: list[str], types: list[str], min_confidence: float) -> list[dict]:
+        """Edges of ``types`` (a study's findings) touching ``keys``, in the shape of ``neighbors``, all of them:
+        they are read beside the confidence-ordered neighbour budget, which curated 1.00 edges fill first."""
+        return self.read(
+            """UNWIND $keys AS k MATCH (e:Entity {key: k})-[r:RELATES]-(n:Entity)
+               WHERE r.type IN $types AND r.confidence >= $min
+               RETURN k AS key, n.key AS other, n.name AS name, n.type AS type, r.type AS rel,
+                      r.confidence AS confidence, r.evidence_ids AS evidence_ids, startNode(r) = e AS forward,
+                      r.description AS description
+               ORDER BY r.confidence DESC""",
+            keys=keys, types=types, min=min_confidence,
+        )  # fmt: skip
+
     def entities(self, keys: list[str]) -> dict[str, dict]:
         rows = self.read("UNWIND $keys AS k MATCH (e:Entity {key: k}) RETURN k, properties(e) AS e", keys=keys)
         return {row["k"]: row["e"] for row in rows}

@@ -57,6 +57,7 @@ Neighbors = Callable[[list[str], float | dict[str, float], int, int | None], lis
 # defaults of AMG_TAU, AMG_MAX_DEPTH, AMG_MAX_NODES, AMG_TRAVERSAL and AMG_HUB_DEGREE
 TAU, MAX_DEPTH, MAX_NODES, STRATEGY, HUB_DEGREE = 0.5, 2, 40, "bfs", 250
 STRATEGIES = ("bfs", "dfs")
+LINK_FLOOR = 0.3  # links between question entities and study findings are read down to this confidence
 
 
 def traverse(
@@ -83,7 +84,7 @@ def traverse(
     return _cap(reached, seeds, max_nodes)
 
 
-def question_links(neighbors: Neighbors, seeds: dict[str, tuple[str, str]], floor: float = 0.3,
+def question_links(neighbors: Neighbors, seeds: dict[str, tuple[str, str]], floor: float = LINK_FLOOR,
                    per_node: int = 200) -> list[Step]:
     """Edges between two question entities (each once, as stored), strongest first.
 
@@ -100,6 +101,17 @@ def question_links(neighbors: Neighbors, seeds: dict[str, tuple[str, str]], floo
         links.setdefault((source, edge["rel"], target), _step(seeds[source][0], edge["rel"], seeds[target][0], edge,
                                                               forward=True))  # fmt: skip
     return sorted(links.values(), key=lambda s: -s["confidence"])
+
+
+def finding_steps(edges: list[dict], seeds: dict[str, tuple[str, str]]) -> list[Step]:
+    """A study's findings about the question entities (``edges`` as ``neighbors`` gives them), each once, as
+    stored: "medical students improves quality assurance"."""
+    found: dict[tuple[str, str, str], Step] = {}
+    for edge in edges:
+        here = seeds[edge["key"]][0]
+        source, target = (here, edge["name"]) if edge["forward"] else (edge["name"], here)
+        found.setdefault((source, edge["rel"], target), _step(source, edge["rel"], target, edge, forward=True))
+    return sorted(found.values(), key=lambda s: -s["confidence"])
 
 
 def _step(source: str, relation: str, target: str, edge: dict, forward: bool) -> Step:
