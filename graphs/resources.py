@@ -10,23 +10,18 @@ import contextlib
 import threading
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from amg.graphs.context import Context
 from amg.tools.evidence.embeddings import embed, load_embedder, model_path
-from amg.tools.evidence.finder import EvidenceFinder
-from amg.tools.evidence.passages import PassageStore
-from amg.tools.evidence.pubmed import PubMedClient
-from amg.tools.evidence.pubmed_sources import LocalPubMed, PubMedSources
-from amg.tools.evidence.request_cache import RequestCache
-from amg.tools.evidence.wikipedia_client import WikipediaClient
-from amg.tools.kg.neo4j_store import Neo4jStore
-from amg.tools.kg.connection import connect_graph
-from amg.tools.kg.linking import EntityLinker
 from amg.tools.kg.store import GraphStore
 from amg.tools.literature.index import LiteratureIndex, index_exists, index_path
 from amg.tools.llm.calibration import CalibrationMap, map_for
-from amg.tools.llm.chat import chat_model
 
+if TYPE_CHECKING:  # each is imported where it is built: neo4j, chromadb, openai take seconds to load
+    from amg.tools.evidence.finder import EvidenceFinder
+    from amg.tools.evidence.passages import PassageStore
+    from amg.tools.kg.linking import EntityLinker
 
 class Resources:
     def __init__(self, context: Context, **overrides: object):
@@ -40,6 +35,9 @@ class Resources:
 
     @cached_property
     def store(self) -> GraphStore:
+        from amg.tools.kg.connection import connect_graph
+        from amg.tools.kg.neo4j_store import Neo4jStore
+
         c = self.context
         with self._locks["store"]:
             if "store" in self.__dict__:  # another thread started it while this one waited
@@ -56,6 +54,8 @@ class Resources:
 
     @cached_property
     def llm(self):
+        from amg.tools.llm.chat import chat_model
+
         c = self.context
         with self._locks["llm"]:
             if "llm" in self.__dict__:
@@ -107,14 +107,24 @@ class Resources:
 
     @cached_property
     def passages(self) -> PassageStore:
+        from amg.tools.evidence.passages import PassageStore
+
         return PassageStore(self.context.data_path / "vectors", self.embedding_path)
 
     @cached_property
     def linker(self) -> EntityLinker:
+        from amg.tools.kg.linking import EntityLinker
+
         return EntityLinker(self.store, self.context.data_path / "vectors", self.embedding_path)
 
     @cached_property
     def evidence(self) -> EvidenceFinder:
+        from amg.tools.evidence.finder import EvidenceFinder
+        from amg.tools.evidence.pubmed import PubMedClient
+        from amg.tools.evidence.pubmed_sources import LocalPubMed, PubMedSources
+        from amg.tools.evidence.request_cache import RequestCache
+        from amg.tools.evidence.wikipedia_client import WikipediaClient
+
         c = self.context
         cache = RequestCache(c.data_path / "cache" / "remote.sqlite")
         local = LocalPubMed(LiteratureIndex(index_path(c.data_path))) if index_exists(c.data_path) else None

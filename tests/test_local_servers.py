@@ -154,8 +154,11 @@ def test_a_busy_server_is_waited_for_not_killed(tmp_path):
 
 
 def test_the_graph_and_model_servers_start_at_the_same_time_and_once(monkeypatch, tmp_path):
-    from amg.graphs import resources as resources_module
     from amg.graphs.context import Context
+    from amg.graphs.resources import Resources
+    from amg.tools.kg import connection
+    from amg.tools.kg.neo4j_store import Neo4jStore
+    from amg.tools.llm import chat
 
     model_starting, starts = threading.Event(), []
 
@@ -173,10 +176,10 @@ def test_the_graph_and_model_servers_start_at_the_same_time_and_once(monkeypatch
         def close(self):
             pass
 
-    monkeypatch.setattr(resources_module, "connect_graph", connect_graph)
-    monkeypatch.setattr(resources_module, "chat_model", chat_model)
-    monkeypatch.setattr(resources_module.Neo4jStore, "ensure_schema", lambda self: None)
-    res = resources_module.Resources(Context().with_overrides(data_dir=str(tmp_path)))
+    monkeypatch.setattr(connection, "connect_graph", connect_graph)  # Resources imports them where it uses them
+    monkeypatch.setattr(chat, "chat_model", chat_model)
+    monkeypatch.setattr(Neo4jStore, "ensure_schema", lambda self: None)
+    res = Resources(Context().with_overrides(data_dir=str(tmp_path)))
     res.start_in_background("store", "llm")
-    assert res.llm == "llm" and isinstance(res.store, resources_module.Neo4jStore) and res.store is res.store
+    assert res.llm == "llm" and isinstance(res.store, Neo4jStore) and res.store is res.store
     assert sorted(starts) == ["graph", "llm"], "each started once, though asked for from two threads"
