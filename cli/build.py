@@ -11,7 +11,6 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 from tqdm import tqdm
 
-from amg.graphs import build_graph, refresh_graph
 from amg.graphs.context import Context
 from amg.graphs.resources import resources_for
 
@@ -34,6 +33,8 @@ def corpus_topics(context: Context, limit: int) -> list[str]:
 
 
 def _build(args, context: Context) -> int:
+    from amg.graphs import build_graph  # langgraph and the agents: seconds to load
+
     payload: dict = {"force": args.force}
     if args.topics:
         payload["topics"] = build_graph.read_topics(Path(args.topics))
@@ -74,6 +75,7 @@ def parse_every(text: str) -> float:
 
 def _refresh(args, context: Context) -> int:
     period = parse_every(args.every) if args.every else None
+    from amg.graphs import refresh_graph  # langgraph and the agents: seconds to load
     lock = FileLock(str(context.data_path / "refresh.lock"))
     context.data_path.mkdir(parents=True, exist_ok=True)
     try:

@@ -11,7 +11,6 @@ from tqdm import tqdm
 
 from amg.graphs.context import Context
 from amg.graphs.resources import Resources
-from amg.agents.relation_scorer import echo_sources
 from amg.tools.kg.audit import audit
 from amg.tools.kg.seeding import VOCABULARIES, seed
 from amg.tools.kg.transfer import export_graph, import_graph
@@ -94,6 +93,8 @@ def _show(args, res: Resources) -> int:
 
 
 def _audit(args, res: Resources) -> int:
+    from amg.agents.relation_scorer import echo_sources  # the model's schemas: pydantic and openai, ~1.5 s
+
     report = audit(res.store, echo_sources(), fix=args.fix)
     if args.json:
         print(json.dumps(report.__dict__))
