@@ -7,14 +7,9 @@ import sys
 import uuid
 from pathlib import Path
 
-from langchain_core.messages import HumanMessage
-from langgraph.checkpoint.sqlite import SqliteSaver
-
 from amg.cli.answer_format import json_result
-from amg.cli.evidence_picture import write_picture
 from amg.cli.terminal import json_printable, printable
 from amg.graphs.context import Context
-from amg.graphs.qa_graph import builder, graph
 from amg.graphs.resources import resources_for
 
 
@@ -54,6 +49,8 @@ def answered_first(run_graph, payload: dict, context: Context, show=None, config
 
 def _ask(args, context: Context) -> int:
     payload = {"question": args.question, "options": parse_options(args.option)}
+    from amg.graphs.qa_graph import graph  # langgraph, the agents and their model client: seconds to load
+
     if args.question.strip():
         resources_for(context).start_in_background("store", "llm", "embedder")
     show = None if args.json else (lambda text: print(printable(text), flush=True))
@@ -61,6 +58,8 @@ def _ask(args, context: Context) -> int:
     if result.get("problem"):
         raise ValueError(result["problem"])
     if args.graph:
+        from amg.cli.evidence_picture import write_picture
+
         write_picture(result, Path(args.graph))
     if args.json:
         print(json_printable(json.dumps(json_result(result), indent=2, ensure_ascii=False)))
@@ -73,6 +72,11 @@ def _ask(args, context: Context) -> int:
 
 
 def _chat(args, context: Context) -> int:
+    from langchain_core.messages import HumanMessage
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from amg.graphs.qa_graph import builder
+
     path = context.data_path / "chat.sqlite"
     path.parent.mkdir(parents=True, exist_ok=True)
     with SqliteSaver.from_conn_string(str(path)) as saver:
