@@ -184,3 +184,17 @@ def test_a_weak_finding_on_a_busy_entity_still_reaches_the_reasoner(loop, store)
     assert ("medical students", "improves", "patient satisfaction audit") in \
         [(x["source"], x["relation"], x["target"]) for x in result["subgraph"]["links"]]
     assert f'improves patient satisfaction audit (0.44) [1]: "{SENTENCE}' in prompt_text(server.requests[-2])
+
+
+def test_kg_show_lists_the_learned_finding_with_its_pmid(loop, store, tmp_path, capsys):
+    from types import SimpleNamespace
+
+    from amg.cli.kg import _show
+
+    run, _ = loop
+    run({"question": QUESTION, "options": VERDICTS}, evidence_mode="hybrid")
+    res = Resources(Context(data_dir=str(tmp_path)), store=store)
+    _show(SimpleNamespace(entity="medical students", limit=25), res)
+    shown = capsys.readouterr().out
+    assert "study findings" in shown
+    assert "0.80  medical students -improves-> quality assurance programmes  [pmid:10354335]" in shown
