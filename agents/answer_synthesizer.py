@@ -178,15 +178,16 @@ def support_of(citations: list[int], evidence_index: list[EvidenceItem], backed:
 def synthesize(question: str, options: dict[str, str], dialogue: list[Turn], evidence_index: list[EvidenceItem],
                nodes: list[GraphPath], fetched_ids: list[str], entities: list[dict], llm,
                calibration: CalibrationMap | None = None, links: list[Link] = (),
-               differential: list[dict] = (), reading: float = 1.0) -> dict:  # fmt: skip
+               differential: list[dict] = (), reading: float = 1.0, preface: str = "") -> dict:  # fmt: skip
     """State update: answer, option, confidence (and its basis), citations (resolved), the conversation, usage.
 
     ``reading``: the support of a text fetched this run, the model's measured precision reading evidence
-    (its relation-extraction precision; 1.0 would mean a text cited is a text understood)."""
+    (its relation-extraction precision; 1.0 would mean a text cited is a text understood); ``preface``: what the
+    answer reads first when no reasoning turn precedes it (a research question's studies)."""
     if not entities and not options and not evidence_index:
         return {"answer": NO_KNOWLEDGE, "option": None, "confidence": 0.0, "citations": [], "rationale": ""}
     usage = Usage()
-    reply, dialogue, probs = ask_answer(llm, dialogue, question, options, usage)
+    reply, dialogue, probs = ask_answer(llm, dialogue, question, options, usage, preface)
     if reply is None:
         return {"answer": "The model did not return a usable answer.", "option": None, "confidence": 0.0,
                 "citations": [], "dialogue": dialogue,

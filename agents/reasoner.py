@@ -203,6 +203,16 @@ def conclusion(reasoning: str) -> str:
     return shorten(sentences[-1], RATIONALE_CHARS)
 
 
+def study_reading(evidence_index: list[EvidenceItem], links: list[Link] = ()) -> str:
+    """What a research question's answer reads instead of a chain of thought: the study findings and links the
+    graph holds, then the numbered evidence (its best match at length, conclusion first).
+
+    Measured on the first 11 PubMedQA dev questions (1.5B): after a 48-token chain of thought the answer turned
+    to "no" on 3 that reading the same papers answered directly (2 of them wrongly), at ~35 s more a question."""
+    held = links_context(list(links), evidence_index)
+    return (held + "\n\n" if held else "") + evidence_block(evidence_index) + "\n"
+
+
 def reason(question: str, options: dict[str, str], entities: list[dict], nodes: list[GraphPath],
            evidence_index: list[EvidenceItem], llm, per_entity: bool, dialogue: list[Turn], links: list[Link] = (),
            differential: list[dict] = ()) -> dict:  # fmt: skip

@@ -21,7 +21,7 @@ from amg.agents.diagnostician import differentiate, read_answers
 from amg.agents.gap_detector import detect_gaps, is_research_question
 from amg.agents.query_parser import parse_query, spot_entities
 from amg.agents.glossary import glossary
-from amg.agents.reasoner import number_evidence, reason, shown_paths, with_lead_text
+from amg.agents.reasoner import number_evidence, reason, shown_paths, study_reading, with_lead_text
 from amg.agents.traverser import traverse_subgraph
 from amg.graphs.context import Context, run_context
 from amg.graphs.expansion import expand, search
@@ -123,6 +123,8 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
     nodes, links = state["subgraph"]["nodes"], state["subgraph"]["links"]
     index = number_evidence(nodes, fetched(state), res.store, links, state.get("differential", []))
     index = with_lead_text(index, fetched_texts(state))
+    if _kind(state) == "research":
+        return {"evidence_index": index, "reading": study_reading(index, links)}
     update = reason(state["question"], state.get("options", {}), state["entities"], nodes, index, res.llm,
                     ctx.per_entity_reasoning, state.get("dialogue", []), links, state.get("differential", []))  # fmt: skip
     return {**update, "evidence_index": index}
@@ -136,6 +138,7 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
         state["question"], state.get("options", {}), state.get("dialogue", []), state.get("evidence_index", []),
         subgraph["nodes"], _fetched_ids(state), state.get("entities", []), res.llm, res.calibration(kind=_kind(state)),
         subgraph["links"], state.get("differential", []), extraction_reliability(res.model_name),
+        state.get("reading", ""),
     )  # fmt: skip
     shown = [n for paths in shown_paths(subgraph["nodes"]).values() for n in paths]
     if run_context(runtime).learn == "after" and update.get("citations") and _fetched_ids(state):

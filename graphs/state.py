@@ -69,6 +69,7 @@ class Turn(TypedDict, total=False):
     subgraph: Subgraph
     evidence_index: list[EvidenceItem]
     reasoning: dict[str, str]
+    reading: str  # a research question's studies, read by the answer instead of a chain of thought
     dialogue: list[dict]  # this question's conversation with the model (agents.conversation)
     answer: str
     answer_entities: list[dict]  # vocabulary entities the answer names, learned about from its cited evidence
