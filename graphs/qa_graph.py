@@ -5,8 +5,9 @@ Routing: empty input ends at once; offline mode, or no gaps in hybrid mode, skip
 evidence step; evidence is fetched per entity in parallel branches (Send) and scored into
 the graph after the answer (``AMG_LEARN=after``: the reasoner reads the evidence itself) or
 before the traversal (``before``, the paper's order). A research question whose claim the graph
-does not hold (agents/gap_detector.py) sends the question itself to PubMed instead, and after the
-answer the finding of the paper it cites (else the best match) is learned with its PMID.
+does not hold (agents/gap_detector.py) sends the question itself to PubMed instead; its answer reads
+the studies without a chain of thought, and after it the finding of the paper it cites (else the
+best match) is learned with its PMID (graphs/learning.py).
 """
 
 from __future__ import annotations
