@@ -7,7 +7,7 @@ import sys
 import uuid
 from pathlib import Path
 
-from amg.cli.answer_format import json_result
+from amg.cli.answer_format import json_result, pmids
 from amg.cli.terminal import json_printable, printable
 from amg.graphs.context import Context
 from amg.graphs.resources import resources_for
@@ -64,11 +64,24 @@ def _ask(args, context: Context) -> int:
     if args.json:
         print(json_printable(json.dumps(json_result(result), indent=2, ensure_ascii=False)))
         return 0
-    if result.get("timings_ms", {}).get("learn"):
-        print(f"learned {len(result.get('new_relations', []))} relation(s) from this question's evidence")
+    for line in learned_lines(result):
+        print(printable(line))
     if args.graph:
         print(f"evidence subgraph written to {args.graph}")
     return 0
+
+
+def learned_lines(result: dict) -> list[str]:
+    """What the question taught the graph after its answer, each relation with its papers, and any fault there."""
+    lines = []
+    if result.get("timings_ms", {}).get("learn"):
+        lines.append(f"learned {len(result.get('new_relations', []))} relation(s) from this question's evidence")
+        for r in result.get("new_relations", []):
+            papers = ", ".join(f"PMID {p}" for p in pmids(r["evidence_ids"]))
+            lines.append(f"  {r['source']} -{r['type']}-> {r['target']} ({r['confidence']:.2f})"
+                         + (f" [{papers}]" if papers else ""))  # fmt: skip
+    faults = [d for d in result.get("degradations", []) if d.startswith("learning after the answer failed")]
+    return lines + [f"note: {fault} (the answer above stands)" for fault in faults]
 
 
 def _chat(args, context: Context) -> int:

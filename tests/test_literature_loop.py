@@ -201,3 +201,17 @@ def test_kg_show_lists_the_learned_finding_with_its_pmid(loop, store, tmp_path, 
     shown = capsys.readouterr().out
     assert "study findings" in shown
     assert "0.80  medical students -improves-> quality assurance programmes  [pmid:10354335]" in shown
+
+
+def test_amg_ask_prints_what_was_learned_with_its_papers_and_any_fault():
+    from amg.cli.qa import learned_lines
+
+    result = {"timings_ms": {"learn": 900.0}, "new_relations": [
+        {"source": "medical students", "type": "improves", "target": "quality assurance", "confidence": 0.58,
+         "evidence_ids": ["pmid:10354335"]}],
+        "degradations": ["learning after the answer failed: model endpoint did not answer within 180 s"]}
+    assert learned_lines(result) == [
+        "learned 1 relation(s) from this question's evidence",
+        "  medical students -improves-> quality assurance (0.58) [PMID 10354335]",
+        "note: learning after the answer failed: model endpoint did not answer within 180 s (the answer above stands)"]
+    assert learned_lines({"timings_ms": {}}) == []
