@@ -69,7 +69,8 @@ def spoken(node: GraphPath) -> str:
 
 
 def _finding_words(steps: list[Link]) -> str:
-    said = [s["description"] for s in steps if s["relation"] in FINDING_NAMES and s.get("description")]
+    said = [s["description"] for s in steps if s["relation"] in FINDING_NAMES and s.get("description")
+            and any(i.startswith("pmid:") for i in s["evidence_ids"])]  # a paper's, not a curated association
     return "".join(f': "{shorten(d, FINDING_CHARS)}"' for d in said)
 
 

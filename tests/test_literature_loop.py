@@ -215,3 +215,14 @@ def test_amg_ask_prints_what_was_learned_with_its_papers_and_any_fault():
         "  medical students -improves-> quality assurance (0.58) [PMID 10354335]",
         "note: learning after the answer failed: model endpoint did not answer within 180 s (the answer above stands)"]
     assert learned_lines({"timings_ms": {}}) == []
+
+
+def test_only_a_papers_finding_is_read_with_its_sentence():
+    from amg.agents.reasoner import links_context
+
+    step = {"source": "A", "relation": "associated_with", "target": "B", "confidence": 0.9, "forward": True,
+            "description": "Curated note on A and B."}
+    curated = links_context([{**step, "evidence_ids": ["vocab:x"]}], [])
+    from_paper = links_context([{**step, "evidence_ids": ["pmid:1"]}], [])
+    assert curated.endswith("- A associated with B (0.90)")
+    assert from_paper.endswith('- A associated with B (0.90): "Curated note on A and B."')
