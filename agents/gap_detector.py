@@ -31,6 +31,11 @@ def is_research_question(question: str, options: dict[str, str] | None) -> bool:
     return bool(_ASKS_WHETHER.match(question))
 
 
+def question_kind(question: str, options: dict[str, str] | None) -> str:
+    """"research" or "exam": the kind its answer's confidence is calibrated for (tools/llm/calibration.py)."""
+    return "research" if is_research_question(question, options) else "exam"
+
+
 def claim_held(question: str, keys: list[str], store: QAStore) -> bool:
     """Whether a study's finding resting on a paper joins a question entity to another thing the question names."""
     named = f" {normalize_key(question)} "

@@ -37,4 +37,4 @@ def json_result(result: dict) -> dict:
 
 def pmids(evidence_ids: list[str]) -> list[str]:
     """The PubMed ids among evidence ids ("pmid:10354335" -> "10354335")."""
-    return [i.removeprefix("pmid:") for i in evidence_ids if i.startswith("pmid:")]
+    return list(dict.fromkeys(i.removeprefix("pmid:") for i in evidence_ids if i.startswith("pmid:")))

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from amg.agents.gap_detector import is_research_question
+from amg.agents.gap_detector import question_kind
+from amg.cli.answer_format import pmids
 from amg.evaluation import baselines
 from amg.evaluation.citations import literature_figures
 from amg.evaluation.datasets import load, shuffled
@@ -56,7 +57,7 @@ def label(method: str, context: Context) -> str:
 
 def _answer(method: str, item: dict, context: Context, res, use_options: bool) -> dict:
     q, options = item["question"], item["options"]
-    kind = "research" if is_research_question(q, options) else "exam"
+    kind = question_kind(q, options)
     if method == "closed-book":
         return baselines.closed_book(q, options, res.llm, res.calibration(method, kind))
     if method == "cot":
@@ -77,10 +78,6 @@ def _answer(method: str, item: dict, context: Context, res, use_options: bool) -
             "cited_ids": [c["evidence_id"] for c in result.get("citations", [])],
             "learned": len(result.get("new_relations", [])), "learning_faults": result.get("learning_faults", 0),
             "degradations": result.get("degradations", [])}  # fmt: skip
-
-
-def _pmids(ids: list[str]) -> list[str]:
-    return list(dict.fromkeys(i.removeprefix("pmid:") for i in ids if i.startswith("pmid:")))
 
 
 def _bench(args, context: Context, res) -> int:
@@ -114,8 +111,8 @@ def _bench(args, context: Context, res) -> int:
                        learned=answer.get("learned", 0), learning_faults=answer.get("learning_faults", 0),
                        degradations=answer.get("degradations", []))  # fmt: skip
             if item.get("pmids"):
-                row.update(gold_pmids=item["pmids"], fetched_pmids=_pmids(answer.get("fetched_ids", [])),
-                           cited_pmids=_pmids(answer.get("cited_ids", [])))  # fmt: skip
+                row.update(gold_pmids=item["pmids"], fetched_pmids=pmids(answer.get("fetched_ids", [])),
+                           cited_pmids=pmids(answer.get("cited_ids", [])))  # fmt: skip
             sink.write(json.dumps(row) + "\n")
             sink.flush()
     after = res.store.stats() if args.method == "kg" else None

@@ -19,7 +19,7 @@ from langgraph.types import Send
 
 from amg.agents.answer_synthesizer import synthesize
 from amg.agents.diagnostician import differentiate, read_answers
-from amg.agents.gap_detector import detect_gaps, is_research_question
+from amg.agents.gap_detector import detect_gaps, is_research_question, question_kind
 from amg.agents.query_parser import parse_query, spot_entities
 from amg.agents.glossary import glossary
 from amg.agents.reasoner import number_evidence, reason, shown_paths, study_reading, with_lead_text
@@ -124,7 +124,7 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
     nodes, links = state["subgraph"]["nodes"], state["subgraph"]["links"]
     index = number_evidence(nodes, fetched(state), res.store, links, state.get("differential", []))
     index = with_lead_text(index, fetched_texts(state))
-    if _kind(state) == "research":
+    if is_research_question(state["question"], state.get("options", {})):
         return {"evidence_index": index, "reading": study_reading(index, links)}
     update = reason(state["question"], state.get("options", {}), state["entities"], nodes, index, res.llm,
                     ctx.per_entity_reasoning, state.get("dialogue", []), links, state.get("differential", []))  # fmt: skip
@@ -137,7 +137,7 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     subgraph = state["subgraph"]
     update = synthesize(
         state["question"], state.get("options", {}), state.get("dialogue", []), state.get("evidence_index", []),
-        subgraph["nodes"], _fetched_ids(state), state.get("entities", []), res.llm, res.calibration(kind=_kind(state)),
+        subgraph["nodes"], _fetched_ids(state), state.get("entities", []), res.llm, res.calibration(kind=question_kind(state["question"], state.get("options", {}))),
         subgraph["links"], state.get("differential", []), extraction_reliability(res.model_name),
         state.get("reading", ""),
     )  # fmt: skip
@@ -147,11 +147,6 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     update["glossary"] = glossary(res.store, state.get("entities", []), shown, subgraph["links"])
     update["messages"] = [AIMessage(chat_reply({**state, **update}))]
     return update
-
-
-def _kind(state: QAState) -> str:
-    """The kind of question its confidence is calibrated for (tools/llm/calibration.py)."""
-    return "research" if is_research_question(state["question"], state.get("options", {})) else "exam"
 
 
 def after_prepare(state: QAState) -> str:
