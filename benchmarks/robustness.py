@@ -220,7 +220,7 @@ def _defects_of(data: Path) -> int | None:
 
 GOALS = ("tracebacks", "hangs", "lost_writes", "half_written_records", "edges_without_evidence", "orphaned_servers",
          "secrets_found", "injections_escaped", "failed")  # fmt: skip
-SHORT = {"questions": 12, "imports": 3, "kills": 1, "records": 10_000, "vocabulary": "wordnet"}  # `make test` runs this form
+SHORT = {"questions": 12, "imports": 3, "kills": 1, "records": 10_000, "vocabulary": "icd10"}  # `make test` runs this form
 
 
 def arguments(argv: list[str] | None = None) -> argparse.Namespace:
@@ -231,7 +231,7 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--imports", type=int, default=60)
     parser.add_argument("--kills", type=int, default=2, help="kill -9 trials per command")
     parser.add_argument("--records", type=int, default=50_000, help="records of the PubMed ingest killed")
-    parser.add_argument("--vocabulary", default="drugs", choices=("drugs", "wordnet"), help="of the `kg seed` killed")
+    parser.add_argument("--vocabulary", default="drugs", choices=("drugs", "icd10"), help="of the `kg seed` killed")
     args = parser.parse_args(argv)
     return argparse.Namespace(**{**vars(args), **(SHORT if args.short else {})})
 

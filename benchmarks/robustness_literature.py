@@ -10,7 +10,7 @@ import random
 from pathlib import Path
 
 from amg.tools.literature.index import LiteratureIndex, index_path
-from benchmarks.robustness_runs import Amg, Run, Tally, once
+from benchmarks.robustness_runs import Amg, Run, Tally, folder_size, once
 
 ARTICLE = ("<PubmedArticle><MedlineCitation><PMID Version=\"1\">{pmid}</PMID><Article><ArticleTitle>{title}"
            "</ArticleTitle><Abstract><AbstractText>Metformin lowers blood glucose.</AbstractText></Abstract>"
@@ -60,14 +60,6 @@ def index_counts(data: Path) -> tuple[int, int]:
         index.close()
 
 
-def _size(folder: Path) -> int:
-    """Bytes under ``folder``; 0 while an ingest renames files under it (the next poll reads again)."""
-    try:
-        return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
-    except OSError:
-        return 0
-
-
 def _finished(run: Run, codes: tuple[int, ...] = (0,)) -> bool:
     return run.tracebacks == 0 and run.code in codes and not run.killed
 
@@ -90,8 +82,8 @@ def literature_probe(amg: Amg, data: Path, work: Path, rng: random.Random, recor
     crafted.add(held <= 3, f"{held} records held from crafted files")  # at most the few valid articles in them
 
     big = synthetic_jsonl(work / "big.jsonl", 10_000_000, records)
-    size = _size(index_path(data))
-    first_batch = once(lambda: _size(index_path(data)) > size, rng.uniform(0.0, 1.0))
+    size = folder_size(index_path(data))
+    first_batch = once(lambda: folder_size(index_path(data)) > size, rng.uniform(0.0, 1.0))
     killed = amg.run(["ingest", "pubmed", str(big)], data, kill_when=first_batch)
     resumed = amg.run(["ingest", "pubmed", str(big)], data)
     after, found = index_counts(data)

@@ -17,6 +17,7 @@ from benchmarks.robustness_runs import (
     built,
     clean_error,
     cmdline_secrets,
+    folder_size,
     graph_of,
     kill_graph,
     once,
@@ -24,7 +25,7 @@ from benchmarks.robustness_runs import (
     unsafe_for_terminal,
 )
 
-SEED_KILL_S = {"drugs": (8.0, 25.0), "wordnet": (10.0, 20.0)}  # kill moments: after start-up, while writing
+SEED_WRITING_BYTES = 4_000_000  # the graph grew this much: the seed is writing its vocabulary, not starting up
 HOSTILE_ANSWER = {"content": "Option: A\nAnswer: Metformin\x1b[2J\x1b]0;owned\x07 \u202eevil\u202c\r\nConfidence: 0.5"}
 ASK = ["ask", "What is metformin used for?"]
 
@@ -138,7 +139,9 @@ def _killed_benches(amg: Amg, data: Path, switch, files, rng, kills: int, tally:
 
 def _killed_seed(amg: Amg, data: Path, rng: random.Random, tally: Tally, vocabulary: str) -> int:
     argv = ["kg", "seed", "--vocabulary", vocabulary]
-    run = amg.run(argv, data, kill_after=rng.uniform(*SEED_KILL_S[vocabulary]))
+    before = folder_size(data / "graph")
+    writing = once(lambda: folder_size(data / "graph") > before + SEED_WRITING_BYTES, rng.uniform(0.0, 2.0))
+    run = amg.run(argv, data, kill_when=writing)
     orphaned = orphans_after(data)
     resumed = amg.run(argv, data)
     tally.add(run.killed and resumed.code == 0, f"killed={run.killed}; {resumed.err[-300:]}",

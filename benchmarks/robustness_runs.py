@@ -138,6 +138,14 @@ def once(condition, extra_s: float):
     return due
 
 
+def folder_size(folder: Path) -> int:
+    """Bytes under ``folder``; 0 while a writer renames files under it (the next poll reads again)."""
+    try:
+        return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+    except OSError:
+        return 0
+
+
 def orphans_after(data: Path, wait_s: float = 12.0) -> int:
     """Servers on ``data`` still running ``wait_s`` after their last client ended (the campaign's keep-alive,
     KEEP_ALIVE_S, plus the watchdog's check interval and a server's shutdown)."""
