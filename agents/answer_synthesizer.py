@@ -178,12 +178,15 @@ def support_of(citations: list[int], evidence_index: list[EvidenceItem], backed:
 def synthesize(question: str, options: dict[str, str], dialogue: list[Turn], evidence_index: list[EvidenceItem],
                nodes: list[GraphPath], fetched_ids: list[str], entities: list[dict], llm,
                calibration: CalibrationMap | None = None, links: list[Link] = (),
-               differential: list[dict] = (), reading: float = 1.0, preface: str = "") -> dict:  # fmt: skip
+               differential: list[dict] = (), reading: float = 1.0, preface: str = "",
+               rests_on: list[int] = ()) -> dict:  # fmt: skip
     """State update: answer, option, confidence (and its basis), citations (resolved), the conversation, usage.
 
     ``reading``: the support of a text fetched this run, the model's measured precision reading evidence
     (its relation-extraction precision; 1.0 would mean a text cited is a text understood); ``preface``: what the
-    answer reads first when no reasoning turn precedes it (a research question's studies)."""
+    answer reads first when no reasoning turn precedes it (a research question's studies); ``rests_on``: the
+    evidence numbers cited when the reply cites none (the studies a research question's answer read: the 1.5B
+    wrote "Citations: none" under 4 of 14 answers to PubMedQA questions that rested on the one paper read)."""
     if not entities and not options and not evidence_index:
         return {"answer": NO_KNOWLEDGE, "option": None, "confidence": 0.0, "citations": [], "rationale": ""}
     usage = Usage()
@@ -193,12 +196,15 @@ def synthesize(question: str, options: dict[str, str], dialogue: list[Turn], evi
                 "citations": [], "dialogue": dialogue,
                 "degradations": ["answer synthesizer: no usable answer" + (" (no option named)" if options else "")],
                 **usage.as_update()}  # fmt: skip
-    valid = [n for n in reply.citations if any(e["n"] == n for e in evidence_index)]
+    said = [n for n in reply.citations if any(e["n"] == n for e in evidence_index)]
+    valid = said or list(rests_on)
     backed = [*((n["score"], [i for step in n["steps"] for i in step["evidence_ids"]]) for n in nodes),
               *((x["confidence"], x["evidence_ids"]) for x in links),
               *((c["probability"], c.get("evidence_ids", [])) for c in differential)]  # fmt: skip
     support = support_of(valid, evidence_index, backed, set(fetched_ids), reading)
     option, confidence, basis = scored_option(reply, probs, support, calibration)
+    if valid and not said:
+        basis["cited"] = "the studies read (the reply cited none)"
     answer = f"{option}. {options[option]}" if option else reply.answer
     if not options:
         confidence, bounded = bounded_by_differential(answer, confidence, list(differential))

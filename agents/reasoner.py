@@ -214,6 +214,17 @@ def study_reading(evidence_index: list[EvidenceItem], links: list[Link] = ()) ->
     return (held + "\n\n" if held else "") + evidence_block(evidence_index) + "\n"
 
 
+def studies_read(evidence_index: list[EvidenceItem], links: list[Link] = ()) -> list[int]:
+    """The evidence numbers a research question's answer rests on when its reply cites none: the paper read at
+    length, else the papers behind the strongest study finding read with the question."""
+    lead = [e["n"] for e in evidence_index if e.get("lead") and e.get("pmid")]
+    if lead:
+        return lead[:1]
+    number = {e["id"]: e["n"] for e in evidence_index if e.get("pmid")}
+    found = [x for x in links if x["relation"] in FINDING_NAMES and any(i in number for i in x["evidence_ids"])]
+    return sorted({number[i] for i in found[0]["evidence_ids"] if i in number}) if found else []
+
+
 def reason(question: str, options: dict[str, str], entities: list[dict], nodes: list[GraphPath],
            evidence_index: list[EvidenceItem], llm, per_entity: bool, dialogue: list[Turn], links: list[Link] = (),
            differential: list[dict] = ()) -> dict:  # fmt: skip

@@ -22,7 +22,7 @@ from amg.agents.diagnostician import differentiate, read_answers
 from amg.agents.gap_detector import detect_gaps, is_research_question, question_kind
 from amg.agents.query_parser import parse_query, spot_entities
 from amg.agents.glossary import glossary
-from amg.agents.reasoner import number_evidence, reason, shown_paths, study_reading, with_lead_text
+from amg.agents.reasoner import number_evidence, reason, shown_paths, studies_read, study_reading, with_lead_text
 from amg.agents.traverser import traverse_subgraph
 from amg.graphs.context import Context, run_context
 from amg.graphs.expansion import expand, search
@@ -135,11 +135,12 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
 def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     res = resources_for(run_context(runtime))
     subgraph = state["subgraph"]
+    index, kind = state.get("evidence_index", []), question_kind(state["question"], state.get("options", {}))
     update = synthesize(
-        state["question"], state.get("options", {}), state.get("dialogue", []), state.get("evidence_index", []),
-        subgraph["nodes"], _fetched_ids(state), state.get("entities", []), res.llm, res.calibration(kind=question_kind(state["question"], state.get("options", {}))),
-        subgraph["links"], state.get("differential", []), extraction_reliability(res.model_name),
-        state.get("reading", ""),
+        state["question"], state.get("options", {}), state.get("dialogue", []), index, subgraph["nodes"],
+        _fetched_ids(state), state.get("entities", []), res.llm, res.calibration(kind=kind), subgraph["links"],
+        state.get("differential", []), extraction_reliability(res.model_name), state.get("reading", ""),
+        studies_read(index, subgraph["links"]) if kind == "research" else [],
     )  # fmt: skip
     shown = [n for paths in shown_paths(subgraph["nodes"]).values() for n in paths]
     if run_context(runtime).learn == "after" and update.get("citations") and _fetched_ids(state):

@@ -91,6 +91,19 @@ def test_the_offline_pass_reads_the_learned_finding_and_cites_its_paper(loop):
     assert not held["claim_gap"] and "search_claim" not in held["timings_ms"], "the graph holds the claim now"
 
 
+def test_an_answer_that_cites_nothing_cites_the_studies_it_read(loop):
+    """The 1.5B wrote "Citations: none" under answers resting on the one paper it read: that paper is cited."""
+    run, server = loop
+    server.responder = lambda body: answer_lines(option="A", confidence=0.8) if asks_for_answer(body) else responder(body)
+    for mode in ("hybrid", "offline"):  # the paper read at length (its finding learned after); the finding read
+        result = run({"question": QUESTION, "options": VERDICTS}, evidence_mode=mode)
+        assert [c["pmid"] for c in result["citations"]] == ["10354335"], mode
+        assert ("search_claim" in result["timings_ms"]) == (mode == "hybrid")
+        assert result["confidence_basis"]["cited"] == "the studies read (the reply cited none)"
+    exam = run({"question": "What does day surgery involve?", "options": {}}, evidence_mode="offline")
+    assert exam["citations"] == [], "an exam or open question cites only what its reply cites"
+
+
 def test_a_research_question_with_no_entity_still_reaches_the_literature(loop, scripted_server, monkeypatch):
     run, server = loop
     server.responder = lambda body: {"content": ""} if asks_for_entities(body) else responder(body)
