@@ -161,12 +161,34 @@ def test_a_finding_is_grounded_word_by_word_and_lands_on_the_question_entity():
     entities = [{"name": "quality assurance", "key": "quality assurance"}]
     record, why = grounded_finding(said(subject="students"), paper, text, 1.0, "m", 4, entities)
     assert (record.source, record.type, record.target, why) == ("students", "improves", "quality assurance", None)
-    assert grounded_finding(said(), paper, text, 1.0, "m", 4)[1] == "the abstract does not name 'medical students'"
+    assert grounded_finding(said(), paper, text, 1.0, "m", 4)[1] == \
+        "neither the abstract nor the question names 'medical students'"
+    question = "Can medical students contribute to quality assurance in day surgery?"
+    assert grounded_finding(said(), paper, text, 1.0, "m", 4, entities, question)[0].source == "medical students"
     assert grounded_finding(said(subject="students", sentence="Students help."), paper, text, 1.0, "m", 4)[1] == \
         "its sentence is not in the abstract"
     assert grounded_finding(said(subject="students", relation="treats"), paper, text, 1.0, "m", 4)[1] == \
         "'treats' is not a study finding"
     assert grounded_finding(said(subject="students", score=3), paper, text, 1.0, "m", 4)[1] == "scored 3, under 4"
+
+
+def test_a_finding_copied_loosely_is_stored_in_the_abstracts_own_words():
+    from amg.agents.finding_reader import StudyFinding, grounded_finding
+
+    paper = {"id": "pmid:2", "kind": "pubmed", "title": "Peri-sinusoidal cells after laparoscopy"}
+    text = ("CONCLUSIONS: Laparoscopic cholecystectomy activates peri-sinusoidal cells in the liver of patients. "
+            "BACKGROUND: Hepatic stellate cells store vitamin A.")
+    entities = [{"name": "peri-sinusoidal cell activity", "key": "peri sinusoidal cell activity"}]
+    finding = StudyFinding(subject="laparoscopic cholecystectomy", relation="worsens", score=8,
+                           object="perisinusoidal cell activity in the liver of patients",
+                           sentence="Laparoscopic cholecystectomy activated peri-sinusoidal cells in the liver of patients.")
+    question = "Does it influence cell activity?"
+    record, why = grounded_finding(finding, paper, text, 1.0, "m", 4, entities, question)
+    assert why is None and record.target == "peri-sinusoidal cell activity", "hyphen or not, one word; then snapped"
+    assert record.description == "Laparoscopic cholecystectomy activates peri-sinusoidal cells in the liver of patients."
+    unlike = finding.model_copy(update={"sentence": "Laparoscopy harms the liver of most patients."})
+    assert grounded_finding(unlike, paper, text, 1.0, "m", 4, entities, question)[1] == \
+        "its sentence is not in the abstract"
 
 
 def test_ask_json_and_the_evidence_page_show_the_study(loop, tmp_path):
