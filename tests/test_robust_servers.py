@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from amg.tools.kg.server import embedded_graph_server
-from amg.tools.servers import LocalServer, LocalServerError, pid_alive
+from amg.tools.servers import LocalServer, LocalServerError, pid_alive, watch
 
 
 def cmdline(pid: int) -> str:
@@ -116,3 +116,15 @@ def _children_named(text: str) -> list[str]:
         except OSError:
             continue
     return found
+
+
+@pytest.mark.parametrize("home", ["deleted", "made anew"])
+def test_a_server_whose_data_dir_was_deleted_is_stopped(tmp_path, home):
+    """Three graph servers outlived `rm -rf` of their data dir by 20 minutes: their watchdogs had stopped watching."""
+    server = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"], start_new_session=True)
+    data = tmp_path / "graph"
+    if home == "made anew":  # another client's server is recorded there now
+        data.mkdir()
+        (data / "server.json").write_text(json.dumps({"pid": os.getpid(), "ports": {}}))
+    watch(data, server.pid, keep_alive=300.0)
+    assert server.wait(timeout=15) is not None and not pid_alive(server.pid)

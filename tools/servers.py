@@ -222,15 +222,16 @@ def _start_watchdog(home: Path, pid: int, keep_alive: float) -> None:
 
 
 def watch(home: Path, pid: int, keep_alive: float = 0.0) -> None:
-    """Stop server ``pid`` once it has had no live client for ``keep_alive`` seconds; return when it is gone or
-    was replaced."""
+    """Stop server ``pid`` once it has had no live client for ``keep_alive`` seconds, or at once when no client
+    can find it any more (its data dir records another server, or is gone); return when it is gone."""
     idle_since = None
     while pid_alive(pid):
         time.sleep(WATCH_INTERVAL_S)
         try:
             with FileLock(str(home / "server.lock"), timeout=0):
                 if _recorded_pid(home / "server.json") != pid:
-                    return  # stopped or replaced by a client
+                    _terminate(pid)  # replaced, or its data dir deleted and made anew: no client can reach it
+                    return
                 if live_clients(home / "clients"):
                     idle_since = None
                     continue
@@ -241,6 +242,9 @@ def watch(home: Path, pid: int, keep_alive: float = 0.0) -> None:
                     return
         except Timeout:
             continue  # a client is starting or stopping it
+        except OSError:  # its data dir is gone
+            _terminate(pid)
+            return
 
 
 def _terminate(pid: int, grace_s: float = 10.0) -> None:
