@@ -47,12 +47,17 @@ class StudyFinding(BaseModel):
     score: int = Field(ge=1, le=10)
 
 
-def read_finding(question: str, entities: list[dict], paper: dict, text: str, llm, usage: Usage
+def read_finding(question: str, entities: list[dict], paper: dict, text: str, llm, usage: Usage, verdict: str = ""
                  ) -> tuple[StudyFinding | None, str | None]:  # fmt: skip
-    """The model's reading of ``paper`` (an evidence record) for ``question``; or None and why not."""
+    """The model's reading of ``paper`` (an evidence record) for ``question``; or None and why not.
+
+    ``verdict``: the answer given to the question from this paper ("no"), so the finding's direction agrees with
+    it: read alone, the 1.5B wrote "Papanicolaou smear improves patient adherence" of a paper it had just
+    answered "no" for ("adherence was low ... no matter what type of follow-up was advised")."""
     prompt = load("study_finding").format(
         question=question, entities=", ".join(e["name"] for e in entities) or "(none named)",
         title=paper.get("title") or "", abstract=text[:ABSTRACT_CHARS], relations=FINDING_LIST,
+        verdict=f"The answer this study gives the question: {verdict}." if verdict else "",
     )  # fmt: skip
     reply = ask(llm, StudyFinding, prompt, usage)
     return (reply, None) if reply is not None else (None, "no usable finding")
@@ -136,10 +141,10 @@ def _named(name: str) -> set[str]:
 
 
 def learn_finding(question: str, entities: list[dict], paper: dict, text: str, llm, model_name: str,
-                  reliability: float, store: ExpansionWrites, keep_score: int) -> dict:  # fmt: skip
-    """Read ``paper``'s finding for ``question`` and write it with the paper; a state update."""
+                  reliability: float, store: ExpansionWrites, keep_score: int, verdict: str = "") -> dict:  # fmt: skip
+    """Read ``paper``'s finding for ``question`` (answered ``verdict`` from it) and write it with the paper."""
     usage = Usage()
-    finding, problem = read_finding(question, entities, paper, text, llm, usage)
+    finding, problem = read_finding(question, entities, paper, text, llm, usage, verdict)
     record = None
     if finding is not None:
         record, problem = grounded_finding(finding, paper, text, reliability, model_name, keep_score, entities,

@@ -15,6 +15,7 @@ from langgraph.graph import END
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
+from amg.agents.answer_synthesizer import verdicts
 from amg.agents.finding_reader import learn_finding
 from amg.graphs.context import Context, run_context
 from amg.graphs.expansion import learn
@@ -58,7 +59,7 @@ def learn_study(task: dict, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
     res = resources_for(ctx)
     done = learn_finding(task["question"], task["entities"], task["paper"], task["text"], res.llm, res.model_name,
-                         extraction_reliability(res.model_name), res.store, ctx.keep_score)  # fmt: skip
+                         extraction_reliability(res.model_name), res.store, ctx.keep_score, task["verdict"])  # fmt: skip
     return {"new_relations": done["new_relations"], "llm_calls": done["llm_calls"], "tokens": done["tokens"],
             "degradations": [f"finding reader: {why}" for why in done["refused"]]}  # fmt: skip
 
@@ -88,6 +89,7 @@ def _study_to_learn(state: QAState, found: dict):
     papers = sorted(found.get("records", []), key=lambda r: r["id"] not in cited)
     if not papers or papers[0]["id"] not in found.get("texts", {}):
         return END
-    paper = papers[0]
+    paper, options = papers[0], state.get("options", {})
+    verdict = options.get(state.get("option") or "", "") if verdicts(options) else ""  # what the answer read in it
     return [Send("learn_study", {"question": state["question"], "entities": state.get("entities", []),
-                                 "paper": paper, "text": found["texts"][paper["id"]]})]  # fmt: skip
+                                 "paper": paper, "text": found["texts"][paper["id"]], "verdict": verdict})]  # fmt: skip

@@ -68,6 +68,7 @@ def test_a_research_question_cites_its_paper_and_learns_its_finding(loop, store)
     asked = ["answer" if asks_for_answer(b) else "parse" if asks_for_entities(b) else requested_tool(b)
              for b in server.requests]  # fmt: skip
     assert asked == ["parse", "answer", "StudyFinding"], "the studies are read by the answer, no chain of thought"
+    assert "The answer this study gives the question: yes." in prompt_text(server.requests[2])
     reasoning = prompt_text(server.requests[1])
     assert reasoning.index("CONCLUSIONS") < reasoning.index("BACKGROUND"), "the conclusion is read first"
     learned = [(r["source"], r["type"], r["target"], r["evidence_ids"]) for r in result["new_relations"]]
