@@ -19,7 +19,7 @@ from amg.tools.kg.traversal import HUB_DEGREE, MAX_DEPTH, MAX_NODES, STRATEGIES,
 from amg.tools.llm.weights import LOCAL_MODELS
 
 EVIDENCE_MODES = ("offline", "dynamic", "hybrid")
-LEARNING = ("after", "before")
+LEARNING = ("after", "before", "off")
 SOURCES = ("pubmed", "wikipedia", "textbook")  # each also the kind of the evidence it finds
 PARSERS = ("llm", "vocabulary", "auto")  # AMG_QUERY_PARSER: how agents/query_parser.py finds entities
 
@@ -75,9 +75,10 @@ class Context:
     query_parser: str = _setting("AMG_QUERY_PARSER", "auto", "llm | vocabulary | auto: entities from the model and "
                                     "the vocabularies; the vocabularies alone (one call less; 3.6 points less "
                                     "accurate); or the vocabularies, and the model only when they find nothing", choices=PARSERS)
-    learn: str = _setting("AMG_LEARN", "after", "after | before: score fetched evidence into the graph after the answer "
-                             "(the answer reads the evidence itself; the demo answered at 34 s instead of 44 s) or before "
-                             "it (the paper's order: the answer's paths include what was just learned)", choices=LEARNING)
+    learn: str = _setting("AMG_LEARN", "after", "after | before | off: score fetched evidence into the graph after the "
+                             "answer (the answer reads the evidence itself; the demo answered at 34 s instead of 44 s), "
+                             "before it (the paper's order: the answer's paths include what was just learned), or never "
+                             "(a graph only read, e.g. shared; the answer is the same as after)", choices=LEARNING)
     per_entity_reasoning: bool = _setting("AMG_PER_ENTITY_REASONING", "false", "one reasoning call per entity")
     max_evidence: int = _setting("AMG_MAX_EVIDENCE", "5", "evidence records fetched per entity")
     min_passage_relevance: float = _setting("AMG_MIN_PASSAGE_RELEVANCE", "0.3",

@@ -73,7 +73,7 @@ def expand_entity(task: dict, runtime: Runtime[Context]) -> dict:
     """One branch per entity: evidence search, and (learning before the answer) relation scoring and the write."""
     ctx = run_context(runtime)
     res = resources_for(ctx)
-    if ctx.learn == "after":
+    if ctx.learn != "before":
         found = search(task["entity"], task["question"], res, ctx)
         kept = {"records": found["records"], "texts": found["texts"]}
         return {"evidence": {task["entity"]["key"]: kept}, "degradations": found["degradations"]}

@@ -105,6 +105,14 @@ def test_an_answer_that_cites_nothing_cites_the_studies_it_read(loop):
     assert exam["citations"] == [], "an exam or open question cites only what its reply cites"
 
 
+def test_with_learning_off_the_answer_is_the_same_and_nothing_is_written(loop, store):
+    run, server = loop
+    result = run({"question": QUESTION, "options": VERDICTS}, evidence_mode="hybrid", learn="off")
+    assert result["option"] == "A" and [c["pmid"] for c in result["citations"]] == ["10354335"]
+    assert not result["new_relations"] and not store.outgoing("medical student", "improves")
+    assert not any(requested_tool(b) == "StudyFinding" for b in server.requests)
+
+
 def test_a_research_question_with_no_entity_still_reaches_the_literature(loop, scripted_server, monkeypatch):
     run, server = loop
     server.responder = lambda body: {"content": ""} if asks_for_entities(body) else responder(body)
