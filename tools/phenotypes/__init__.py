@@ -1,0 +1,1 @@
+"""Phenotypes in free text: HPO concept recognition (lexicon.py, recognizer.py) and negation (negation.py)."""

@@ -1,0 +1,113 @@
+"""HPO phenotype mentions in free text, each present or negated, with a confidence.
+
+Within a clause, every run of meaningful words (stop words skipped) whose word keys (words.py) form the
+key set of an HPO label names that term, in any word order: "dislocated lenses of both eyes" holds
+{disloc, len} = "Lens dislocation" (Ectopia lentis), "freckling in both axillae" = "Axillary freckling".
+A run with one extra word inside it still names the label (confidence x 0.85). Longer mentions win over
+the shorter ones inside them. An acronym label ("ASD") matches only as written.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from amg.tools.phenotypes.lexicon import Lexicon, hpo_lexicon
+from amg.tools.phenotypes.negation import is_negated, negated_ranges
+from amg.tools.phenotypes.words import QUANTITY, key, keys, tokens
+
+GAP_PENALTY = 0.85
+MULTIPLE = key("multiple")
+_CLAUSE = re.compile(r"[.;:?!()\[\]\n]")
+_JOINED = re.compile(r"[ \t]+")  # only spaces between two words
+
+
+@dataclass
+class Mention:
+    id: str  # HPO id
+    name: str
+    key: str  # the graph's key of the term
+    text: str  # the words of the text that name it
+    start: int
+    end: int
+    confidence: float
+    negated: bool = False
+
+
+def recognise(text: str, lexicon: Lexicon | None = None) -> list[Mention]:
+    """The phenotypes ``text`` names, in text order; one mention per term (a present one over a negated one)."""
+    lexicon = lexicon or hpo_lexicon()
+    found = []
+    for start, end, weight, term_id in _choose(_candidates(text, lexicon), text, lexicon):
+        term = lexicon.terms[term_id]
+        found.append(Mention(term_id, term.name, term.key, text[start:end], start, end, round(weight, 3)))
+    scopes = negated_ranges(text)
+    for mention in found:
+        mention.negated = is_negated(text, mention.start, mention.end, scopes)
+    best: dict[str, Mention] = {}
+    for mention in found:
+        held = best.get(mention.id)
+        if held is None or (held.negated and not mention.negated):
+            best[mention.id] = mention
+    return sorted(best.values(), key=lambda m: m.start)
+
+
+def _clauses(text: str) -> list[list[tuple[str, int, int]]]:
+    """Per clause, its meaningful words as (key, start, end); a quantity ("more than six") is one "multiple"."""
+    clauses, current = [], []
+    bounds = sorted(m.start() for m in _CLAUSE.finditer(text))
+    counts = [(m.start(), m.end()) for m in QUANTITY.finditer(text)]
+    for word, start, end in tokens(text):
+        if current and any(current[-1][2] <= b < start for b in bounds):
+            clauses.append(current)
+            current = []
+        count = next(((a, b) for a, b in counts if a <= start < b), None)
+        if count and current and current[-1][1] >= count[0]:
+            continue  # the rest of a quantity already read
+        if word_key := (MULTIPLE if count else key(word)):
+            current.append((word_key, start, end))
+    return [c for c in [*clauses, current] if c]
+
+
+def _candidates(text: str, lexicon: Lexicon) -> list[tuple[int, int, float, str]]:
+    """(start, end, confidence, term id) of every run of words that names a label, and of each acronym."""
+    found = [(start, end, *lexicon.acronyms[word]) for word, start, end in tokens(text) if word in lexicon.acronyms]
+    for words in _clauses(text):
+        for i, (_, start, _) in enumerate(words):
+            for j in range(i, min(len(words), i + lexicon.longest + 1)):
+                run = [w for w, _, _ in words[i : j + 1]]
+                hit = lexicon.labels.get(frozenset(run))
+                if hit and len(set(run)) == len(run):
+                    found.append((start, words[j][2], *hit))
+                    continue
+                for gap in range(1, len(run) - 1):  # one extra word inside: "dilated (proximal) aortic root"
+                    rest = run[:gap] + run[gap + 1 :]
+                    hit = lexicon.labels.get(frozenset(rest))
+                    if hit and len(set(rest)) == len(rest) and run[gap] not in rest:
+                        found.append((start, words[j][2], hit[0] * GAP_PENALTY, hit[1]))
+                        break
+    return found
+
+
+def _choose(candidates: list[tuple[int, int, float, str]], text: str,
+            lexicon: Lexicon) -> list[tuple[int, int, float, str]]:  # fmt: skip
+    """Non-overlapping mentions: the most words first, then the finer term ("Lisch nodules" over "Iris
+    nodule" in "Lisch nodules of the iris"), then the surest. A mention that runs straight into another
+    one's first word only modifies it ("soft cutaneous neurofibromas" is no "Soft skin")."""
+    def rank(c):
+        return -len(keys(text[c[0] : c[1]])), -len(lexicon.above(c[3])), -c[2], c[0]
+
+    taken: list[tuple[int, int]] = []
+    chosen = []
+    for cand in sorted(candidates, key=rank):
+        if all(cand[1] <= a or cand[0] >= b for a, b in taken):
+            taken.append((cand[0], cand[1]))
+            chosen.append(cand)
+    starts = {c[0] for c in chosen}
+    return sorted(c for c in chosen if _next_word(text, c[1]) not in starts)
+
+
+def _next_word(text: str, end: int) -> int:
+    """Where the word right after ``end`` starts when only spaces lie between; -1 otherwise."""
+    spaces = _JOINED.match(text, end)
+    return spaces.end() if spaces else -1
