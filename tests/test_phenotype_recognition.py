@@ -1,0 +1,137 @@
+"""Phenotypes in a clinician's words: HPO synonyms, paraphrase and word order, quantities, negation."""
+
+from __future__ import annotations
+
+import pytest
+
+from amg.tools.kg.schema import normalize_key
+from amg.tools.phenotypes.lexicon import Lexicon, hpo_lexicon, read_obo
+from amg.tools.phenotypes.negation import is_negated
+from amg.tools.phenotypes.recognizer import recognise
+
+MARFAN = ("A 19-year-old man is very tall, with long slender fingers, dislocated lenses of both eyes, pectus "
+          "excavatum and a dilated aortic root on echocardiography. What is the most likely diagnosis?")  # fmt: skip
+NF1 = ("A 7-year-old girl has more than six cafe-au-lait spots, freckling in both axillae, Lisch nodules of the "
+       "iris and several soft cutaneous neurofibromas. What is the most likely diagnosis?")  # fmt: skip
+
+
+def found(text: str) -> dict[str, bool]:
+    """{HPO name: negated?} of the phenotypes ``text`` names."""
+    return {m.name: m.negated for m in recognise(text)}
+
+
+def test_a_case_in_a_clinicians_words():
+    assert found(MARFAN) == {"Arachnodactyly": False, "Ectopia lentis": False, "Pectus excavatum": False,
+                             "Aortic root aneurysm": False}  # fmt: skip
+    assert found(NF1) == {"Multiple cafe-au-lait spots": False, "Axillary freckling": False, "Lisch nodules": False,
+                          "Neurofibroma": False}, "no 'Soft skin' in soft cutaneous neurofibromas"  # fmt: skip
+
+
+@pytest.mark.parametrize("text, name", [
+    ("spider fingers", "Arachnodactyly"),  # layperson synonym
+    ("pyrexia for three days", "Fever"),  # exact synonym
+    ("cafe au lait macules", "Cafe-au-lait spot"),  # plural synonym, hyphens or not
+    ("mitral valve insufficiency", "Mitral regurgitation"),
+    ("a patent ductus arteriosus (PDA)", "Patent ductus arteriosus"),
+])  # fmt: skip
+def test_synonyms(text, name):
+    assert name in found(text)
+
+
+@pytest.mark.parametrize("text, name", [
+    ("dislocated lenses of both eyes", "Ectopia lentis"),  # "Lens dislocation": other word order and forms
+    ("her lenses are dislocated", "Ectopia lentis"),
+    ("freckling in both axillae", "Axillary freckling"),  # axilla(e) = axillary
+    ("a dilated aortic root", "Aortic root aneurysm"),  # "Aortic root dilatation"
+    ("clubbing of the fingers", "Clubbing of fingers"),
+    ("two or more cafe-au-lait spots", "Multiple cafe-au-lait spots"),  # a quantity is "multiple"
+])  # fmt: skip
+def test_paraphrase_and_word_order(text, name):
+    assert name in found(text)
+
+
+def test_the_finer_of_two_overlapping_terms_wins():
+    assert "Lisch nodules" in found("Lisch nodules of the iris") and "Iris nodule" not in found("Lisch nodules of the iris")
+
+
+def test_words_that_name_no_phenotype():
+    assert found("What is the most likely diagnosis? Which drug is first-line?") == {}
+    assert "Autistic behavior" not in found("She has an ASD"), "an acronym of several terms names none"
+
+
+@pytest.mark.parametrize("text, name", [
+    ("No fever.", "Fever"),
+    ("He denies chest pain.", "Chest pain"),
+    ("A tall man without lens dislocation.", "Ectopia lentis"),
+    ("Lens dislocation was absent.", "Ectopia lentis"),
+    ("Negative for night sweats.", "Night sweats"),
+])  # fmt: skip
+def test_negated_findings(text, name):
+    assert found(text)[name] is True
+
+
+def test_the_reach_of_a_negation():
+    assert found("She denies fever, chills and night sweats.") == {"Fever": True, "Chills": True, "Night sweats": True}
+    assert found("No fever, chills or night sweats.") == {"Fever": True, "Chills": True, "Night sweats": True}
+    listed = found("Long slender fingers, no lens dislocation, pectus excavatum and a dilated aortic root.")
+    assert listed == {"Arachnodactyly": False, "Ectopia lentis": True, "Pectus excavatum": False,
+                      "Aortic root aneurysm": False}, "a bare 'no' in a list joined by 'and' negates its own item"  # fmt: skip
+    assert found("No fever but a cough.") == {"Fever": True, "Cough": False}
+    assert found("Not only a cough but also fever.") == {"Cough": False, "Fever": False}, "a pseudo-negation"
+    text = "Tuberculosis cannot be excluded in a patient with hemoptysis."
+    assert not is_negated(text, text.index("hemoptysis"), text.index("hemoptysis") + 10)
+
+
+OBO = """format-version: 1.2
+
+[Term]
+id: HP:0000118
+name: Phenotypic abnormality
+
+[Term]
+id: HP:0000001
+name: Lens abnormality
+synonym: "Abnormal lens" EXACT []
+is_a: HP:0000118 ! Phenotypic abnormality
+
+[Term]
+id: HP:0000002
+name: Ectopia lentis
+synonym: "Lens dislocation" EXACT []
+synonym: "Displaced lens" RELATED layperson []
+synonym: "EL" EXACT abbreviation []
+is_a: HP:0000001 ! Lens abnormality
+
+[Term]
+id: HP:0000003
+name: Old lens term
+is_obsolete: true
+
+[Term]
+id: HP:0000004
+name: Bilateral ectopia lentis
+is_a: HP:0000002 ! Ectopia lentis
+"""
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory) -> Lexicon:
+    path = tmp_path_factory.mktemp("obo") / "hp.obo"
+    path.write_text(OBO)
+    return Lexicon(read_obo(path))
+
+
+def test_an_obo_file_read_into_a_lexicon(small):
+    assert "HP:0000003" not in small.terms, "obsolete terms are left out"
+    assert small.labels[frozenset({"len", "disloc"})] == (1.0, "HP:0000002")
+    assert small.labels[frozenset({"displac", "len"})] == (0.9, "HP:0000002"), "related synonyms weigh less"
+    assert small.acronyms == {"EL": (1.0, "HP:0000002")}
+    assert [m.name for m in recognise("the lens was displaced; EL", small)] == ["Ectopia lentis"]
+    lens, bilateral = normalize_key("Lens abnormality"), normalize_key("Bilateral ectopia lentis")
+    assert small.implied({"ectopia lentis"}) == {lens, normalize_key("Phenotypic abnormality"), bilateral}
+    assert small.implied(set(), {"ectopia lentis"}) == {bilateral}, "an absent finding rules out finer ones only"
+
+
+def test_the_hierarchy_says_what_a_stated_finding_settles():
+    implied = hpo_lexicon().implied({"cafe au lait spot"})
+    assert {"multiple cafe au lait spot", "hypermelanotic macule"} <= implied
