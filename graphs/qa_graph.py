@@ -110,7 +110,7 @@ def traverse(state: QAState, runtime: Runtime[Context]) -> dict:
 def differential(state: QAState, runtime: Runtime[Context]) -> dict:
     """Candidate diagnoses for the case's findings, and follow-up questions when the leaders are close."""
     store = resources_for(run_context(runtime)).store
-    return differentiate(state.get("entities", []), store, state.get("findings") or {})
+    return differentiate(state.get("entities", []), store, state.get("findings") or {}, state.get("question", ""))
 
 
 def _fetched_ids(state: QAState) -> list[str]:
