@@ -1,12 +1,14 @@
 """Differential diagnosis and follow-up questions from the graph (after MedRAG).
 
-The case is the question's phenotype entities (present) plus the answers to earlier follow-up
-questions (present or absent). A question that names a disease is not asking for one: no
-differential. Candidates come from the graph's HPO disease-phenotype annotations, ranked by
+The case is the question's phenotype entities and the HPO phenotypes its words name
+(tools/phenotypes: synonyms, word order, morphology), a negated one ("no lens dislocation") absent,
+plus the answers to earlier follow-up questions (present or absent). A question that names a
+disease is not asking for one: no differential. Candidates come from the graph's HPO disease-phenotype annotations, ranked by
 tools/kg/differential.py, with subtypes folded into their disease; when the leading ones are
 close, the 1-3 findings that together carry the most information are proposed as questions.
-A finding the case already implies (an ancestor of one it has: "abnormality of the aorta"
-for an aortic root aneurysm) is never asked.
+A finding the case already settles is never asked: one it states, an ancestor of one it has
+("abnormality of the aorta" for an aortic root aneurysm) or a descendant of one it states
+("multiple cafe-au-lait spots" for cafe-au-lait spots).
 """
 
 from __future__ import annotations
@@ -14,32 +16,50 @@ from __future__ import annotations
 import re
 from dataclasses import asdict
 
-from amg.tools.kg.differential import fold_subtypes, frequency_of, is_close, questions, rank
+from amg.tools.kg.differential import fold_subtypes, frequency_of, inherit, is_close, questions, rank
 from amg.tools.kg.schema import normalize_key
 from amg.tools.kg.store import QAReads
+from amg.tools.phenotypes.lexicon import hpo_lexicon
+from amg.tools.phenotypes.recognizer import recognise
 
 CANDIDATE_POOL = 200
 RANKED = 20  # candidates ranked before subtypes fold into their diseases
 SHOWN = 5
 ANCESTOR_LEVELS = 12  # the HPO is at most this deep
+FINER = 200  # a finding stands for its descendants in diseases' annotations unless it has more (a broad term)
 _NEGATION = re.compile(r"\b(no|not|without|denies|absent|negative for)\b(?:\W+\w+){0,3}\W*$", re.IGNORECASE)
+_EARLIER_ANSWER = re.compile(r"\nPrevious answer: .*\)\s*$", re.DOTALL)  # graphs/question.py's chat context
 
 
-def differentiate(entities: list[dict], store: QAReads, answered: dict[str, bool]) -> dict:
-    """State update: ``differential`` (candidates with probability and findings) and ``follow_up`` questions."""
-    present = {e["key"] for e in entities if e.get("type") == "phenotype"} | {k for k, v in answered.items() if v}
-    absent = {k for k, v in answered.items() if not v}
+def case_findings(entities: list[dict], text: str, answered: dict[str, bool]) -> tuple[set[str], set[str]]:
+    """(present, absent) finding keys: the phenotype entities and the phenotypes the text names, those it
+    negates absent, then the answers to follow-up questions. The model's earlier answer is not the case."""
+    said = recognise(_EARLIER_ANSWER.sub(")", text)) if text else []
+    absent = {m.key for m in said if m.negated}
+    present = ({e["key"] for e in entities if e.get("type") == "phenotype"} | {m.key for m in said}) - absent
+    present = (present | {k for k, v in answered.items() if v}) - {k for k, v in answered.items() if not v}
+    present -= hpo_lexicon().keys_above(present)  # "freckling" says no more than "axillary freckling"
+    return present, (absent - present) | {k for k, v in answered.items() if not v}
+
+
+def differentiate(entities: list[dict], store: QAReads, answered: dict[str, bool], text: str = "") -> dict:
+    """State update: ``differential`` (candidates with probability and findings) and ``follow_up`` questions
+    for the case in ``text`` (the question) and its ``entities``."""
+    present, absent = case_findings(entities, text, answered)
     if not present or (not answered and any(e.get("type") == "disease" for e in entities)):
         return {"differential": [], "follow_up": []}  # no findings, or the question already names its disease
-    rows = store.disease_annotations(sorted(present), CANDIDATE_POOL)
+    lexicon = hpo_lexicon()
+    finer = {f: lexicon.keys_below(f, FINER) for f in present | absent}
+    rows = store.disease_annotations(sorted(present | {k for f in present for k in finer[f]}), CANDIDATE_POOL)
     annotations, names, finding_names = read_annotations(rows)
+    annotations = inherit(annotations, finer)
     behind = {(row["disease"], row["finding"]): row.get("evidence_ids") or [] for row in rows}
     ranked = rank(annotations, names, present, absent, limit=RANKED)
     candidates, annotations = fold_subtypes(ranked, annotations, store.parents([c.key for c in ranked]))
     candidates = candidates[:10]
-    known = present | absent | implied_by(present, store)
+    known = present | absent | implied_by(present, store) | lexicon.implied(present, absent)
     asked = questions(annotations, candidates, known) if is_close(candidates) else []
-    label = {**finding_names, **{e["key"]: e["name"] for e in entities}}
+    label = {**finding_names, **{e["key"]: e["name"] for e in entities}, **lexicon.names(present | absent)}
     shown = [{**asdict(c), "present": [label.get(f, f) for f in c.present], "absent": [label.get(f, f) for f in c.absent],
               "subtypes": [names.get(k, k) for k in c.subtypes],
               "frequencies": {label.get(f, f): round(annotations[c.key].get(f, 0.0), 3) for f in c.present},
@@ -72,18 +92,21 @@ def read_annotations(rows: list[dict]) -> tuple[dict[str, dict[str, float]], dic
 def read_answers(message: str, follow_up: list[dict]) -> dict[str, bool]:
     """Findings the user's reply settles: {finding key: present?}; "unknown" settles nothing.
 
-    A bare "yes"/"no" answers a single question; otherwise each asked finding named in the reply
-    counts as present, or absent when a negation ("no", "without", "denies") stands just before it.
+    Each asked finding the reply names, in any of its HPO words ("no lens dislocation" for ectopia
+    lentis) or by the name asked, counts as present, or absent when negated; a reply that names none
+    and starts with a bare "yes"/"no" answers a single question.
     """
-    text = message.strip().lower()
-    bare = re.match(r"^(yes|no|y|n)\b", text)
-    if bare and len(follow_up) == 1:
-        return {follow_up[0]["finding"]: bare.group(1).startswith("y")}
-    answers = {}
+    if not follow_up:
+        return {}
+    asked = {item["finding"] for item in follow_up}
+    answers = {m.key: not m.negated for m in recognise(message) if m.key in asked}
     haystack = f" {normalize_key(message)} "
     for item in follow_up:
         name = normalize_key(item["name"])
         where = haystack.find(f" {name} ")
-        if name and where >= 0:
+        if name and where >= 0 and item["finding"] not in answers:
             answers[item["finding"]] = not _NEGATION.search(haystack[:where])
+    bare = re.match(r"^(yes|no|y|n)\b", message.strip().lower())
+    if not answers and bare and len(follow_up) == 1:
+        return {follow_up[0]["finding"]: bare.group(1).startswith("y")}
     return answers

@@ -14,8 +14,9 @@ from amg.graphs.qa_graph import builder
 from amg.graphs.resources import Resources, install
 from amg.testing.graph_staging import set_entity_fields
 from amg.testing.scripted_llm import answer_lines, asks_for_answer, asks_for_entities
-from amg.tools.kg.differential import Candidate, fold_subtypes, frequency_of, questions, rank
+from amg.tools.kg.differential import Candidate, fold_subtypes, frequency_of, inherit, questions, rank
 from amg.tools.kg.records import EvidenceRecord, RelationRecord
+from amg.tools.kg.schema import normalize_key
 
 # Two look-alike diseases share fever and rash; only one has hepatosplenomegaly (nearly always),
 # the other arthritis (often). A third shares fever only.
@@ -140,3 +141,66 @@ def test_a_question_that_names_its_disease_gets_no_differential(case_graph):
     entities = [{"key": "fever", "name": "fever", "type": "phenotype"}, {"key": "rash", "name": "rash", "type": "phenotype"},
                 {"key": "alpha", "name": "Alpha", "type": "disease"}]  # fmt: skip
     assert differentiate(entities, case_graph, {}) == {"differential": [], "follow_up": []}
+
+
+# Look-alikes in HPO's own names: ectopia lentis tells the first from the second; the third has multiple
+# cafe-au-lait spots (a finer term than the fourth's cafe-au-lait spot): what tells it from the fourth.
+CASES = {
+    "Marfan-like": {"Ectopia lentis": 0.7, "Aortic root aneurysm": 0.8, "Arachnodactyly": 0.8, "Pectus excavatum": 0.5},
+    "Loeys-like": {"Aortic root aneurysm": 0.8, "Arachnodactyly": 0.5, "Bifid uvula": 0.6, "Pectus excavatum": 0.5},
+    "NF-like": {"Multiple cafe-au-lait spots": 0.9, "Axillary freckling": 0.8, "Lisch nodules": 0.6, "Scoliosis": 0.3},
+    "Legius-like": {"Cafe-au-lait spot": 0.9, "Axillary freckling": 0.8, "Macrocephaly": 0.5, "Lipoma": 0.4},
+}
+
+
+@pytest.fixture
+def hpo_cases(store):
+    ev = EvidenceRecord(id="vocab:hpoa:cases", kind="vocabulary")
+    rels = [RelationRecord(f, d, "symptom_of", round(0.4 + 0.6 * p, 3), [ev.id], None, "", "vocabulary:hpo")
+            for d, findings in CASES.items() for f, p in findings.items()]  # fmt: skip
+    store.upsert(evidence=[ev], relations=rels)
+    for finding in {f for findings in CASES.values() for f in findings}:
+        set_entity_fields(store, normalize_key(finding), {"type": "phenotype"})
+    return store
+
+
+def test_a_case_in_a_clinicians_words_is_read(hpo_cases):
+    said = "Long slender fingers, dislocated lenses of both eyes and a dilated aortic root."
+    out = differentiate([], hpo_cases, {}, said)
+    assert out["differential"][0]["name"] == "Marfan-like"
+    assert out["differential"][0]["present"] == ["Aortic root aneurysm", "Arachnodactyly", "Ectopia lentis"]
+
+
+def test_a_negated_finding_counts_against(hpo_cases):
+    said = "Long slender fingers, no lens dislocation, and a dilated aortic root."
+    out = differentiate([{"key": "ectopia lentis", "name": "lens dislocation", "type": "phenotype"}], hpo_cases, {}, said)
+    assert out["differential"][0]["name"] == "Loeys-like", "the model's entity for a negated finding is no finding"
+    marfan = next(c for c in out["differential"] if c["name"] == "Marfan-like")
+    assert marfan["absent"] == ["Ectopia lentis"] and "Ectopia lentis" not in marfan["present"]
+
+
+def test_a_stated_finding_is_never_asked(hpo_cases):
+    said = "Cafe-au-lait spots and freckling in both axillae."
+    out = differentiate([{"key": "freckling", "name": "freckling", "type": "phenotype"}], hpo_cases, {}, said)
+    assert {c["name"] for c in out["differential"][:2]} == {"NF-like", "Legius-like"}
+    asked = {f["finding"] for f in out["follow_up"]}
+    assert asked, "the two leaders are close: something is asked"
+    assert not asked & {"multiple cafe au lait spot", "cafe au lait spot", "axillary freckling", "freckling"}, (
+        "multiple cafe-au-lait spots would split them best, but the case has said cafe-au-lait spots")
+
+
+def test_a_general_finding_counts_for_a_disease_annotated_with_a_finer_one(hpo_cases):
+    out = differentiate([], hpo_cases, {}, "Cafe-au-lait spots, freckling in both axillae and Lisch nodules.")
+    nf = next(c for c in out["differential"] if c["name"] == "NF-like")
+    assert "Cafe-au-lait spot" in nf["present"], "a patient with multiple cafe-au-lait spots has cafe-au-lait spots"
+    assert nf["frequencies"]["Cafe-au-lait spot"] == pytest.approx(0.9, abs=0.01)
+    assert inherit({"d": {"x": 0.9}}, {"y": {"x", "z"}, "w": {"v"}}) == {"d": {"x": 0.9, "y": 0.9}}
+
+
+def test_an_answer_in_other_words_is_read():
+    asked = [{"finding": "ectopia lentis", "name": "Ectopia lentis"}, {"finding": "arachnodactyly", "name": "Arachnodactyly"}]
+    assert read_answers("No lens dislocation, but he has spider fingers.", asked) == {"ectopia lentis": False,
+                                                                                       "arachnodactyly": True}  # fmt: skip
+    assert read_answers("no mitral regurgitation", [{"finding": "mitral regurgitation", "name": "Mitral regurgitation"}]) == {
+        "mitral regurgitation": False}  # fmt: skip
+    assert read_answers("No", asked[:1]) == {"ectopia lentis": False}

@@ -55,6 +55,18 @@ def rank(annotations: dict[str, dict[str, float]], names: dict[str, str], presen
                       sorted(f for f in absent if annotations[d].get(f, 0.0) >= 0.3)) for d in ranked]  # fmt: skip
 
 
+def inherit(annotations: dict[str, dict[str, float]], finer: dict[str, set[str]]) -> dict[str, dict[str, float]]:
+    """``annotations`` where a disease annotated only with finer findings than a case's finding f (``finer``:
+    f -> its descendants) has f as often as the commonest of them (HPO's true-path rule: a patient with
+    multiple cafe-au-lait spots has cafe-au-lait spots)."""
+    inherited = {}
+    for disease, freq in annotations.items():
+        extra = {f: max(freq[d] for d in below & freq.keys()) for f, below in finer.items()
+                 if f not in freq and below & freq.keys()}  # fmt: skip
+        inherited[disease] = {**freq, **extra}
+    return inherited
+
+
 def _log_score(freq: dict[str, float], present: set[str], absent: set[str]) -> float:
     score = sum(math.log(freq.get(f, UNANNOTATED)) for f in present)
     return score + sum(math.log(1 - freq.get(f, 0.0)) for f in absent)
