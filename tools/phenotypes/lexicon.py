@@ -3,7 +3,8 @@
 Every label of a term under "Phenotypic abnormality" is indexed by the set of its word keys (words.py), so
 word order does not matter ("lens dislocation" = "dislocated lenses"). A label's weight says how surely it
 names the term: its name and exact synonyms 1.0 (layperson, plural and UK-spelling ones among them),
-related ones 0.9, broad and narrow ones 0.7 (kept only where no surer label of another term says the same).
+related ones 0.9, broad and narrow ones 0.7 (kept only where no surer label of another term says the same). Where two terms' labels share a key
+set ("Hooded eyelid", "Hooding of eyelids"), the one written as the text writes it wins.
 Terms are keyed as the graph keys them: ``normalize_key`` of the name.
 """
 
@@ -77,8 +78,12 @@ class Lexicon:
         best: dict[frozenset, tuple[float, str]] = {}
         self.acronyms: dict[str, tuple[float, str]] = {}  # "PDA": matched only as written, and only if unambiguous
         ambiguous: set[str] = set()
+        self.verbatim: dict[str, tuple[float, str]] = {}  # a label as written tells apart terms whose keys agree
         for term_id in sorted(wanted):
             for label, weight in self.terms[term_id].labels:
+                plain = "" if _ACRONYM.fullmatch(label) else normalize_key(label)
+                if plain and weight > self.verbatim.get(plain, (0.0, ""))[0]:
+                    self.verbatim[plain] = (weight, term_id)
                 home, words = (self.acronyms, label) if _ACRONYM.fullmatch(label) else (best, frozenset(keys(label)))
                 if words and weight > home.get(words, (0.0, ""))[0]:
                     home[words] = (weight, term_id)

@@ -1,10 +1,11 @@
 """HPO phenotype mentions in free text, each present or negated, with a confidence.
 
-Within a clause, every run of meaningful words (stop words skipped) whose word keys (words.py) form the
-key set of an HPO label names that term, in any word order: "dislocated lenses of both eyes" holds
-{disloc, len} = "Lens dislocation" (Ectopia lentis), "freckling in both axillae" = "Axillary freckling".
-A run with one extra word inside it still names the label (confidence x 0.85). Longer mentions win over
-the shorter ones inside them. An acronym label ("ASD") matches only as written.
+Within a clause (and a list item: a run across a comma must be a label as written), every run of meaningful words (stop words skipped)
+whose word keys (words.py) form the key set of an HPO label names that term, in any word order:
+"dislocated lenses of both eyes" holds {disloc, len} = "Lens dislocation" (Ectopia lentis), "freckling in
+both axillae" = "Axillary freckling". A run with one extra word inside it, not across "and"/"or", still
+names the label (confidence x 0.85). Mentions of more label words win over those inside them. An
+acronym label ("PDA") matches only as written.
 """
 
 from __future__ import annotations
@@ -12,13 +13,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from amg.tools.kg.schema import normalize_key
 from amg.tools.phenotypes.lexicon import Lexicon, hpo_lexicon
 from amg.tools.phenotypes.negation import is_negated, negated_ranges
-from amg.tools.phenotypes.words import QUANTITY, key, keys, tokens
+from amg.tools.phenotypes.words import QUANTITY, key, tokens
 
 GAP_PENALTY = 0.85
 MULTIPLE = key("multiple")
 _CLAUSE = re.compile(r"[.;:?!()\[\]\n]")
+_LIST = re.compile(r"\b(?:and|or|nor)\b", re.IGNORECASE)  # no extra word is skipped across them
 _JOINED = re.compile(r"[ \t]+")  # only spaces between two words
 
 
@@ -38,7 +41,7 @@ def recognise(text: str, lexicon: Lexicon | None = None) -> list[Mention]:
     """The phenotypes ``text`` names, in text order; one mention per term (a present one over a negated one)."""
     lexicon = lexicon or hpo_lexicon()
     found = []
-    for start, end, weight, term_id in _choose(_candidates(text, lexicon), text, lexicon):
+    for start, end, weight, term_id, _ in _choose(_candidates(text, lexicon), text, lexicon):
         term = lexicon.terms[term_id]
         found.append(Mention(term_id, term.name, term.key, text[start:end], start, end, round(weight, 3)))
     scopes = negated_ranges(text)
@@ -69,33 +72,36 @@ def _clauses(text: str) -> list[list[tuple[str, int, int]]]:
     return [c for c in [*clauses, current] if c]
 
 
-def _candidates(text: str, lexicon: Lexicon) -> list[tuple[int, int, float, str]]:
-    """(start, end, confidence, term id) of every run of words that names a label, and of each acronym."""
-    found = [(start, end, *lexicon.acronyms[word]) for word, start, end in tokens(text) if word in lexicon.acronyms]
+def _candidates(text: str, lexicon: Lexicon) -> list[tuple[int, int, float, str, int]]:
+    """(start, end, confidence, term id, words matched) of every run of words that names a label, and of
+    each acronym."""
+    found = [(start, end, *lexicon.acronyms[word], 1) for word, start, end in tokens(text) if word in lexicon.acronyms]
     for words in _clauses(text):
         for i, (_, start, _) in enumerate(words):
             for j in range(i, min(len(words), i + lexicon.longest + 1)):
-                run = [w for w, _, _ in words[i : j + 1]]
-                hit = lexicon.labels.get(frozenset(run))
+                run, end = [w for w, _, _ in words[i : j + 1]], words[j][2]
+                listed = "," in text[start:end]  # list items, unless a label is written so ("Nystagmus, pendular")
+                hit = lexicon.verbatim.get(normalize_key(text[start:end]))
+                hit = hit or (None if listed else lexicon.labels.get(frozenset(run)))
                 if hit and len(set(run)) == len(run):
-                    found.append((start, words[j][2], *hit))
+                    found.append((start, end, *hit, len(run)))
                     continue
-                for gap in range(1, len(run) - 1):  # one extra word inside: "dilated (proximal) aortic root"
-                    rest = run[:gap] + run[gap + 1 :]
+                for gap in range(1, len(run) - 1 if not (listed or _LIST.search(text, start, end)) else 1):
+                    rest = run[:gap] + run[gap + 1 :]  # one extra word inside: "dilated (proximal) aortic root"
                     hit = lexicon.labels.get(frozenset(rest))
                     if hit and len(set(rest)) == len(rest) and run[gap] not in rest:
-                        found.append((start, words[j][2], hit[0] * GAP_PENALTY, hit[1]))
+                        found.append((start, end, hit[0] * GAP_PENALTY, hit[1], len(rest)))
                         break
     return found
 
 
-def _choose(candidates: list[tuple[int, int, float, str]], text: str,
-            lexicon: Lexicon) -> list[tuple[int, int, float, str]]:  # fmt: skip
+def _choose(candidates: list[tuple[int, int, float, str, int]], text: str,
+            lexicon: Lexicon) -> list[tuple[int, int, float, str, int]]:  # fmt: skip
     """Non-overlapping mentions: the most words first, then the finer term ("Lisch nodules" over "Iris
     nodule" in "Lisch nodules of the iris"), then the surest. A mention that runs straight into another
     one's first word only modifies it ("soft cutaneous neurofibromas" is no "Soft skin")."""
     def rank(c):
-        return -len(keys(text[c[0] : c[1]])), -len(lexicon.above(c[3])), -c[2], c[0]
+        return -c[4], -len(lexicon.above(c[3])), -c[2], c[0]
 
     taken: list[tuple[int, int]] = []
     chosen = []

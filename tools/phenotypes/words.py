@@ -18,7 +18,7 @@ TOKEN = re.compile(r"[A-Za-z][A-Za-z']*|\d+")
 ENDINGS = ("ari", "al", "ic", "ous", "ae", "a", "um", "us", "e")  # after stemming: axillari, aortic, aorta
 MIN_ROOT = 4
 STOP = frozenset(
-    "a an the of in on at to for from by with and or both either left right bilateral bilaterally unilateral "
+    "a an the of in on at to for from by with and or both either "
     "his her their its is are was were be been has have had very some any this that these those "
     "who which whose as into onto over under".split()  # fmt: skip
 )
