@@ -29,7 +29,16 @@ from benchmarks import robustness_inputs as inputs
 from benchmarks.report import emit
 from benchmarks.robustness_literature import literature_probe
 from benchmarks.robustness_probes import cli_probe, concurrency_probe, kill_probes
-from benchmarks.robustness_runs import KEEP_ALIVE_S, Amg, Tally, graph_of, orphans_after, secrets_in, write_inputs
+from benchmarks.robustness_runs import (
+    KEEP_ALIVE_S,
+    Amg,
+    Clock,
+    Tally,
+    graph_of,
+    orphans_after,
+    secrets_in,
+    write_inputs,
+)
 from amg.cli.errors import user_errors
 from amg.graphs.context import Context
 from amg.graphs.qa_graph import graph
@@ -245,16 +254,21 @@ def campaign(args: argparse.Namespace, work: Path) -> tuple[dict[str, Tally], di
     ctx = Context(data_dir=str(dirs["in-process"]), openai_base_url=server.base_url, openai_api_key=keys["openai"],
                   llm_model="scripted", evidence_mode="offline", sources="textbook", llm_timeout=2.0, neo4j_uri="",
                   keep_alive=KEEP_ALIVE_S)  # fmt: skip
-    inner = in_process(ctx, switch, server, work, rng, args)
+    clock = Clock()
+    with clock("in process"):
+        inner = in_process(ctx, switch, server, work, rng, args)
     tallies, files = inner["tallies"], {**inner["files"], **write_inputs(work)}
     amg = Amg(_environment(server, keys))
-    with graph_of(dirs["processes"]) if args.short else contextlib.nullcontext():  # short: no JVM start per case
-        tallies["command lines"] = cli_probe(amg, dirs["processes"], switch, files)
-    killed = kill_probes(amg, dirs["processes"], switch, files, rng, args.kills, args.vocabulary)
+    with clock("command lines"), graph_of(dirs["processes"]) if args.short else contextlib.nullcontext():
+        tallies["command lines"] = cli_probe(amg, dirs["processes"], switch, files)  # short: no JVM start per case
+    with clock("kill -9"):
+        killed = kill_probes(amg, dirs["processes"], switch, files, rng, args.kills, args.vocabulary)
     tallies.update(killed["tallies"])
-    crowded = crowd(amg, dirs["concurrency"], files, keys)
+    with clock("concurrent writers"):
+        crowded = crowd(amg, dirs["concurrency"], files, keys)
     tallies["4 asks + refresh + build at once"] = crowded["tally"]
-    literature = literature_probe(amg, dirs["literature"], work, rng, args.records, args.short)
+    with clock("literature"):
+        literature = literature_probe(amg, dirs["literature"], work, rng, args.records, args.short)
     tallies.update(literature["tallies"])
     server.close()
     leaks = secrets_in([work], amg.outputs + inner["texts"], [*keys.values(), *_passwords(work)])
@@ -270,6 +284,7 @@ def campaign(args: argparse.Namespace, work: Path) -> tuple[dict[str, Tally], di
         "injections_tried": inner["injections_tried"], "tried": sum(t.tried for t in tallies.values()),
         "failed": sum(t.failed for t in tallies.values()), "seed": args.seed, "short": args.short,
         "notes": {name: t.notes for name, t in tallies.items() if t.notes}, "secret_locations": leaks[:10],
+        "phase_seconds": clock.seconds,
     }  # fmt: skip
     return tallies, figures
 
@@ -282,6 +297,7 @@ def main(argv: list[str] | None = None) -> None:
     figures["seconds"] = round(time.monotonic() - started)
     rows = [(name, f"tried {t.tried:>4}  failed {t.failed:>3}  lost {t.lost:>3}") for name, t in tallies.items()]
     rows += [(key, figures[key]) for key in GOALS]
+    rows += [(f"seconds: {phase}", seconds) for phase, seconds in figures["phase_seconds"].items()]
     emit(f"Robustness campaign (seed {args.seed}{', short' if args.short else ''}, work dir {work})", rows, figures)
 
 

@@ -103,6 +103,21 @@ class Amg:
         return Run(proc.returncode, out, err, time.monotonic() - started, killed)
 
 
+class Clock:
+    """Seconds spent in each named phase: ``with clock("kill -9"): ...``."""
+
+    def __init__(self):
+        self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def __call__(self, phase: str):
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            self.seconds[phase] = round(self.seconds.get(phase, 0.0) + time.monotonic() - started, 1)
+
+
 @contextmanager
 def graph_of(data: Path):
     """The graph store of ``data``'s local graph server, held by this process while in use."""
