@@ -209,9 +209,12 @@ def study_reading(evidence_index: list[EvidenceItem], links: list[Link] = ()) ->
     graph holds, then the numbered evidence (its best match at length, conclusion first).
 
     Measured on the first 11 PubMedQA dev questions (1.5B): after a 48-token chain of thought the answer turned
-    to "no" on 3 that reading the same papers answered directly (2 of them wrongly), at ~35 s more a question."""
+    to "no" on 3 that reading the same papers answered directly (2 of them wrongly), at ~35 s more a question.
+    Only studies are listed when there are any: the 1.5B cited a vocabulary entry of the question's entities
+    (an HPO term's name) instead of the paper it read on 2 of 5 questions."""
     held = links_context(list(links), evidence_index)
-    return (held + "\n\n" if held else "") + evidence_block(evidence_index) + "\n"
+    studies = [e for e in evidence_index if e.get("pmid")]
+    return (held + "\n\n" if held else "") + evidence_block(studies or evidence_index) + "\n"
 
 
 def studies_read(evidence_index: list[EvidenceItem], links: list[Link] = ()) -> list[int]:

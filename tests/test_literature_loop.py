@@ -270,3 +270,14 @@ def test_only_a_papers_finding_is_read_with_its_sentence():
     from_paper = links_context([{**step, "evidence_ids": ["pmid:1"]}], [])
     assert curated.endswith("- A associated with B (0.90)")
     assert from_paper.endswith('- A associated with B (0.90): "Curated note on A and B."')
+
+
+def test_a_research_answer_reads_the_studies_not_the_vocabulary_entries():
+    from amg.agents.reasoner import study_reading
+
+    paper = {"n": 1, "id": "pmid:10354335", "kind": "pubmed", "pmid": "10354335", "title": "Students in day surgery",
+             "snippet": "CONCLUSIONS: Medical students can contribute."}
+    term = {"n": 2, "id": "vocab:hpo:HP:0002578", "kind": "vocabulary", "title": "Gastroparesis", "snippet": "x"}
+    reading = study_reading([paper, term])
+    assert "Students in day surgery" in reading and "Gastroparesis" not in reading
+    assert "Gastroparesis" in study_reading([term]), "with no study, what the graph holds is read"
