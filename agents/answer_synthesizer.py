@@ -15,6 +15,10 @@ An open answer naming a candidate of the case's differential is at most as likel
 candidate: a small model's stated 0.96 for a diagnosis the findings make unlikely is not a
 promise the graph can keep. (An answer naming none may answer something else, a treatment say.)
 
+Each citation carries its ``quote``, the cited item's sentence that states the claim and names the answer's
+key entity (agents/citation_quotes.py); a cited item with no such sentence is dropped, and an answer left
+citing nothing says it rests on the model's own knowledge (its support is then 0).
+
 The answer is the last turn of the question's conversation, in a few "Key: value" lines
 (Option or Answer, Confidence, Citations). Lines cost a small local model nothing to
 write, where a JSON tool call meant grammar-constrained decoding at half speed plus
@@ -27,6 +31,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from amg.agents.citation_quotes import backing, quoted
 from amg.agents.conversation import Turn, request, talk_scored
 from amg.agents.structured import Usage
 from amg.prompts import load
@@ -34,6 +39,7 @@ from amg.tools.kg.paths import Citation, EvidenceItem, GraphPath, Link
 from amg.tools.kg.schema import normalize_key
 from amg.tools.llm.calibration import CalibrationMap, debias, letter_probabilities
 
+MODEL_KNOWLEDGE = "the model's own knowledge: no cited item states the answer"
 ANSWER_TOKENS = 160
 TOP_LOGPROBS = 20
 NO_KNOWLEDGE = ("I found no medical entities in this question that the knowledge graph knows about, so I cannot "
@@ -196,8 +202,11 @@ def synthesize(question: str, options: dict[str, str], dialogue: list[Turn], evi
                 "citations": [], "dialogue": dialogue,
                 "degradations": ["answer synthesizer: no usable answer" + (" (no option named)" if options else "")],
                 **usage.as_update()}  # fmt: skip
-    said = [n for n in reply.citations if any(e["n"] == n for e in evidence_index)]
-    valid = said or list(rests_on)
+    claim = f"{reply.option}. {options[reply.option]}" if reply.option else reply.answer
+    quotes = quoted(reply.citations, evidence_index, backing(nodes, links, differential), entities, claim, question,
+                    rests_on)  # fmt: skip
+    said = [n for n in reply.citations if n in quotes]
+    valid = said or [n for n in rests_on if n in quotes]
     backed = [*((n["score"], [i for step in n["steps"] for i in step["evidence_ids"]]) for n in nodes),
               *((x["confidence"], x["evidence_ids"]) for x in links),
               *((c["probability"], c.get("evidence_ids", [])) for c in differential)]  # fmt: skip
@@ -205,13 +214,18 @@ def synthesize(question: str, options: dict[str, str], dialogue: list[Turn], evi
     option, confidence, basis = scored_option(reply, probs, support, calibration)
     if valid and not said:
         basis["cited"] = "the studies read (the reply cited none)"
+    unquoted = [n for n in reply.citations if n not in quotes and any(e["n"] == n for e in evidence_index)]
+    if unquoted:
+        basis["dropped_citations"] = unquoted  # no sentence of theirs names the answer's key entity
+    if not valid:
+        basis["rests_on"] = MODEL_KNOWLEDGE
     answer = f"{option}. {options[option]}" if option else reply.answer
     if not options:
         confidence, bounded = bounded_by_differential(answer, confidence, list(differential))
         basis.update(bounded)
     citations = [
         Citation(n=e["n"], id=e["id"], kind=e["kind"], pmid=e.get("pmid"), doi=e.get("doi"), title=e.get("title"),
-                 year=e.get("year"), url=e.get("url"), evidence_id=e["id"])
+                 year=e.get("year"), url=e.get("url"), evidence_id=e["id"], quote=quotes[e["n"]])
         for e in evidence_index if e["n"] in valid
     ]  # fmt: skip
     return {

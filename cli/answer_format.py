@@ -10,8 +10,9 @@ def json_result(result: dict) -> dict:
         "answer": result.get("answer", ""),
         "option": result.get("option"),
         "confidence": result.get("confidence", 0.0),
+        "confidence_basis": result.get("confidence_basis", {}),
         "citations": [
-            {k: c.get(k) for k in ("n", "evidence_id", "kind", "pmid", "doi", "title", "year", "url")}
+            {k: c.get(k) for k in ("n", "evidence_id", "kind", "pmid", "doi", "title", "year", "url", "quote")}
             for c in result.get("citations", [])
         ],
         "entities": result.get("entities", []),

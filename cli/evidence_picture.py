@@ -8,8 +8,8 @@ graph about what the answer names; left to right from the question's entities to
 the nodes the answer names. Edges are coloured by origin (curated vocabulary, or
 extracted by a model from literature) and drawn thicker the more confident they are. Graphviz
 (`dot`, Debian/Ubuntu package `graphviz`) does the layout, so labels never overlap; the SVG is
-inlined and scales to the window, so the page works offline. Citations (PMID/DOI links) and
-the glossary follow. Without Graphviz the paths are listed as text, with a hint.
+inlined and scales to the window, so the page works offline. Citations (PMID/DOI links, each with the
+sentence it is cited for) and the glossary follow. Without Graphviz the paths are listed as text, with a hint.
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ from amg.tools.kg.schema import normalize_key
 
 CURATED, EXTRACTED, ANSWER = "#2b6cb0", "#dd6b20", "#2f855a"
 STYLE = """body{font-family:sans-serif;margin:16px;max-width:1240px}svg{max-width:100%;max-height:70vh;
-height:auto;width:auto;display:block;margin:8px 0}.legend span{margin-right:18px}small{color:#555}"""
+height:auto;width:auto;display:block;margin:8px 0}.legend span{margin-right:18px}small{color:#555}
+.quote{color:#333;font-style:italic}"""
 
 
 def rested_on(result: dict, per_entity: int = 2, candidates: int = 3) -> list[list[Step]]:
@@ -139,8 +140,10 @@ def render(result: dict) -> str:
         drawing = (f"<p><small>Paths the answer rests on{hint}. Install Graphviz (package <code>graphviz</code>) "
                    f"for the drawing.</small></p><ul>{listed}</ul>")  # fmt: skip
     cites = "".join(f"<li>[{c['n']}] {html.escape(str(c.get('title') or c.get('evidence_id')))} "
-                    f"{html.escape(str(c.get('year') or ''))} {_link(c)}</li>"
+                    f"{html.escape(str(c.get('year') or ''))} {_link(c)}"
+                    + (f"<br><q class='quote'>{html.escape(c['quote'])}</q>" if c.get("quote") else "") + "</li>"
                     for c in result.get("citations", []))  # fmt: skip
+    rests_on = result.get("confidence_basis", {}).get("rests_on")
     terms = "".join(f"<dt><b>{html.escape(t['term'])}</b> <small>({html.escape(t['source'])}"
                     f"{', ' + html.escape(t['ids'][0]) if t.get('ids') else ''})</small></dt>"
                     f"<dd>{html.escape(t['definition'])}</dd>" for t in result.get("glossary", []))  # fmt: skip
@@ -155,7 +158,8 @@ def render(result: dict) -> str:
         f"<!doctype html><html lang='en'><meta charset='utf-8'><title>AMG evidence</title><style>{STYLE}</style>"
         f"<h2>{html.escape(result.get('question', ''))}</h2>"
         f"<p><b>{html.escape(result.get('answer', ''))}</b> (confidence {result.get('confidence', 0):.2f})</p>"
-        f"<div id='picture'>{drawing}</div>"
+        + (f"<p id='rests-on'><small>Rests on {html.escape(rests_on)}.</small></p>" if rests_on else "")
+        + f"<div id='picture'>{drawing}</div>"
         f"<p class='legend'><small><span style='color:{CURATED}'>&#9632; curated vocabulary</span>"
         f"<span style='color:{EXTRACTED}'>&#9632; extracted by a model from literature</span>"
         "<span>thicker = more confident; yellow = question entity</span></small></p>"

@@ -18,6 +18,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from amg.agents.answer_synthesizer import synthesize
+from amg.agents.citation_quotes import with_aliases
 from amg.agents.diagnostician import differentiate, read_answers
 from amg.agents.gap_detector import detect_gaps, is_research_question, question_kind
 from amg.agents.query_parser import parse_query, spot_entities
@@ -136,9 +137,10 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     res = resources_for(run_context(runtime))
     subgraph = state["subgraph"]
     index, kind = state.get("evidence_index", []), question_kind(state["question"], state.get("options", {}))
+    entities = with_aliases(state.get("entities", []), res.store)
     update = synthesize(
         state["question"], state.get("options", {}), state.get("dialogue", []), index, subgraph["nodes"],
-        _fetched_ids(state), state.get("entities", []), res.llm, res.calibration(kind=kind), subgraph["links"],
+        _fetched_ids(state), entities, res.llm, res.calibration(kind=kind), subgraph["links"],
         state.get("differential", []), extraction_reliability(res.model_name), state.get("reading", ""),
         studies_read(index, subgraph["links"]) if kind == "research" else [],
     )  # fmt: skip

@@ -16,6 +16,10 @@ def chat_reply(result: dict) -> str:
         year = f", {c['year']}" if c.get("year") else ""
         link = f" {c['url']}" if c.get("pmid") and c.get("url") else ""
         lines.append(f"[{c['n']}] {c.get('title') or c['id']} ({where}{year}){link}")
+        if c.get("quote"):
+            lines.append(f'    "{c["quote"]}"')
+    if result.get("confidence_basis", {}).get("rests_on"):
+        lines.append(f"Rests on {result['confidence_basis']['rests_on']}.")
     if result.get("differential"):
         lines.append("Differential (HPO annotations): " + "; ".join(
             f"{c['name']} {c['probability']:.2f}" for c in result["differential"][:3]))  # fmt: skip

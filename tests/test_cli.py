@@ -47,7 +47,8 @@ def test_ask_json_contract_and_picture(cli_env, capsys, tmp_path):
     out = json.loads(capsys.readouterr().out)
     assert set(out) >= {"answer", "option", "confidence", "citations", "entities", "paths", "reasoning", "trace"}
     assert out["citations"][0] == {"n": 1, "evidence_id": "pmid:31000001", "kind": "pubmed", "pmid": "31000001",
-                                   "doi": None, "title": "Metformin first line", "year": None, "url": None}
+                                   "doi": None, "title": "Metformin first line", "year": None, "url": None,
+                                   "quote": "Metformin treats Type 2 diabetes mellitus."}, "the relation it backs"
     assert set(out["trace"]) == {"timings_ms", "llm_calls", "tokens", "degradations", "learning_faults"}
     assert out["trace"]["llm_calls"] == 2, "reason and answer: the vocabularies name metformin, so no parse call"
     assert "Metformin -treats(0.90)-> Type 2 diabetes mellitus = 0.90" in [p["path"] for p in out["paths"]]

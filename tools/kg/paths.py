@@ -81,3 +81,4 @@ class Citation(TypedDict):
     year: int | None
     url: str | None
     evidence_id: str  # = id, the name `amg ask --json` gives it
+    quote: str  # the item's sentence that states the claim, naming the answer's key entity (agents/citation_quotes.py)

@@ -1,0 +1,128 @@
+"""What each citation is cited for: the sentence of the cited item that states the claim (its ``quote``).
+
+A cited item's sentences are its own text (a paper's abstract, conclusion first; a passage; a vocabulary
+entry's title) and the relations it backs on the answer's paths, links and differential, read as words
+("Metformin has adverse effect Diarrhea"), with the sentence each relation rests on. The answer's key
+entities are the question entities it names, by name or alias (all of them when it names none). A sentence
+qualifies when it names a key entity, or is a relation whose two ends the answer names; the quote is the
+qualifying sentence sharing most words with the answer and question (the earlier on a tie: a paper's
+conclusion comes first). An item with no such sentence is not cited: the follow-up "And its most common
+side effect?" cited "CHEBI:16919 creatine" for "Nausea is the most common side effect of metformin".
+"""
+
+from __future__ import annotations
+
+import re
+
+from amg.tools.kg.paths import EvidenceItem, GraphPath, Link
+from amg.tools.kg.ranking import verbalise
+from amg.tools.kg.schema import normalize_key
+from amg.tools.kg.store import QAReads
+
+QUOTE_CHARS = 400
+MIN_ALIAS_CHARS = 3  # "DM" or "AS" would be found in too many sentences
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
+_LABEL = re.compile(r"^[A-Z][A-Z ,/&-]{2,40}:\s+")  # an abstract's section label: "CONCLUSIONS: "
+_STOP = {"the", "and", "for", "with", "that", "this", "from", "are", "was", "were", "which", "what", "its", "has",
+         "have", "been", "into", "than", "their", "there", "not", "but", "can", "may", "who", "how", "does", "did"}
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` cut into sentences (not at "e.g. diarrhea"), section labels dropped."""
+    flat = " ".join((text or "").split())
+    return [_LABEL.sub("", s) for s in _SENTENCE_END.split(flat) if s.strip()]
+
+
+def names(text: str, name: str) -> bool:
+    """Whether ``text`` names ``name`` (case-, punctuation- and plural-insensitive, whole words)."""
+    key = normalize_key(name)
+    return bool(key) and f" {key} " in f" {normalize_key(text)} "
+
+
+def with_aliases(entities: list[dict], store: QAReads) -> list[dict]:
+    """The entities with their graph aliases (names a sentence may use instead: "Glucophage" for metformin)."""
+    held = store.entities([e["key"] for e in entities]) if entities else {}
+    return [{**e, "aliases": [a for a in held.get(e["key"], {}).get("aliases") or []
+                              if len(a) >= MIN_ALIAS_CHARS and re.search(r"[a-z]", a)]}
+            for e in entities]  # fmt: skip
+
+
+def key_entities(answer: str, entities: list[dict]) -> list[dict]:
+    """The question entities the answer names (by name or alias), or all of them when it names none."""
+    return named_in(answer, entities) or list(entities)
+
+
+def named_in(answer: str, entities: list[dict]) -> list[dict]:
+    """The entities ``answer`` names, by name or alias."""
+    return [e for e in entities if any(names(answer, n) for n in _names_of(e))]
+
+
+def _names_of(entity: dict) -> list[str]:
+    return [entity.get("name") or entity["key"], *entity.get("aliases", [])]
+
+
+def backing(nodes: list[GraphPath], links: list[Link], differential: list[dict]) -> list[Link]:
+    """The relations the answer may rest on: the steps of its paths, the links and the differential's findings."""
+    steps = [s for n in nodes for s in n["steps"]] + list(links)
+    for c in differential:
+        steps += [{"source": f, "relation": "symptom_of", "target": c["name"], "evidence_ids": c.get("evidence_ids", []),
+                   "description": ""} for f in c.get("frequencies") or c.get("present", [])]  # fmt: skip
+    return steps
+
+
+def candidates(item: EvidenceItem, steps: list[Link]) -> list[tuple[str, tuple[str, str] | None]]:
+    """(sentence, the relation's ends or None): the item's text, the relations it backs, then its title."""
+    found = [(s, None) for s in sentences(item.get("snippet") or item.get("lead") or "")]
+    for step in (s for s in steps if item["id"] in s["evidence_ids"]):
+        ends = (step["source"], step["target"])
+        found.append((f"{verbalise([step])}.", ends))
+        found += [(s, ends) for s in sentences(step.get("description") or "")]
+    found += [(s, None) for s in sentences(item.get("title") or "")]
+    return list(dict.fromkeys(found))
+
+
+def quoted(cited: list[int], evidence_index: list[EvidenceItem], steps: list[Link], entities: list[dict],
+           answer: str, question: str, read: list[int] = ()) -> dict[int, str]:  # fmt: skip
+    """Evidence number -> quote, for each cited item that has one (the others are not to be cited).
+
+    The studies ``read`` (a research question's paper) keep a quote without a key entity: their sentence
+    closest to the question, the conclusion on a tie (an abstract is read conclusion first)."""
+    keys, by_n = key_entities(answer, entities), {e["n"]: e for e in evidence_index}
+    found = {}
+    for n in (n for n in dict.fromkeys([*cited, *read]) if n in by_n):
+        said = quote(by_n[n], steps, keys, answer, question) or (
+            quote(by_n[n], steps, keys, answer, question, anywhere=True) if n in read else None)  # fmt: skip
+        if said:
+            found[n] = said
+    return found
+
+
+def quote(item: EvidenceItem, steps: list[Link], keys: list[dict], answer: str, question: str = "",
+          anywhere: bool = False) -> str | None:  # fmt: skip
+    """The sentence of ``item`` that states the answer's claim, or None when none names a key entity
+    (with ``anywhere``, any sentence will do)."""
+    wanted = _words(f"{answer} {question}")
+    best, best_score = None, -1
+    for sentence, ends in candidates(item, steps):
+        if not (anywhere or any(names(sentence, n) for e in keys for n in _names_of(e))
+                or (ends and all(names(answer, end) for end in ends))):
+            continue
+        score = len(_words(sentence) & wanted)
+        if score > best_score:
+            best, best_score = sentence, score
+    return _shorten(best) if best else None
+
+
+def citation_relevance(citations: list[dict], answer: str, entities: list[dict]) -> float | None:
+    """Share of cited items whose quote names the answer's key entity (None when nothing is cited)."""
+    keys = key_entities(answer, entities)
+    hits = [any(names(c.get("quote") or "", n) for e in keys for n in _names_of(e)) for c in citations]
+    return sum(hits) / len(hits) if hits else None
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in normalize_key(text).split() if len(w) > 2 and w not in _STOP}
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= QUOTE_CHARS else text[:QUOTE_CHARS].rsplit(" ", 1)[0] + "..."

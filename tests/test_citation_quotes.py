@@ -1,0 +1,133 @@
+"""Citations that state the claim, and a chat's follow-up that keeps its entity: scripted model, real graph."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+from langchain_core.messages import HumanMessage
+from langchain_openai import ChatOpenAI
+from langgraph.checkpoint.memory import InMemorySaver
+
+from amg.agents.citation_quotes import citation_relevance, quoted
+from amg.cli.answer_format import json_result
+from amg.cli.evidence_picture import render
+from amg.graphs.context import Context
+from amg.graphs.qa_graph import builder
+from amg.graphs.resources import Resources, install
+from amg.testing.scripted_llm import answer_lines, asks_for_answer, prompt_text
+from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
+
+PAPER = EvidenceRecord(
+    id="pmid:31000001", kind="pubmed", pmid="31000001", year=2021, url="https://pubmed.ncbi.nlm.nih.gov/31000001/",
+    title="Metformin as first-line therapy for type 2 diabetes mellitus.",
+    snippet="Metformin is recommended as the first-line drug for type 2 diabetes mellitus. Metformin lowered HbA1c; "
+            "the most common adverse effect was diarrhea, reported by 20% of patients.")  # fmt: skip
+METFORMIN = EvidenceRecord(id="vocab:chebi:CHEBI:6801", kind="vocabulary", title="CHEBI:6801 metformin (ChEBI)")
+CREATINE = EvidenceRecord(id="vocab:chebi:CHEBI:16919", kind="vocabulary", title="CHEBI:16919 creatine (ChEBI)")
+SIDE_EFFECT = "Diarrhea is the most common side effect of metformin."
+
+
+def cited(body: dict, *titles: str) -> list[int]:
+    """The evidence numbers the answer's prompt gives the items whose line starts with one of ``titles``."""
+    return [int(n) for n, line in re.findall(r"^\[(\d+)\] \([^)]*\) (.*)$", prompt_text(body), re.M)
+            if line.startswith(titles)]  # fmt: skip
+
+
+def responder(body: dict) -> dict:
+    """A loose citer: every item on metformin's paper and creatine's entry, whatever the answer says."""
+    if not asks_for_answer(body):
+        return {"content": "Metformin is a biguanide."}
+    numbers = cited(body, "Metformin as first-line", "creatine")
+    follow_up = "Previous question" in prompt_text(body)
+    answer = SIDE_EFFECT if follow_up else "Metformin is used for treating type 2 diabetes mellitus."
+    return answer_lines(answer=answer, confidence=0.9, citations=numbers)
+
+
+@pytest.fixture
+def chat(store, scripted_server, tmp_path):
+    """A chat thread over a small graph: metformin (its paper, its ChEBI entry) and creatine, a fellow guanidine."""
+    store.upsert(
+        entities=[EntityRecord("Metformin", "drug", aliases=["Glucophage"]), EntityRecord("Creatine", "drug")],
+        evidence=[PAPER, METFORMIN, CREATINE],
+        relations=[RelationRecord("Metformin", "Type 2 diabetes mellitus", "treats", 0.9, [PAPER.id]),
+                   RelationRecord("Diarrhea", "Metformin", "adverse_effect_of", 0.8, [PAPER.id]),
+                   RelationRecord("Metformin", "Guanidines", "is_a", 1.0, [METFORMIN.id]),
+                   RelationRecord("Creatine", "Guanidines", "is_a", 1.0, [CREATINE.id])])  # fmt: skip
+    server = scripted_server(responder)
+    graph = builder.compile(checkpointer=InMemorySaver())
+    llm = ChatOpenAI(base_url=server.base_url, api_key="test", model="scripted", temperature=0)
+
+    def say(text: str, thread: str = "t", **settings) -> dict:
+        ctx = Context(data_dir=str(tmp_path), evidence_mode="offline", query_parser="vocabulary",
+                      path_ranking="confidence", min_path_relevance=0.0, **settings)  # fmt: skip
+        install(Resources(ctx, store=store, llm=llm))
+        return graph.invoke({"messages": [HumanMessage(text)]}, config={"configurable": {"thread_id": thread}},
+                            context=ctx)  # fmt: skip
+
+    return say, server
+
+
+def test_a_citation_that_does_not_state_the_claim_is_dropped(chat):
+    say, _ = chat
+    first = say("What is metformin used for?")
+    assert [c["evidence_id"] for c in first["citations"]] == [PAPER.id], "creatine's entry names no metformin"
+    assert first["citations"][0]["quote"] == "Metformin is recommended as the first-line drug for type 2 diabetes mellitus."
+    assert first["confidence_basis"]["dropped_citations"] and "creatine" not in first["messages"][-1].content
+
+
+def test_an_unsupported_answer_rests_on_the_models_knowledge_with_a_low_confidence(chat):
+    say, server = chat
+    server.responder = lambda body: (answer_lines(answer="Creatine builds muscle.", confidence=0.9,
+                                                  citations=cited(body, "creatine"))
+                                     if asks_for_answer(body) else {"content": "Creatine."})  # fmt: skip
+    result = say("What is metformin used for?")
+    assert result["citations"] == [] and result["confidence"] <= 0.45
+    assert result["confidence_basis"]["rests_on"].startswith("the model's own knowledge")
+    assert "Rests on the model's own knowledge" in result["messages"][-1].content
+    assert json_result(result)["confidence_basis"]["rests_on"] == result["confidence_basis"]["rests_on"]
+    assert "Rests on the model&#x27;s own knowledge" in render({**result, "question": "What is metformin used for?"})
+
+
+def test_ask_json_shows_each_citations_quote(chat):
+    say, _ = chat
+    out = json_result(say("What is metformin used for?"))
+    assert [(c["evidence_id"], c["quote"]) for c in out["citations"]] == \
+        [(PAPER.id, "Metformin is recommended as the first-line drug for type 2 diabetes mellitus.")]
+
+
+@pytest.mark.skipif(not shutil.which("chromium"), reason="needs Debian's chromium (make test installs it)")
+def test_the_evidence_page_shows_the_quote_under_its_citation(chat, tmp_path):
+    say, _ = chat
+    result = say("What is metformin used for?")
+    page = tmp_path / "page.html"
+    page.write_text(render({**result, "question": "What is metformin used for?"}), encoding="utf-8")
+    dom = subprocess.run(
+        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,800", "--dump-dom", page.as_uri()],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    cited = dom.split("Cited evidence")[1]
+    assert "PMID 31000001" in cited and "<q class=\"quote\">Metformin is recommended as the first-line drug" in cited
+
+
+def test_a_research_paper_is_quoted_by_its_conclusion_and_kept_without_a_key_entity():
+    paper = {"n": 1, "id": "pmid:10354335", "kind": "pubmed", "title": "Can medical students contribute?",
+             "snippet": "CONCLUSIONS: Medical students can contribute to quality assurance programmes in day surgery. "
+                        "BACKGROUND: Audit of patient satisfaction after day surgery is labour-intensive."}  # fmt: skip
+    question = "Can medical students contribute to quality assurance programmes in day surgery?"
+    conclusion = "Medical students can contribute to quality assurance programmes in day surgery."
+    students = [{"key": "medical student", "name": "medical students"}]
+    assert quoted([1], [paper], [], students, "A. yes", question) == {1: conclusion}
+    assert quoted([1], [paper], [], [{"key": "x", "name": "aspirin"}], "A. yes", question) == {}
+    assert quoted([1], [paper], [], [{"key": "x", "name": "aspirin"}], "A. yes", question, read=[1]) == {1: conclusion}
+
+
+def test_citation_relevance_counts_quotes_that_name_the_key_entity():
+    metformin = [{"key": "metformin", "name": "Metformin", "aliases": ["Glucophage"]}]
+    quotes = [{"quote": "Glucophage lowered HbA1c."}, {"quote": "Creatine is a guanidine."}]
+    assert citation_relevance(quotes, SIDE_EFFECT, metformin) == 0.5
+    assert citation_relevance([], SIDE_EFFECT, metformin) is None
