@@ -28,7 +28,7 @@ from amg.agents.traverser import traverse_subgraph
 from amg.graphs.context import Context, run_context
 from amg.graphs.expansion import expand, search
 from amg.graphs.learning import after_answer, learn_entity, learn_study
-from amg.graphs.question import prepare_question
+from amg.graphs.question import prepare_question, refers_back, topic_of, with_topic
 from amg.graphs.reply import chat_reply
 from amg.graphs.resources import resources_for
 from amg.graphs.state import CLAIM, PER_TURN_RESET, QAInput, QAState, fetched, fetched_texts
@@ -58,8 +58,13 @@ def _said(state: QAState) -> str:
 def parse(state: QAState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
     res = resources_for(ctx)
-    return parse_query(state["question"], state.get("options", {}), res.llm, res.linker, ctx.max_entities,
-                       ctx.retrieval_uses_options, ctx.query_parser)  # fmt: skip
+    update = parse_query(state["question"], state.get("options", {}), res.llm, res.linker, ctx.max_entities,
+                         ctx.retrieval_uses_options, ctx.query_parser)  # fmt: skip
+    topic, said = state.get("topic") or [], _said(state)
+    # a follow-up keeps the previous turn's entity; a reply to the differential's questions is the diagnostician's
+    if topic and not state.get("findings") and refers_back(said, spot_entities(said, res.linker)):
+        update["entities"] = with_topic(update["entities"], topic, ctx.max_entities)
+    return update
 
 
 @timed("check_gaps")
@@ -145,8 +150,10 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
         studies_read(index, subgraph["links"]) if kind == "research" else [],
     )  # fmt: skip
     shown = [n for paths in shown_paths(subgraph["nodes"]).values() for n in paths]
+    named = spot_entities(update["answer"], res.linker)
+    update["topic"] = topic_of(entities, update["answer"], named)
     if run_context(runtime).learn == "after" and update.get("citations") and _fetched_ids(state):
-        update["answer_entities"] = spot_entities(update["answer"], res.linker)
+        update["answer_entities"] = named
     update["glossary"] = glossary(res.store, state.get("entities", []), shown, subgraph["links"])
     update["messages"] = [AIMessage(chat_reply({**state, **update}))]
     return update

@@ -1,4 +1,11 @@
-"""Turn raw input (chat messages or question + options) into a validated question."""
+"""Turn raw input (chat messages or question + options) into a validated question, and carry a chat's topic.
+
+A follow-up ("And its most common side effect?") is read with the previous question and the previous
+answer's own words (not its citations and glossary, whose names the vocabularies would take for the
+question's entities). When it refers back (a pronoun, or no entity of its own) its entities are the previous
+turn's topic first (the question entities that answer named), then its own, so retrieval and citations stay on
+metformin, not only the wording.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +14,14 @@ import unicodedata
 
 from langchain_core.messages import AIMessage, HumanMessage
 
+from amg.agents.citation_quotes import named_in
+
 MAX_QUESTION_CHARS = 4000
 MAX_OPTIONS = 10
 _OPTION_LINE = re.compile(r"^\s*\(?([A-Ja-j])[.):]\s+(.+?)\s*$")
 _SURROGATE = re.compile("[\ud800-\udfff]")  # what undecodable bytes become (surrogateescape)
+_ANAPHOR = re.compile(r"\b(?:it|its|itself|they|them|their|this|these|those|he|she|his|her)\b", re.IGNORECASE)
+TOPIC_ENTITIES = 2
 
 Pairs = list[tuple[str, str]]
 
@@ -50,8 +61,32 @@ def _given(state: dict) -> tuple[str, Pairs]:
     question, inline = split_options(_text(messages[-1]))
     earlier = [m for m in messages[:-1] if isinstance(m, (HumanMessage, AIMessage))]
     if len(earlier) >= 2 and visible(question):
-        question += f"\n(Previous question: {_text(earlier[-2])[:500]}\nPrevious answer: {_text(earlier[-1])[:500]})"
+        said = answer_words(_text(earlier[-1]))
+        question += f"\n(Previous question: {_text(earlier[-2])[:500]}\nPrevious answer: {said[:500]})"
     return question, pairs or inline
+
+
+def answer_words(reply: str) -> str:
+    """The answer of a chat reply (graphs/reply.py), without its notes, confidence, citations and glossary."""
+    lines = reply.split("\nConfidence: ", 1)[0].splitlines()
+    return "\n".join(line for line in lines if not line.startswith("Note: ")).strip()
+
+
+def refers_back(said: str, own: list[dict]) -> bool:
+    """Whether a chat message's own words lean on the previous turn: a pronoun, or no entity of their own."""
+    return not own or bool(_ANAPHOR.search(said))
+
+
+def with_topic(entities: list[dict], topic: list[dict], limit: int) -> list[dict]:
+    """A follow-up's entities: the previous turn's topic first, then the parsed ones, each once."""
+    kept = {e["key"]: e for e in [*topic, *entities]}
+    return list(kept.values())[:limit]
+
+
+def topic_of(entities: list[dict], answer: str, named: list[dict]) -> list[dict]:
+    """What a turn was about, for a follow-up: the question entities its answer names, else the other things the
+    answer names (``named``: "Metformin." for a first-line drug), else the question's entities."""
+    return (named_in(answer, entities) or named or entities)[:TOPIC_ENTITIES]
 
 
 def _option_problem(pairs: Pairs) -> str | None:

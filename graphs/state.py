@@ -54,6 +54,7 @@ class Conversation(TypedDict, total=False):
 
     messages: Annotated[list[AnyMessage], add_messages]
     findings: dict[str, bool]  # answers to earlier follow-up questions: finding key -> present?
+    topic: list[dict]  # what the last answer was about, kept for a follow-up's retrieval (graphs/question.py)
 
 
 class Turn(TypedDict, total=False):

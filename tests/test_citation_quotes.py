@@ -78,6 +78,31 @@ def test_a_citation_that_does_not_state_the_claim_is_dropped(chat):
     assert first["confidence_basis"]["dropped_citations"] and "creatine" not in first["messages"][-1].content
 
 
+def test_a_follow_up_keeps_the_entity_and_cites_what_names_it_and_its_side_effect(chat):
+    say, server = chat
+    say("What is metformin used for?")
+    follow = say("And its most common side effect?")
+    assert follow["entities"][0]["key"] == "metformin", "the previous turn's entity, first, for retrieval"
+    assert "creatine" not in {e["key"] for e in follow["entities"]}
+    assert [c["evidence_id"] for c in follow["citations"]] == [PAPER.id]
+    quote = follow["citations"][0]["quote"]
+    assert quote == "Metformin lowered HbA1c; the most common adverse effect was diarrhea, reported by 20% of patients."
+    assert follow["answer"] == SIDE_EFFECT and follow["confidence"] > 0.5
+    assert f'"{quote}"' in follow["messages"][-1].content, "the chat shows what the citation is cited for"
+    assert "Confidence" not in follow["question"], "read with the previous answer's words, not its citations"
+
+
+def test_a_follow_up_naming_other_things_keeps_the_entity_it_refers_to(chat, store):
+    """Two entities a question at most: the follow-up's own two would have pushed metformin out."""
+    say, _ = chat
+    store.upsert(entities=[EntityRecord("Lactic acidosis", "disease"), EntityRecord("Diarrhea", "symptom")])
+    say("What is metformin used for?", thread="u")
+    follow = say("Does it cause diarrhea or lactic acidosis?", thread="u", max_entities=2)
+    assert [e["key"] for e in follow["entities"]] == ["metformin", "diarrhea"]
+    asked = say("What about lactic acidosis?", thread="u", max_entities=1)
+    assert [e["key"] for e in asked["entities"]] == ["lactic acidosis"], "a new subject, no pronoun: nothing carried"
+
+
 def test_an_unsupported_answer_rests_on_the_models_knowledge_with_a_low_confidence(chat):
     say, server = chat
     server.responder = lambda body: (answer_lines(answer="Creatine builds muscle.", confidence=0.9,
