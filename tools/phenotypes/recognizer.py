@@ -1,9 +1,9 @@
 """HPO phenotype mentions in free text, each present or negated, with a confidence.
 
-Within a clause (and a list item: a run across a comma must be a label as written), every run of meaningful words (stop words skipped)
-whose word keys (words.py) form the key set of an HPO label names that term, in any word order:
-"dislocated lenses of both eyes" holds {disloc, len} = "Lens dislocation" (Ectopia lentis), "freckling in
-both axillae" = "Axillary freckling". A run with one extra word inside it, not across "and"/"or", still
+Within a clause, every run of meaningful words (stop words skipped) whose word keys (words.py) form
+the key set of an HPO label names that term, in any word order: "dislocated lenses of both eyes" holds
+{disloc, len} = "Lens dislocation" (Ectopia lentis), "freckling in both axillae" = "Axillary freckling".
+A run across a comma (list items) must be a label as written ("Nystagmus, pendular"). A run with one extra word inside it, not across "and"/"or", still
 names the label (confidence x 0.85). Mentions of more label words win over those inside them. An
 acronym label ("PDA") matches only as written.
 """
