@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from amg.agents.citation_quotes import backing, quoted
+from amg.agents.citation_quotes import backing, key_entities, quoted
 from amg.agents.conversation import Turn, request, talk_scored
 from amg.agents.structured import Usage
 from amg.prompts import load
@@ -203,8 +203,8 @@ def synthesize(question: str, options: dict[str, str], dialogue: list[Turn], evi
                 "degradations": ["answer synthesizer: no usable answer" + (" (no option named)" if options else "")],
                 **usage.as_update()}  # fmt: skip
     claim = f"{reply.option}. {options[reply.option]}" if reply.option else reply.answer
-    quotes = quoted(reply.citations, evidence_index, backing(nodes, links, differential), entities, claim, question,
-                    rests_on)  # fmt: skip
+    quotes = quoted(reply.citations, evidence_index, backing(nodes, links, differential),
+                    key_entities(claim, entities, nodes), claim, question, rests_on)  # fmt: skip
     said = [n for n in reply.citations if n in quotes]
     valid = said or [n for n in rests_on if n in quotes]
     backed = [*((n["score"], [i for step in n["steps"] for i in step["evidence_ids"]]) for n in nodes),

@@ -3,10 +3,10 @@
 A cited item's sentences are its own text (a paper's abstract, conclusion first; a passage; a vocabulary
 entry's title) and the relations it backs on the answer's paths, links and differential, read as words
 ("Metformin has adverse effect Diarrhea"), with the sentence each relation rests on. The answer's key
-entities are the question entities it names, by name or alias (all of them when it names none). A sentence
-qualifies when it names a key entity, or is a relation whose two ends the answer names; the quote is the
-qualifying sentence sharing most words with the answer and question (the earlier on a tie: a paper's
-conclusion comes first). An item with no such sentence is not cited: the follow-up "And its most common
+entities are the question entities it names, by name or alias, else the graph nodes it names, else all the
+question entities. A sentence qualifies when it names a key entity, or is a relation whose two ends the
+answer names apart; the quote is the qualifying sentence sharing most words with the answer and question
+(the earlier on a tie: a paper's conclusion comes first). An item with no such sentence is not cited: the follow-up "And its most common
 side effect?" cited "CHEBI:16919 creatine" for "Nausea is the most common side effect of metformin".
 """
 
@@ -47,9 +47,11 @@ def with_aliases(entities: list[dict], store: QAReads) -> list[dict]:
             for e in entities]  # fmt: skip
 
 
-def key_entities(answer: str, entities: list[dict]) -> list[dict]:
-    """The question entities the answer names (by name or alias), or all of them when it names none."""
-    return named_in(answer, entities) or list(entities)
+def key_entities(answer: str, entities: list[dict], nodes: list[GraphPath] = ()) -> list[dict]:
+    """What the answer is about: the question entities it names (by name or alias), else the nodes of the
+    subgraph it names ("Metformin." for a first-line drug), else all the question entities."""
+    reached = [{"key": n["key"], "name": n["name"]} for n in nodes if n["depth"] > 0]
+    return named_in(answer, entities) or named_in(answer, reached) or list(entities)
 
 
 def named_in(answer: str, entities: list[dict]) -> list[dict]:
@@ -81,14 +83,14 @@ def candidates(item: EvidenceItem, steps: list[Link]) -> list[tuple[str, tuple[s
     return list(dict.fromkeys(found))
 
 
-def quoted(cited: list[int], evidence_index: list[EvidenceItem], steps: list[Link], entities: list[dict],
+def quoted(cited: list[int], evidence_index: list[EvidenceItem], steps: list[Link], keys: list[dict],
            answer: str, question: str, read: list[int] = ()) -> dict[int, str]:  # fmt: skip
-    """Evidence number -> quote, for each cited item that has one (the others are not to be cited).
+    """Evidence number -> quote, for each cited item that has one (the others are not to be cited);
+    ``keys``: the answer's key entities (``key_entities``).
 
     The studies ``read`` (a research question's paper) keep a quote without a key entity: their sentence
     closest to the question, the conclusion on a tie (an abstract is read conclusion first)."""
-    keys, by_n = key_entities(answer, entities), {e["n"]: e for e in evidence_index}
-    found = {}
+    by_n, found = {e["n"]: e for e in evidence_index}, {}
     for n in (n for n in dict.fromkeys([*cited, *read]) if n in by_n):
         said = quote(by_n[n], steps, keys, answer, question) or (
             quote(by_n[n], steps, keys, answer, question, anywhere=True) if n in read else None)  # fmt: skip
@@ -104,8 +106,7 @@ def quote(item: EvidenceItem, steps: list[Link], keys: list[dict], answer: str, 
     wanted = _words(f"{answer} {question}")
     best, best_score = None, -1
     for sentence, ends in candidates(item, steps):
-        if not (anywhere or any(names(sentence, n) for e in keys for n in _names_of(e))
-                or (ends and all(names(answer, end) for end in ends))):
+        if not (anywhere or any(names(sentence, n) for e in keys for n in _names_of(e)) or _rests_on(ends, answer)):
             continue
         score = len(_words(sentence) & wanted)
         if score > best_score:
@@ -113,9 +114,16 @@ def quote(item: EvidenceItem, steps: list[Link], keys: list[dict], answer: str, 
     return _shorten(best) if best else None
 
 
-def citation_relevance(citations: list[dict], answer: str, entities: list[dict]) -> float | None:
+def _rests_on(ends: tuple[str, str] | None, answer: str) -> bool:
+    """Whether the answer names both ends of a relation, apart ("diabetes mellitus" is inside its subtype's name)."""
+    if not ends or not all(names(answer, end) for end in ends):
+        return False
+    a, b = (f" {normalize_key(end)} " for end in ends)
+    return a not in b and b not in a
+
+
+def citation_relevance(citations: list[dict], keys: list[dict]) -> float | None:
     """Share of cited items whose quote names the answer's key entity (None when nothing is cited)."""
-    keys = key_entities(answer, entities)
     hits = [any(names(c.get("quote") or "", n) for e in keys for n in _names_of(e)) for c in citations]
     return sum(hits) / len(hits) if hits else None
 

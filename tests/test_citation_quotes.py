@@ -11,7 +11,7 @@ from langchain_core.messages import HumanMessage
 from langchain_openai import ChatOpenAI
 from langgraph.checkpoint.memory import InMemorySaver
 
-from amg.agents.citation_quotes import citation_relevance, quoted
+from amg.agents.citation_quotes import citation_relevance, key_entities, quoted
 from amg.cli.answer_format import json_result
 from amg.cli.evidence_picture import render
 from amg.graphs.context import Context
@@ -104,10 +104,11 @@ def test_a_follow_up_naming_other_things_keeps_the_entity_it_refers_to(chat, sto
 
 
 def test_an_unsupported_answer_rests_on_the_models_knowledge_with_a_low_confidence(chat):
+    """The issue's case: an answer about metformin citing only creatine's entry."""
     say, server = chat
-    server.responder = lambda body: (answer_lines(answer="Creatine builds muscle.", confidence=0.9,
-                                                  citations=cited(body, "creatine"))
-                                     if asks_for_answer(body) else {"content": "Creatine."})  # fmt: skip
+    server.responder = lambda body: (answer_lines(answer="Metformin is used for treating type 2 diabetes mellitus.",
+                                                  confidence=0.9, citations=cited(body, "creatine"))
+                                     if asks_for_answer(body) else {"content": "Metformin."})  # fmt: skip
     result = say("What is metformin used for?")
     assert result["citations"] == [] and result["confidence"] <= 0.45
     assert result["confidence_basis"]["rests_on"].startswith("the model's own knowledge")
@@ -154,5 +155,19 @@ def test_a_research_paper_is_quoted_by_its_conclusion_and_kept_without_a_key_ent
 def test_citation_relevance_counts_quotes_that_name_the_key_entity():
     metformin = [{"key": "metformin", "name": "Metformin", "aliases": ["Glucophage"]}]
     quotes = [{"quote": "Glucophage lowered HbA1c."}, {"quote": "Creatine is a guanidine."}]
-    assert citation_relevance(quotes, SIDE_EFFECT, metformin) == 0.5
-    assert citation_relevance([], SIDE_EFFECT, metformin) is None
+    assert citation_relevance(quotes, metformin) == 0.5 and citation_relevance([], metformin) is None
+
+
+def test_an_answer_naming_no_question_entity_is_about_what_it_names_in_the_graph():
+    t2dm = {"key": "type 2 diabetes mellitus", "name": "Type 2 diabetes mellitus"}
+    nodes = [{"key": "metformin", "name": "Metformin", "depth": 1}, {"key": "t2dm", "name": "Ketoacidosis", "depth": 1}]
+    keys = key_entities("Metformin is the first-line drug.", [t2dm], nodes)
+    assert keys == [{"key": "metformin", "name": "Metformin"}]
+    subtype = {"source": "Type 2 diabetes mellitus with ketoacidosis", "relation": "is_a", "target": "Type 2 diabetes "
+               "mellitus", "evidence_ids": ["vocab:icd10:E11"], "description": ""}  # fmt: skip
+    icd = {"n": 1, "id": "vocab:icd10:E11", "kind": "vocabulary", "title": "E11 Type 2 diabetes mellitus"}
+    assert quoted([1], [icd], [subtype], keys, "Metformin is the first-line drug.", "") == {}
+    parent = {**subtype, "source": "Type 2 diabetes mellitus", "target": "Diabetes mellitus"}
+    said = "Metformin is used for treating type 2 diabetes mellitus."
+    assert quoted([1], [icd], [parent], key_entities(said, [], []), said, "") == {}, \
+        "diabetes mellitus is named only inside type 2 diabetes mellitus: not a relation the answer rests on"
