@@ -56,6 +56,9 @@ def test_langgraph_dev_serves_graphs_and_a_chat_turn(scripted_server, tmp_path):
         assert result["messages"][-1]["type"] == "ai"
         assert "Asthma is a chronic airway disease." in result["messages"][-1]["content"]
         assert "not medical advice" in result["messages"][-1]["content"]
+        assert "Rests on the model's own knowledge" in result["messages"][-1]["content"], "an empty graph: nothing cited"
+        state = client.threads.get_state(thread["thread_id"])["values"]
+        assert state["citations"] == [] and state["confidence_basis"]["rests_on"].startswith("the model's own knowledge")
     finally:
         os.killpg(proc.pid, 15)
         proc.wait(timeout=30)
