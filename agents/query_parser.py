@@ -1,7 +1,8 @@
 """Agent 1, query parser: the medical entities of a question, linked to the graph.
 
 Offline vocabularies first (word n-grams found among graph entity names and aliases,
-which hold the seeded HPO, ICD-10-CM and drug vocabularies), then the LLM for what
+which hold the seeded HPO, ICD-10-CM and drug vocabularies, and the HPO phenotypes the question
+states in other words: "dislocated lenses" for ectopia lentis, tools/phenotypes), then the LLM for what
 vocabularies miss; every LLM mention is linked (exact, alias, embedding) when possible.
 
 The LLM answers in plain "term | type" lines rather than a JSON tool call: on a small local
@@ -26,6 +27,7 @@ from amg.tools.kg.schema import (
     entity_type,
     normalize_key,
 )
+from amg.tools.phenotypes.recognizer import recognise
 
 TOKENS_PER_ENTITY = 12
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
@@ -54,6 +56,16 @@ def spot_entities(text: str, linker: EntityLinker) -> list[dict]:
     return [{"key": c.key, "name": c.name, "type": c.type, "linked": True, "how": c.how} for c in linker.spot(text)]
 
 
+def phenotype_entities(text: str, linker: EntityLinker) -> tuple[list[dict], set[str]]:
+    """The HPO phenotypes ``text`` states that the graph holds, as entities, and the keys of those it negates."""
+    mentions = recognise(text)
+    said = [m for m in mentions if not m.negated]
+    held = linker.store.lookup([m.key for m in said]) if said else {}
+    stated = [{"key": m.key, "name": m.name, "type": "phenotype", "linked": True, "how": "phenotype"}
+              for m in said if any(hit["key"] == m.key for hit in held.get(m.key, []))]  # fmt: skip
+    return stated, {m.key for m in mentions if m.negated}
+
+
 def parse_query(question: str, options: dict[str, str], llm, linker: EntityLinker, max_entities: int,
                 use_options: bool = True, parser: str = "llm") -> dict:  # fmt: skip
     """State update: ``entities`` ([{key, name, type, linked, how}]), the opened conversation, usage.
@@ -63,7 +75,10 @@ def parse_query(question: str, options: dict[str, str], llm, linker: EntityLinke
     """
     usage = Usage()
     shown = options if use_options else {}
-    from_vocab = spot_entities(question + "\n" + "\n".join(shown.values()), linker)
+    stated, negated = phenotype_entities(question, linker)  # "no fever": absent, for the differential, not a topic
+    from_vocab = [e for e in spot_entities(question + "\n" + "\n".join(shown.values()), linker)
+                  if not (e["type"] == "phenotype" and e["key"] in negated)]  # fmt: skip
+    from_vocab += [e for e in stated if e["key"] not in {v["key"] for v in from_vocab}]
     if parser == "vocabulary" or (parser == "auto" and from_vocab):
         return {"entities": from_vocab[:max_entities], "dialogue": [], "degradations": []}
     text = request([], question, shown, load("entity_extraction").format(

@@ -69,6 +69,13 @@ def test_auto_parser_asks_the_model_only_when_the_vocabularies_find_nothing(stor
     assert [e["name"] for e in missed["entities"]] == ["lactic acidosis"] and len(llm.calls) == 1
 
 
+def test_parser_reads_phenotypes_stated_in_other_words(store, linker):
+    store.upsert(entities=[EntityRecord("Ectopia lentis", "phenotype"), EntityRecord("Fever", "phenotype")])
+    out = parse_query("Dislocated lenses of both eyes, no fever and a cough.", {}, None, linker, 8, parser="vocabulary")
+    assert [(e["name"], e["how"]) for e in out["entities"]] == [("Ectopia lentis", "phenotype")], (
+        "a negated finding is no entity, and one the graph does not hold (cough) is not linked")
+
+
 def test_parser_survives_malformed_llm_output(store, linker):
     store.upsert(entities=[EntityRecord("Asthma", "disease")])
     llm = chat(text={"content": "I am sorry, I cannot list entities for this question.\n{\"entities\": ["})

@@ -147,7 +147,7 @@ def test_a_question_that_names_its_disease_gets_no_differential(case_graph):
 # cafe-au-lait spots (a finer term than the fourth's cafe-au-lait spot): what tells it from the fourth.
 CASES = {
     "Marfan-like": {"Ectopia lentis": 0.7, "Aortic root aneurysm": 0.8, "Arachnodactyly": 0.8, "Pectus excavatum": 0.5},
-    "Loeys-like": {"Aortic root aneurysm": 0.8, "Arachnodactyly": 0.5, "Bifid uvula": 0.6, "Pectus excavatum": 0.5},
+    "Loeys-like": {"Aortic root aneurysm": 0.8, "Arachnodactyly": 0.7, "Bifid uvula": 0.6, "Pectus excavatum": 0.5},
     "NF-like": {"Multiple cafe-au-lait spots": 0.9, "Axillary freckling": 0.8, "Lisch nodules": 0.6, "Scoliosis": 0.3},
     "Legius-like": {"Cafe-au-lait spot": 0.9, "Axillary freckling": 0.8, "Macrocephaly": 0.5, "Lipoma": 0.4},
 }
@@ -204,3 +204,21 @@ def test_an_answer_in_other_words_is_read():
     assert read_answers("no mitral regurgitation", [{"finding": "mitral regurgitation", "name": "Mitral regurgitation"}]) == {
         "mitral regurgitation": False}  # fmt: skip
     assert read_answers("No", asked[:1]) == {"ectopia lentis": False}
+
+
+def test_a_chat_reply_in_other_words_answers_the_follow_up(hpo_cases, scripted_server, tmp_path):
+    def respond(body):
+        return answer_lines(answer="Marfan-like.", confidence=0.4) if asks_for_answer(body) else {"content": "ok"}
+
+    server = scripted_server(respond)
+    ctx = Context(data_dir=str(tmp_path), evidence_mode="offline", query_parser="vocabulary")
+    install(Resources(ctx, store=hpo_cases, llm=ChatOpenAI(base_url=server.base_url, api_key="t", model="scripted")))
+    chat = builder.compile(checkpointer=InMemorySaver())
+    thread = {"configurable": {"thread_id": "case-2"}}
+    first = chat.invoke({"messages": [HumanMessage("Long slender fingers and a dilated aortic root: what is it?")]},
+                        thread, context=ctx)  # fmt: skip
+    assert first["differential"][0]["name"] == "Marfan-like"
+    assert "ectopia lentis" in [f["finding"] for f in first["follow_up"]]
+    second = chat.invoke({"messages": [HumanMessage("His lenses are not dislocated.")]}, thread, context=ctx)
+    assert second["findings"] == {"ectopia lentis": False}
+    assert second["differential"][0]["name"] == "Loeys-like", "the answer moved the differential"

@@ -65,6 +65,7 @@ def test_words_that_name_no_phenotype():
     ("A tall man without lens dislocation.", "Ectopia lentis"),
     ("Lens dislocation was absent.", "Ectopia lentis"),
     ("Negative for night sweats.", "Night sweats"),
+    ("Her lenses are not dislocated.", "Ectopia lentis"),  # the negation inside the finding's words
 ])  # fmt: skip
 def test_negated_findings(text, name):
     assert found(text)[name] is True

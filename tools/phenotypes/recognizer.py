@@ -3,15 +3,17 @@
 Within a clause, every run of meaningful words (stop words skipped) whose word keys (words.py) form
 the key set of an HPO label names that term, in any word order: "dislocated lenses of both eyes" holds
 {disloc, len} = "Lens dislocation" (Ectopia lentis), "freckling in both axillae" = "Axillary freckling".
-A run across a comma (list items) must be a label as written ("Nystagmus, pendular"). A run with one extra word inside it, not across "and"/"or", still
-names the label (confidence x 0.85). Mentions of more label words win over those inside them. An
-acronym label ("PDA") matches only as written.
+A run across a comma (list items) must be a label as written ("Nystagmus, pendular"). A run with one
+extra word inside it, not across "and"/"or", still names the label (confidence x 0.85), negated when
+that word is one ("lenses are not dislocated"). Mentions of more label words win over those inside
+them. An acronym label ("PDA") matches only as written.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from amg.tools.kg.schema import normalize_key
 from amg.tools.phenotypes.lexicon import Lexicon, hpo_lexicon
@@ -23,6 +25,16 @@ MULTIPLE = key("multiple")
 _CLAUSE = re.compile(r"[.;:?!()\[\]\n]")
 _LIST = re.compile(r"\b(?:and|or|nor)\b", re.IGNORECASE)  # no extra word is skipped across them
 _JOINED = re.compile(r"[ \t]+")  # only spaces between two words
+NEGATORS = {key(w) for w in ("no", "not", "never", "without")}  # the extra word inside: "lenses are not dislocated"
+
+
+class Hit(NamedTuple):
+    start: int
+    end: int
+    weight: float
+    term_id: str
+    words: int  # label words matched
+    negated: bool = False  # a negation is the extra word inside it
 
 
 @dataclass
@@ -41,12 +53,12 @@ def recognise(text: str, lexicon: Lexicon | None = None) -> list[Mention]:
     """The phenotypes ``text`` names, in text order; one mention per term (a present one over a negated one)."""
     lexicon = lexicon or hpo_lexicon()
     found = []
-    for start, end, weight, term_id, _ in _choose(_candidates(text, lexicon), text, lexicon):
-        term = lexicon.terms[term_id]
-        found.append(Mention(term_id, term.name, term.key, text[start:end], start, end, round(weight, 3)))
     scopes = negated_ranges(text)
-    for mention in found:
-        mention.negated = is_negated(text, mention.start, mention.end, scopes)
+    for hit in _choose(_candidates(text, lexicon), text, lexicon):
+        term = lexicon.terms[hit.term_id]
+        negated = hit.negated or is_negated(text, hit.start, hit.end, scopes)
+        found.append(Mention(term.id, term.name, term.key, text[hit.start : hit.end], hit.start, hit.end,
+                             round(hit.weight, 3), negated))  # fmt: skip
     best: dict[str, Mention] = {}
     for mention in found:
         held = best.get(mention.id)
@@ -72,10 +84,9 @@ def _clauses(text: str) -> list[list[tuple[str, int, int]]]:
     return [c for c in [*clauses, current] if c]
 
 
-def _candidates(text: str, lexicon: Lexicon) -> list[tuple[int, int, float, str, int]]:
-    """(start, end, confidence, term id, words matched) of every run of words that names a label, and of
-    each acronym."""
-    found = [(start, end, *lexicon.acronyms[word], 1) for word, start, end in tokens(text) if word in lexicon.acronyms]
+def _candidates(text: str, lexicon: Lexicon) -> list[Hit]:
+    """Every run of words that names a label, and every acronym."""
+    found = [Hit(start, end, *lexicon.acronyms[word], 1) for word, start, end in tokens(text) if word in lexicon.acronyms]
     for words in _clauses(text):
         for i, (_, start, _) in enumerate(words):
             for j in range(i, min(len(words), i + lexicon.longest + 1)):
@@ -84,33 +95,30 @@ def _candidates(text: str, lexicon: Lexicon) -> list[tuple[int, int, float, str,
                 hit = lexicon.verbatim.get(normalize_key(text[start:end]))
                 hit = hit or (None if listed else lexicon.labels.get(frozenset(run)))
                 if hit and len(set(run)) == len(run):
-                    found.append((start, end, *hit, len(run)))
+                    found.append(Hit(start, end, *hit, len(run)))
                     continue
                 for gap in range(1, len(run) - 1 if not (listed or _LIST.search(text, start, end)) else 1):
                     rest = run[:gap] + run[gap + 1 :]  # one extra word inside: "dilated (proximal) aortic root"
                     hit = lexicon.labels.get(frozenset(rest))
                     if hit and len(set(rest)) == len(rest) and run[gap] not in rest:
-                        found.append((start, end, hit[0] * GAP_PENALTY, hit[1], len(rest)))
+                        found.append(Hit(start, end, hit[0] * GAP_PENALTY, hit[1], len(rest), run[gap] in NEGATORS))
                         break
     return found
 
 
-def _choose(candidates: list[tuple[int, int, float, str, int]], text: str,
-            lexicon: Lexicon) -> list[tuple[int, int, float, str, int]]:  # fmt: skip
+def _choose(candidates: list[Hit], text: str, lexicon: Lexicon) -> list[Hit]:
     """Non-overlapping mentions: the most words first, then the finer term ("Lisch nodules" over "Iris
     nodule" in "Lisch nodules of the iris"), then the surest. A mention that runs straight into another
     one's first word only modifies it ("soft cutaneous neurofibromas" is no "Soft skin")."""
-    def rank(c):
-        return -c[4], -len(lexicon.above(c[3])), -c[2], c[0]
+    def rank(c: Hit):
+        return -c.words, -len(lexicon.above(c.term_id)), -c.weight, c.start
 
-    taken: list[tuple[int, int]] = []
-    chosen = []
+    chosen: list[Hit] = []
     for cand in sorted(candidates, key=rank):
-        if all(cand[1] <= a or cand[0] >= b for a, b in taken):
-            taken.append((cand[0], cand[1]))
+        if all(cand.end <= c.start or cand.start >= c.end for c in chosen):
             chosen.append(cand)
-    starts = {c[0] for c in chosen}
-    return sorted(c for c in chosen if _next_word(text, c[1]) not in starts)
+    starts = {c.start for c in chosen}
+    return sorted(c for c in chosen if _next_word(text, c.end) not in starts)
 
 
 def _next_word(text: str, end: int) -> int:
