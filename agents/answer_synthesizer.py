@@ -4,9 +4,11 @@ Multiple choice: the confidence comes from the model's own probabilities. The lo
 of the option token give a distribution over the letters; the model's letter prior is divided
 out (which may change the chosen option); the chosen option's probability and the graph's
 ``support`` go through the model's calibration map (tools/llm/calibration.py), fitted on half of
-the dev set. Without a map the probability is reported as it is; without log-probabilities
-(an endpoint that does not return them) and for open questions:
-confidence = stated x (1/2 + 1/2 x support), an uncited answer at most 0.5.
+the dev set. Open questions: the model is asked whether its answer is correct, and the probability
+of its "yes" (agents/answer_check.py) and ``support`` go through the model's map for open answers.
+Without a map the probability is reported as it is (open: x (1/2 + 1/2 x support)) and marked
+uncalibrated; without log-probabilities (an endpoint that does not return them):
+confidence = stated x (1/2 + 1/2 x support), an uncited answer at most 0.5, also marked uncalibrated.
 ``support`` is the best confidence among paths and question-entity links backed by a cited
 evidence item (for a text fetched this run, the model's measured precision reading evidence,
 0.73 for the 1.5B: citing a text is not understanding it; 0 when nothing is cited;
@@ -31,6 +33,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from amg.agents.answer_check import p_true
 from amg.agents.citation_quotes import backing, key_entities, quoted
 from amg.agents.conversation import Turn, request, talk_scored
 from amg.agents.structured import Usage
@@ -130,7 +133,8 @@ def scored_option(reply: Reply, probs: dict[str, float] | None, support: float,
     """(option, confidence, basis): see the module docstring for how the confidence is made."""
     if probs is None:
         confidence = reply.confidence * (0.5 + 0.5 * support)
-        return reply.option, confidence, {"source": "stated", "stated": reply.confidence, "support": support}
+        return reply.option, confidence, {"source": "stated", "stated": reply.confidence, "support": support,
+                                          "calibrated": False}  # fmt: skip
     fair = debias(probs, calibration.letter_prior if calibration else None)
     option = max(fair, key=fair.get)
     confidence = calibration(fair[option], support) if calibration else fair[option]
@@ -138,6 +142,16 @@ def scored_option(reply: Reply, probs: dict[str, float] | None, support: float,
              "p_option": round(fair[option], 4), "support": support, "stated": reply.confidence,
              "model_option": reply.option, "calibrated": calibration is not None}  # fmt: skip
     return option, confidence, basis
+
+
+def open_confidence(reply: Reply, p_yes: float | None, support: float,
+                    calibration: CalibrationMap | None) -> tuple[float, dict]:  # fmt: skip
+    """(confidence, basis) of an open answer: see the module docstring."""
+    if p_yes is None:
+        return scored_option(reply, None, support, None)[1:]
+    confidence = calibration(p_yes, support) if calibration else p_yes * (0.5 + 0.5 * support)
+    return confidence, {"source": "verification probability", "p_true": round(p_yes, 4), "support": support,
+                        "stated": reply.confidence, "calibrated": calibration is not None}  # fmt: skip
 
 
 def bounded_by_differential(answer: str, confidence: float, differential: list[dict]) -> tuple[float, dict]:
@@ -211,7 +225,10 @@ def synthesize(question: str, options: dict[str, str], dialogue: list[Turn], evi
               *((x["confidence"], x["evidence_ids"]) for x in links),
               *((c["probability"], c.get("evidence_ids", [])) for c in differential)]  # fmt: skip
     support = support_of(valid, evidence_index, backed, set(fetched_ids), reading)
-    option, confidence, basis = scored_option(reply, probs, support, calibration)
+    if options:
+        option, confidence, basis = scored_option(reply, probs, support, calibration)
+    else:
+        option, (confidence, basis) = None, open_confidence(reply, p_true(llm, dialogue, usage), support, calibration)
     if valid and not said:
         basis["cited"] = "the studies read (the reply cited none)"
     unquoted = [n for n in reply.citations if n not in quotes and any(e["n"] == n for e in evidence_index)]

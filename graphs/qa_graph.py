@@ -145,7 +145,7 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     entities = with_aliases(state.get("entities", []), res.store)
     update = synthesize(
         state["question"], state.get("options", {}), state.get("dialogue", []), index, subgraph["nodes"],
-        _fetched_ids(state), entities, res.llm, res.calibration(kind=kind), subgraph["links"],
+        _fetched_ids(state), entities, res.llm, res.calibration(kind=kind if state.get("options") else "open"), subgraph["links"],
         state.get("differential", []), extraction_reliability(res.model_name), state.get("reading", ""),
         studies_read(index, subgraph["links"]) if kind == "research" else [],
     )  # fmt: skip

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 DISCLAIMER = "AMG is a research tool: this is not medical advice."
+UNCALIBRATED = " (uncalibrated: no measured map for this model and kind of question)"
 
 
 def chat_reply(result: dict) -> str:
     """The answer as shown in chat and on the terminal."""
     lines = [*(f"Note: {n}" for n in result.get("notices", [])), result.get("answer", "")]
-    lines.append(f"Confidence: {result.get('confidence', 0.0):.2f}")
+    uncalibrated = result.get("confidence_basis", {}).get("calibrated") is False
+    lines.append(f"Confidence: {result.get('confidence', 0.0):.2f}" + (UNCALIBRATED if uncalibrated else ""))
     if result.get("rationale"):
         lines.append(f"Why: {result['rationale']}")
     for c in result.get("citations", []):

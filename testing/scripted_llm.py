@@ -13,6 +13,7 @@ The helpers below tell which agent is asking from the newest turn of the convers
 from __future__ import annotations
 
 import json
+import math
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -119,3 +120,18 @@ def answer_lines(option: str | None = None, answer: str = "", confidence: float 
     first = f"Option: {option}" if option else f"Answer: {answer}"
     cited = ", ".join(map(str, citations)) or "none"
     return {"content": f"{first}\nConfidence: {confidence}\nCitations: {cited}"}
+
+
+def asks_to_verify(body: dict) -> bool:
+    """The answer check's request: is the answer just given correct (agents/answer_check.py)."""
+    return requested_tool(body) is None and "Is the answer you just gave correct" in last_turn(body)
+
+
+def verdict(p_yes: float) -> dict:
+    """A reply to the answer check whose "yes" has probability ``p_yes`` (and "no" the rest)."""
+    said = "yes" if p_yes >= 0.5 else "no"
+    top = [{"token": " yes", "logprob": math.log(max(p_yes, 1e-9))},
+           {"token": " no", "logprob": math.log(max(1 - p_yes, 1e-9))}]  # fmt: skip
+    steps = [{"token": "Answer", "logprob": 0.0, "top_logprobs": []}, {"token": ":", "logprob": 0.0, "top_logprobs": []},
+             {"token": f" {said}", "logprob": top[0 if said == "yes" else 1]["logprob"], "top_logprobs": top}]  # fmt: skip
+    return {"content": f"Answer: {said}", "logprobs": steps}

@@ -17,6 +17,7 @@ from amg.testing.scripted_llm import (
     answer_lines,
     asks_for_answer,
     asks_for_entities,
+    asks_to_verify,
     prompt_text,
     requested_tool,
 )
@@ -79,7 +80,7 @@ def test_learning_before_the_answer_writes_traverses_and_cites_in_one_run(qa, st
     assert [c["pmid"] for c in result["citations"]] == ["31000001"]
     assert result["confidence"] == pytest.approx(0.8 * (0.5 + 0.5 * 0.9)), "stated 0.8; support: the cited path's 0.90"
     assert result["messages"][-1].content.endswith("this is not medical advice.")
-    assert result["llm_calls"] == 4 and result["tokens"] == 60  # parse, score, reason, answer
+    assert result["llm_calls"] == 5 and result["tokens"] == 75  # parse, score, reason, answer, answer check
 
 
 def test_hybrid_answers_from_the_evidence_first_and_learns_after(qa, store):
@@ -87,11 +88,11 @@ def test_hybrid_answers_from_the_evidence_first_and_learns_after(qa, store):
     answer, so the next question's traversal has it."""
     run, server, entrez = qa
     result = run({"question": "What is metformin used for?"}, evidence_mode="hybrid")
-    asked = ["score" if requested_tool(b) == "EntityAssessment" else "answer" if asks_for_answer(b) else "other"
-             for b in server.requests]  # fmt: skip
-    assert asked == ["other", "other", "answer", "score", "score"], "parse, reason, answer, then the scoring of " \
-        "metformin (a gap) and of Type 2 diabetes mellitus (the answer names it, from the evidence it cites)"
-    scored = sorted(prompt_text(b).split('describe the\nentity "')[1].split('"')[0] for b in server.requests[3:])
+    asked = ["score" if requested_tool(b) == "EntityAssessment" else "answer" if asks_for_answer(b) else
+             "check" if asks_to_verify(b) else "other" for b in server.requests]  # fmt: skip
+    assert asked == ["other", "other", "answer", "check", "score", "score"], "parse, reason, answer, its check, then " \
+        "the scoring of metformin (a gap) and of Type 2 diabetes mellitus (the answer names it, from the evidence it cites)"
+    scored = sorted(prompt_text(b).split('describe the\nentity "')[1].split('"')[0] for b in server.requests[4:])
     assert scored == ["Type 2 diabetes mellitus", "metformin"]
     reasoning = prompt_text(server.requests[1])
     assert "the most common adverse effect was diarrhea" in reasoning, "the first abstract read past its first 200 characters"
@@ -101,20 +102,21 @@ def test_hybrid_answers_from_the_evidence_first_and_learns_after(qa, store):
     assert not any(n["key"] == "polyuria" for n in result["subgraph"]["nodes"]), "not learned yet when it answered"
     assert [r["target"] for r in result["new_relations"]] == ["Type 2 diabetes mellitus"]
     assert [r["target"] for r in store.outgoing("metformin")] == ["type 2 diabetes mellitus"]
-    assert result["llm_calls"] == 5 and result["timings_ms"]["learn"] > 0
+    assert result["llm_calls"] == 6 and result["timings_ms"]["learn"] > 0
     again = run({"question": "What is metformin used for?"}, evidence_mode="hybrid", min_relations=1)
     polyuria = next(n for n in again["subgraph"]["nodes"] if n["key"] == "polyuria")
     assert polyuria["score"] == pytest.approx(0.72) and "learn" not in again["timings_ms"]
 
 
-def test_offline_mode_never_searches_and_uses_at_most_three_calls(qa):
+def test_offline_mode_never_searches_and_uses_at_most_four_calls(qa):
+    """Parse, reason, answer and (an open question) the answer's check."""
     run, server, entrez = qa
     result = run({"question": "What is metformin used for?"}, evidence_mode="offline")
-    assert entrez.requests == [] and result["llm_calls"] <= 3
+    assert entrez.requests == [] and result["llm_calls"] <= 4
     assert set(result["timings_ms"]) == {"parse_query", "check_gaps", "traverse", "differential", "reason", "answer"}
     # one conversation: each request resends the previous one and its reply, as sent over HTTP
     sent = [b["messages"] for b in server.requests]
-    assert len(sent) == 3
+    assert len(sent) == 4
     for before, after in zip(sent, sent[1:]):
         assert after[: len(before)] == before and after[len(before)]["role"] == "assistant"
 
@@ -195,5 +197,5 @@ def test_the_answer_is_shown_before_the_evidence_is_scored(qa, tmp_path):
     ctx = Context(data_dir=str(tmp_path), sources="pubmed", evidence_mode="hybrid")
     result = answered_first(graph, {"question": "What is metformin used for?"}, ctx,
                             lambda text: seen.append((len(server.requests) - before, text)))  # fmt: skip
-    assert seen == [(3, result["messages"][-1].content)], "parse, reason and answer asked; the scoring not yet"
-    assert len(server.requests) - before == 5 and result["new_relations"]
+    assert seen == [(4, result["messages"][-1].content)], "parse, reason, answer and its check asked; the scoring not yet"
+    assert len(server.requests) - before == 6 and result["new_relations"]
