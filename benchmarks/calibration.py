@@ -6,6 +6,7 @@ on the "eval" half: accuracy before/after dividing out the letter prior, the pre
 distribution, ECE of the raw probability and of the calibrated confidence, and how often a
 wrong answer prints >= 0.8. With --write each answering method's map is saved for the model
 (tools/llm/calibration/<model>.<method>.json; "kg" is the one `amg ask` uses), with how it was made.
+``--kind open`` reads `amg bench --open` runs: P(True) of the open answer and its support, fitted the same way.
 
     python -m benchmarks.calibration bench-out/mmlu-med-dev [--write]
 """
@@ -19,15 +20,41 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from benchmarks.report import emit
-from amg.evaluation.calibration import features, fit_map, half
+from amg.evaluation.calibration import features, fit_map, fit_open_map, half
 from amg.evaluation.metrics import ece, reliability_png
 from amg.tools.llm.calibration import map_path
 
 
-def load_rows(folder: Path) -> list[dict]:
+def load_rows(folder: Path, kind: str = "exam") -> list[dict]:
+    """Rows whose basis holds what ``kind``'s map reads: letter probabilities, or for open answers P(True)."""
     path = folder / "results.jsonl"
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
-    return [r for r in rows if (r.get("confidence_basis") or {}).get("letter_probs")]
+    return [r for r in rows if (r.get("confidence_basis") or {}).get("p_true" if kind == "open" else "letter_probs")]
+
+
+def evaluate_open(method: str, rows: list[dict], model: str, dataset: str) -> tuple[dict, object]:
+    """Open answers: P(True) and support mapped on the fit half, reported on the held-out half."""
+    fit = [r for r in rows if half(r["id"]) == "fit"]
+    held = [r for r in rows if half(r["id"]) == "eval"]
+    cmap = fit_open_map(fit, {"model": model, "method": method, "dataset": dataset, "kind": "open",
+                              "split": "sha1(id) even = fit, odd = eval", "n_fit": len(fit), "n_eval": len(held),
+                              "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")})  # fmt: skip
+    basis = [r["confidence_basis"] for r in held]
+    support = [float(b.get("support") or 0.0) for b in basis]
+    correct = [bool(r["correct"]) for r in held]
+    calibrated = [cmap(b["p_true"], s) for b, s in zip(basis, support)]
+    printed_high = [ok for c, ok in zip(calibrated, correct) if c >= 0.8]
+    figures = {
+        "n_fit": len(fit), "n_eval": len(held), "accuracy": round(sum(correct) / len(held), 3),
+        "ece_stated_formula": round(ece([b["stated"] * (0.5 + 0.5 * s) for b, s in zip(basis, support)], correct), 3),
+        "ece_p_true": round(ece([b["p_true"] for b in basis], correct), 3),
+        "ece_uncalibrated_print": round(ece([b["p_true"] * (0.5 + 0.5 * s) for b, s in zip(basis, support)], correct), 3),
+        "ece_calibrated": round(ece(calibrated, correct), 3),
+        "printed_0.8_or_more": len(printed_high),
+        "wrong_share_at_0.8_or_more": round(printed_high.count(False) / len(printed_high), 3) if printed_high else 0.0,
+        "map": {"a": cmap.a, "b": cmap.b, "c": cmap.c},
+    }  # fmt: skip
+    return figures, (cmap, calibrated, correct)
 
 
 def evaluate(method: str, rows: list[dict], model: str, dataset: str) -> tuple[dict, object]:
@@ -68,24 +95,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folder", type=Path, help="bench-out/<dataset>, holding one folder per answering method")
     parser.add_argument("--write", action="store_true", help="save each method's map for its model")
-    parser.add_argument("--kind", choices=("exam", "research"), default="exam",
-                        help="the questions' kind: research = yes / no / maybe on a study's claim (PubMedQA)")
+    parser.add_argument("--kind", choices=("exam", "research", "open"), default="exam",
+                        help="the questions' kind: research = yes / no / maybe on a study's claim (PubMedQA); "
+                             "open = asked without options (amg bench --open)")
     args = parser.parse_args()
     figures, rows_out = {}, []
     for method_dir in sorted(p for p in args.folder.iterdir() if (p / "summary.json").exists()):
         summary = json.loads((method_dir / "summary.json").read_text())
-        rows = load_rows(method_dir)
+        rows = load_rows(method_dir, args.kind)
         if len(rows) < 20:
             continue
-        found, (cmap, calibrated, correct) = evaluate(method_dir.name, rows, summary["model"], args.folder.name)
+        judge = evaluate_open if args.kind == "open" else evaluate
+        found, (cmap, calibrated, correct) = judge(method_dir.name, rows, summary["model"], args.folder.name)
         figures[method_dir.name] = found
         reliability_png(calibrated, correct, method_dir / "reliability-calibrated.png",
                         f"{method_dir.name}, calibrated, held-out half (n={found['n_eval']})")  # fmt: skip
         rows_out += [(f"{method_dir.name} {k}", v) for k, v in found.items() if k != "map"]
         if args.write:
             cmap.about["eval_figures"] = {k: v for k, v in found.items() if k != "map"}
-            cmap.save(map_path(summary["model"], method_dir.name, args.kind))
-            rows_out.append((f"{method_dir.name} map written", str(map_path(summary["model"], method_dir.name, args.kind))))
+            path = map_path(summary["model"], method_dir.name.removesuffix("-open"), args.kind)
+            cmap.save(path)
+            rows_out.append((f"{method_dir.name} map written", str(path)))
     emit(f"Answer-confidence calibration ({args.folder.name}; fit half -> held-out half)", rows_out, figures)
 
 

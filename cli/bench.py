@@ -22,6 +22,7 @@ from amg.cli.answer_format import pmids
 from amg.evaluation import baselines
 from amg.evaluation.citations import literature_figures
 from amg.evaluation.datasets import load, shuffled
+from amg.evaluation.open_answers import judged_option
 from amg.evaluation.metrics import (
     accuracy,
     ece,
@@ -38,6 +39,8 @@ from amg.tools.llm.weights import LOCAL_MODELS
 
 
 def run(args, context: Context) -> int:
+    if args.open and args.method != "kg":
+        raise ValueError("--open asks AMG's own path: use it with --method kg")
     if args.model in LOCAL_MODELS:
         context = context.with_overrides(local_model=args.model, openai_base_url="")
     elif args.model:
@@ -50,9 +53,9 @@ def run(args, context: Context) -> int:
         res.close()
 
 
-def label(method: str, context: Context) -> str:
-    """The method as reported: kg with its evidence mode."""
-    return f"kg-{context.evidence_mode}" if method == "kg" else method
+def label(method: str, context: Context, open_answers: bool = False) -> str:
+    """The method as reported: kg with its evidence mode; ``-open`` when asked without the options."""
+    return (f"kg-{context.evidence_mode}" if method == "kg" else method) + ("-open" if open_answers else "")
 
 
 def _answer(method: str, item: dict, context: Context, res, use_options: bool) -> dict:
@@ -71,7 +74,7 @@ def _answer(method: str, item: dict, context: Context, res, use_options: bool) -
                                    calibration=res.calibration(method, kind))  # fmt: skip
     result = graph.invoke({"question": q, "options": options}, context=context)
     fetched = [r["id"] for found in (result.get("evidence") or {}).values() for r in found.get("records", [])]
-    return {"option": result.get("option"), "confidence": result.get("confidence", 0.0),
+    return {"option": result.get("option"), "answer": result.get("answer", ""), "confidence": result.get("confidence", 0.0),
             "confidence_basis": result.get("confidence_basis"), "llm_calls": result.get("llm_calls", 0),
             "tokens": result.get("tokens", 0), "timings_ms": result.get("timings_ms", {}),
             "fetched_ids": fetched + [e["id"] for e in result.get("evidence_index", [])],
@@ -85,7 +88,7 @@ def _bench(args, context: Context, res) -> int:
     items = dataset.items[: args.limit] if args.limit else dataset.items
     if args.shuffle_options:
         items = [shuffled(item, args.seed) for item in items]
-    out = Path(args.out or f"bench-out/{dataset.name}") / label(args.method, context)
+    out = Path(args.out or f"bench-out/{dataset.name}") / label(args.method, context, args.open)
     out.mkdir(parents=True, exist_ok=True)
     results_path = out / "results.jsonl"
     done = set()
@@ -98,7 +101,10 @@ def _bench(args, context: Context, res) -> int:
         for item in tqdm([i for i in items if i["id"] not in done], desc=f"{dataset.name} {out.name}", unit=" q"):
             started = time.perf_counter()
             try:
-                answer = _answer(args.method, item, context, res, args.use_options)
+                answer = _answer(args.method, {**item, "options": {}} if args.open else item, context, res,
+                                 args.use_options)  # fmt: skip
+                if args.open:  # the open answer mapped onto the options it was not shown
+                    answer["option"] = judged_option(answer["answer"], item["options"], _embed(res))
             except ModelUnavailable as exc:  # one question's failed call is an unanswered question, not a lost run
                 answer = {"option": None, "confidence": 0.0, "llm_calls": 0, "tokens": 0, "error": str(exc)}
             row = {"id": item["id"], "subject": item["subject"], "gold": item["answer"], "predicted": answer["option"],
@@ -110,6 +116,8 @@ def _bench(args, context: Context, res) -> int:
             row.update(answer_s=round(row["latency_s"] - learning_s, 3), learn_s=round(learning_s, 3),
                        learned=answer.get("learned", 0), learning_faults=answer.get("learning_faults", 0),
                        degradations=answer.get("degradations", []))  # fmt: skip
+            if args.open:
+                row["answer"] = answer.get("answer", "")
             if item.get("pmids"):
                 row.update(gold_pmids=item["pmids"], fetched_pmids=pmids(answer.get("fetched_ids", [])),
                            cited_pmids=pmids(answer.get("cited_ids", [])))  # fmt: skip
@@ -124,6 +132,10 @@ def _bench(args, context: Context, res) -> int:
           f"calls/q={summary['llm_calls_per_question']:.2f}" + _literature_line(summary["literature"])
           + f"  report: {out.parent / 'report.md'}")  # fmt: skip
     return 0
+
+
+def _embed(res):
+    return lambda texts: res.embedder.encode(texts, normalize_embeddings=True)
 
 
 def _literature_line(figures: dict | None) -> str:
@@ -150,7 +162,7 @@ def summarize(results_path: Path, args, context: Context, res, dataset, before, 
     rows = [json.loads(line) for line in results_path.read_text().splitlines() if line.strip()]
     gold, predicted = [r["gold"] for r in rows], [r["predicted"] for r in rows]
     confidences, correct = [float(r["confidence"] or 0.0) for r in rows], [bool(r["correct"]) for r in rows]
-    method = label(args.method, context)
+    method = label(args.method, context, args.open)
     reliability_png(confidences, correct, results_path.parent / "reliability.png", f"{method} ({res.model_name})")
     subjects = sorted({r["subject"] for r in rows})
     nodes = sorted({node for r in rows for node in r["timings_ms"]})

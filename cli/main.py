@@ -93,6 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--shuffle-options", action="store_true", help="permute options (seeded) against position bias")
     bench.add_argument("--use-options", action="store_true", help="retrieval also uses the option texts")
     bench.add_argument("--model", help="0.5b | 1.5b (embedded) or a model name at the configured endpoint")
+    bench.add_argument("--open", action="store_true",
+                       help="ask without the options (kg only); the open answer is judged by the option it stands for")
     _context_flags(bench)
 
     ask = sub.add_parser("ask", help="answer one question")

@@ -76,3 +76,10 @@ def fit_map(rows: list[dict], about: dict) -> CalibrationMap:
     a, b, c = fit_platt([p for (_, p, _), _ in scored], [s for (_, _, s), _ in scored],
                         [option == gold for (option, _, _), gold in scored])  # fmt: skip
     return CalibrationMap(round(a, 4), round(b, 4), round(c, 4), prior, about)
+
+
+def fit_open_map(rows: list[dict], about: dict) -> CalibrationMap:
+    """Platt map of open answers (bench rows asked without their options) from P(True) and support."""
+    a, b, c = fit_platt([r["confidence_basis"]["p_true"] for r in rows],
+                        [float(r["confidence_basis"].get("support") or 0.0) for r in rows], [r["correct"] for r in rows])
+    return CalibrationMap(round(a, 4), round(b, 4), round(c, 4), {}, about)

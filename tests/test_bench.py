@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 from langchain_openai import ChatOpenAI
 
@@ -21,7 +22,9 @@ from amg.testing.scripted_llm import (
     answer_lines,
     asks_for_answer,
     asks_for_entities,
+    asks_to_verify,
     prompt_text,
+    verdict,
 )
 
 BENCH = Path(__file__).parent / "data" / "bench"
@@ -102,7 +105,7 @@ def bench_env(store, scripted_server, tmp_path):
 
 def args_for(tmp_path, method, **extra):
     base = dict(dataset=str(BENCH / "ours.jsonl"), method=method, limit=5, seed=0, out=str(tmp_path / "out"),
-                resume=False, shuffle_options=False, use_options=False, model=None)
+                resume=False, shuffle_options=False, use_options=False, model=None, open=False)
     return SimpleNamespace(**{**base, **extra})
 
 
@@ -122,6 +125,31 @@ def test_five_questions_by_each_method(bench_env, method):
             "tokens_per_question", "method", "model"} <= set(summary)
     assert (tmp_path / "out" / method / "reliability.png").stat().st_size > 1000
     assert f"| {method} |" in (tmp_path / "out" / "report.md").read_text()
+
+
+def test_open_answers_are_asked_without_options_and_judged_by_the_option_they_stand_for(bench_env, monkeypatch):
+    ctx, tmp_path, server = bench_env
+    said = {"first-line for type 2": "Metformin is first-line.", "Isoniazid": "Vitamin B6 prevents it.",
+            "ACE inhibitors": "A dry cough.", "Rifampicin": "It turns urine blue."}  # fmt: skip
+
+    def respond(body: dict) -> dict:
+        if asks_to_verify(body):
+            return verdict(0.7)
+        if asks_for_answer(body):
+            assert "A. " not in prompt_text(body), "the options are never shown"
+            return answer_lines(answer=next((v for k, v in said.items() if k in prompt_text(body)), "Unsure."))
+        return {"content": "isoniazid | drug" if asks_for_entities(body) else "step by step"}  # an entity: answered
+
+    server.responder = respond
+    monkeypatch.setattr(cli_bench, "_embed", lambda res: lambda texts: np.ones((len(texts), 2)) / np.sqrt(2))
+    cli_bench._bench(args_for(tmp_path, "kg", open=True), ctx, resources_for(ctx))
+    rows = [json.loads(line) for line in (tmp_path / "out" / "kg-offline-open" / "results.jsonl").read_text().splitlines()]
+    assert [(r["id"], r["predicted"], r["correct"]) for r in rows] == [
+        ("q1", "B", True), ("q2", "A", True), ("q4", "A", True), ("q5", "A", False), ("q6", "A", True)], \
+        "named word for word, else the nearest (all tied here: the first)"
+    assert rows[0]["answer"] == "Metformin is first-line." and rows[0]["confidence_basis"]["p_true"] == pytest.approx(0.7)
+    with pytest.raises(ValueError, match="--method kg"):
+        cli_bench.run(args_for(tmp_path, "cot", open=True), ctx)
 
 
 def test_resume_after_interruption_gives_the_same_report(bench_env):

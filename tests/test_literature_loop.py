@@ -147,7 +147,7 @@ def test_bench_reports_the_literature_figures(loop, tmp_path):
                        '"answer": "A", "subject": "pubmedqa", "pmids": ["10354335"]}\n' % QUESTION)
     for method, mode in (("kg", "hybrid"), ("rag", "hybrid")):
         args = SimpleNamespace(dataset=str(dataset), method=method, limit=None, seed=0, out=str(tmp_path / "out"),
-                               resume=False, shuffle_options=False, use_options=False, model=None)  # fmt: skip
+                               resume=False, shuffle_options=False, use_options=False, model=None, open=False)  # fmt: skip
         ctx = Context(data_dir=str(tmp_path), sources="pubmed", evidence_mode=mode)
         cli_bench._bench(args, ctx, resources_for(ctx))
     kg = __import__("json").loads((tmp_path / "out" / "kg-hybrid" / "summary.json").read_text())
