@@ -8,8 +8,8 @@ import sys
 
 from benchmarks.report import emit
 
-BENCHMARKS = ("startup", "kg_scale", "ingest", "pipeline", "build", "differential", "coverage", "pubmed_index",
-              "literature_recall", "robustness")
+BENCHMARKS = ("startup", "kg_scale", "ingest", "pipeline", "build", "differential", "phenotype_recognition", "coverage",
+              "pubmed_index", "literature_recall", "robustness")
 
 
 def main() -> None:
