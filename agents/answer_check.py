@@ -1,11 +1,14 @@
-"""The model's own probability that its open answer is right: asked whether the answer it just gave is
-correct, the probability of "yes" at the verdict's token (P(True), Kadavath et al. 2022).
-
-One short extra call after an open answer; the conversation kept for follow-ups does not include it.
-Multiple-choice answers need none: the option token's probabilities already say how sure the model is.
+"""The model's own probabilities that its open answer is right, two ways: asked whether the answer it just
+gave is correct, the probability of "yes" at the verdict's token (P(True), Kadavath et al. 2022: one short
+extra call, which the conversation kept for follow-ups does not include); and the likelihood of the answer's
+own tokens as it wrote them (their geometric mean probability: no extra call). Which one the printed
+confidence rests on is measured per model (benchmarks/calibration.py --kind open).
+Multiple-choice answers need neither: the option token's probabilities already say how sure the model is.
 """
 
 from __future__ import annotations
+
+import math
 
 from amg.agents.conversation import Turn, talk_scored
 from amg.agents.structured import Usage
@@ -23,3 +26,17 @@ def p_true(llm, dialogue: list[Turn], usage: Usage) -> float | None:
     _, _, logprobs = talk_scored(llm, dialogue, load("verify").format(), usage, CHECK_TOKENS, TOP_LOGPROBS)
     probs = letter_probabilities(logprobs, list(_VERDICT.values()), _VERDICT)
     return probs["yes"] if probs else None
+
+
+def answer_likelihood(logprobs: list[dict] | None, said: str, answer: str) -> float | None:
+    """The geometric mean probability of the tokens that wrote ``answer`` within the reply ``said``."""
+    start = said.find(answer) if answer else -1
+    if start < 0 or not logprobs:
+        return None
+    end, at, picked = start + len(answer), 0, []
+    for step in logprobs:
+        token = step.get("token", "")
+        if at + len(token) > start and at < end:
+            picked.append(float(step["logprob"]))
+        at += len(token)
+    return math.exp(sum(picked) / len(picked)) if picked else None

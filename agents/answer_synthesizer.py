@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from amg.agents.answer_check import p_true
+from amg.agents.answer_check import answer_likelihood, p_true
 from amg.agents.citation_quotes import backing, key_entities, quoted
 from amg.agents.conversation import Turn, request, talk_scored
 from amg.agents.structured import Usage
@@ -60,6 +60,7 @@ class Reply:
     option: str | None
     confidence: float
     citations: list[int] = field(default_factory=list)
+    likelihood: float | None = None  # an open answer's: its tokens' geometric mean probability
 
 
 def verdicts(options: dict[str, str]) -> dict[str, str] | None:
@@ -119,8 +120,10 @@ def ask_answer(llm, dialogue: list[Turn], question: str, options: dict[str, str]
     ask_text = load("answer").format(answer_line=answer_line(options))
     text = request(dialogue, question, options, preface + ask_text)
     for _ in range(2):
-        said, dialogue, logprobs = talk_scored(llm, dialogue, text, usage, ANSWER_TOKENS, TOP_LOGPROBS if options else 0)
+        said, dialogue, logprobs = talk_scored(llm, dialogue, text, usage, ANSWER_TOKENS, TOP_LOGPROBS if options else 1)
         reply = read_reply(said, options)
+        if reply is not None and not options:
+            reply.likelihood = answer_likelihood(logprobs, said, reply.answer)
         if reply is not None or not said:
             probs = letter_probabilities(logprobs, list(options), verdicts(options)) if reply and options else None
             return reply, dialogue, probs
@@ -146,11 +149,16 @@ def scored_option(reply: Reply, probs: dict[str, float] | None, support: float,
 
 def open_confidence(reply: Reply, p_yes: float | None, support: float,
                     calibration: CalibrationMap | None) -> tuple[float, dict]:  # fmt: skip
-    """(confidence, basis) of an open answer: see the module docstring."""
-    if p_yes is None:
+    """(confidence, basis) of an open answer: see the module docstring. The map names the probability it
+    reads (``about["feature"]``: ``p_true``, the default, or ``p_answer``, the answer's likelihood)."""
+    measured = {"p_true": p_yes, "p_answer": reply.likelihood}
+    feature = (calibration.about.get("feature") if calibration else None) or "p_true"
+    if measured[feature] is None:
         return scored_option(reply, None, support, None)[1:]
-    confidence = calibration(p_yes, support) if calibration else p_yes * (0.5 + 0.5 * support)
-    return confidence, {"source": "verification probability", "p_true": round(p_yes, 4), "support": support,
+    p = measured[feature]
+    confidence = calibration(p, support) if calibration else p * (0.5 + 0.5 * support)
+    return confidence, {"source": "verification probability" if feature == "p_true" else "answer likelihood",
+                        **{k: round(v, 4) for k, v in measured.items() if v is not None}, "support": support,
                         "stated": reply.confidence, "calibrated": calibration is not None}  # fmt: skip
 
 

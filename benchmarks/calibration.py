@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from benchmarks.report import emit
-from amg.evaluation.calibration import features, fit_map, fit_open_map, half
+from amg.evaluation.calibration import features, fit_map, fit_open_map, half, log_loss
 from amg.evaluation.metrics import ece, reliability_png
 from amg.tools.llm.calibration import map_path
 
@@ -33,28 +33,47 @@ def load_rows(folder: Path, kind: str = "exam") -> list[dict]:
 
 
 def evaluate_open(method: str, rows: list[dict], model: str, dataset: str) -> tuple[dict, object]:
-    """Open answers: P(True) and support mapped on the fit half, reported on the held-out half."""
+    """Open answers: a map of P(True) and one of the answer's likelihood, each with support, fitted on the fit
+    half; the one with the lower log loss there is kept; both reported on the held-out half."""
+    rows = [r for r in rows if "p_answer" in r["confidence_basis"]] or rows
+    features = [f for f in ("p_true", "p_answer") if all(f in r["confidence_basis"] for r in rows)]
     fit = [r for r in rows if half(r["id"]) == "fit"]
     held = [r for r in rows if half(r["id"]) == "eval"]
-    cmap = fit_open_map(fit, {"model": model, "method": method, "dataset": dataset, "kind": "open",
-                              "split": "sha1(id) even = fit, odd = eval", "n_fit": len(fit), "n_eval": len(held),
-                              "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")})  # fmt: skip
+    about = {"model": model, "method": method, "dataset": dataset, "kind": "open",
+             "split": "sha1(id) even = fit, odd = eval", "n_fit": len(fit), "n_eval": len(held),
+             "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")}  # fmt: skip
+    maps = {f: fit_open_map(fit, about, f) for f in features}
+    cmap = min(maps.values(), key=lambda m: log_loss(m, fit))
     basis = [r["confidence_basis"] for r in held]
     support = [float(b.get("support") or 0.0) for b in basis]
     correct = [bool(r["correct"]) for r in held]
-    calibrated = [cmap(b["p_true"], s) for b, s in zip(basis, support)]
-    printed_high = [ok for c, ok in zip(calibrated, correct) if c >= 0.8]
-    figures = {
-        "n_fit": len(fit), "n_eval": len(held), "accuracy": round(sum(correct) / len(held), 3),
-        "ece_stated_formula": round(ece([b["stated"] * (0.5 + 0.5 * s) for b, s in zip(basis, support)], correct), 3),
-        "ece_p_true": round(ece([b["p_true"] for b in basis], correct), 3),
-        "ece_uncalibrated_print": round(ece([b["p_true"] * (0.5 + 0.5 * s) for b, s in zip(basis, support)], correct), 3),
-        "ece_calibrated": round(ece(calibrated, correct), 3),
-        "printed_0.8_or_more": len(printed_high),
-        "wrong_share_at_0.8_or_more": round(printed_high.count(False) / len(printed_high), 3) if printed_high else 0.0,
-        "map": {"a": cmap.a, "b": cmap.b, "c": cmap.c},
-    }  # fmt: skip
+    figures = {"n_fit": len(fit), "n_eval": len(held), "accuracy": round(sum(correct) / len(held), 3),
+               "ece_stated_formula": round(ece([b["stated"] * (0.5 + 0.5 * s) for b, s in zip(basis, support)], correct), 3),
+               "chosen_feature": cmap.about["feature"]}  # fmt: skip
+    for feature, fitted in maps.items():
+        printed = [fitted(b[feature], s) for b, s in zip(basis, support)]
+        high = [ok for c, ok in zip(printed, correct) if c >= 0.8]
+        figures[feature] = {
+            "ece_raw": round(ece([b[feature] for b in basis], correct), 3),
+            "ece_uncalibrated_print": round(ece([b[feature] * (0.5 + 0.5 * s) for b, s in zip(basis, support)], correct), 3),
+            "ece_calibrated": round(ece(printed, correct), 3), "auroc": auroc([b[feature] for b in basis], correct),
+            "fit_log_loss": round(log_loss(fitted, fit), 4), "printed_0.8_or_more": len(high),
+            "wrong_share_at_0.8_or_more": round(high.count(False) / len(high), 3) if high else 0.0,
+            "map": {"a": fitted.a, "b": fitted.b, "c": fitted.c},
+        }  # fmt: skip
+    chosen = cmap.about["feature"]
+    calibrated = [cmap(b[chosen], s) for b, s in zip(basis, support)]
     return figures, (cmap, calibrated, correct)
+
+
+def auroc(scores: list[float], correct: list[bool]) -> float | None:
+    """How well ``scores`` rank right answers above wrong ones (0.5: not at all)."""
+    right = [s for s, ok in zip(scores, correct) if ok]
+    wrong = [s for s, ok in zip(scores, correct) if not ok]
+    if not right or not wrong:
+        return None
+    wins = sum((r > w) + 0.5 * (r == w) for r in right for w in wrong)
+    return round(wins / (len(right) * len(wrong)), 3)
 
 
 def evaluate(method: str, rows: list[dict], model: str, dataset: str) -> tuple[dict, object]:
@@ -110,7 +129,8 @@ def main() -> None:
         figures[method_dir.name] = found
         reliability_png(calibrated, correct, method_dir / "reliability-calibrated.png",
                         f"{method_dir.name}, calibrated, held-out half (n={found['n_eval']})")  # fmt: skip
-        rows_out += [(f"{method_dir.name} {k}", v) for k, v in found.items() if k != "map"]
+        rows_out += [(f"{method_dir.name} {k}", v) for k, v in found.items() if k != "map" and k not in ("p_true", "p_answer")]
+        rows_out += [(f"{method_dir.name} {f} {k}", v) for f in ("p_true", "p_answer") for k, v in found.get(f, {}).items()]
         if args.write:
             cmap.about["eval_figures"] = {k: v for k, v in found.items() if k != "map"}
             path = map_path(summary["model"], method_dir.name.removesuffix("-open"), args.kind)

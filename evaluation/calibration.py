@@ -78,8 +78,18 @@ def fit_map(rows: list[dict], about: dict) -> CalibrationMap:
     return CalibrationMap(round(a, 4), round(b, 4), round(c, 4), prior, about)
 
 
-def fit_open_map(rows: list[dict], about: dict) -> CalibrationMap:
-    """Platt map of open answers (bench rows asked without their options) from P(True) and support."""
-    a, b, c = fit_platt([r["confidence_basis"]["p_true"] for r in rows],
+def fit_open_map(rows: list[dict], about: dict, feature: str = "p_true") -> CalibrationMap:
+    """Platt map of open answers (bench rows asked without their options) from ``feature`` (P(True), or the
+    answer's likelihood ``p_answer``) and support; the map records which feature it reads."""
+    a, b, c = fit_platt([r["confidence_basis"][feature] for r in rows],
                         [float(r["confidence_basis"].get("support") or 0.0) for r in rows], [r["correct"] for r in rows])
-    return CalibrationMap(round(a, 4), round(b, 4), round(c, 4), {}, about)
+    return CalibrationMap(round(a, 4), round(b, 4), round(c, 4), {}, {**about, "feature": feature})
+
+
+def log_loss(cmap: CalibrationMap, rows: list[dict]) -> float:
+    """Mean log loss of ``cmap`` on open-answer rows (the feature it reads, their support and correctness)."""
+    feature, total = cmap.about.get("feature", "p_true"), 0.0
+    for r in rows:
+        p = min(max(cmap(r["confidence_basis"][feature], float(r["confidence_basis"].get("support") or 0.0)), 1e-6), 1 - 1e-6)
+        total -= np.log(p if r["correct"] else 1 - p)
+    return total / len(rows) if rows else 0.0

@@ -9,6 +9,8 @@ from langchain_core.messages import HumanMessage
 from langchain_openai import ChatOpenAI
 from langgraph.checkpoint.memory import InMemorySaver
 
+from benchmarks.calibration import evaluate_open
+from amg.agents.answer_check import answer_likelihood
 from amg.evaluation.calibration import fit_open_map
 from amg.evaluation.open_answers import judged_option, verdict_of
 from amg.graphs.context import Context
@@ -131,3 +133,33 @@ def test_an_open_answer_is_judged_by_the_option_it_names_or_the_nearest():
     assert judged_option("The orbital base fractures.", options, embed) == "C", "the nearest by the embedder"
     assert judged_option("No.", {"A": "yes", "B": "no", "C": "maybe"}, embed) == "B"
     assert judged_option("", options, embed) is None
+
+
+def test_the_answers_likelihood_is_read_from_the_tokens_that_wrote_it():
+    steps = [{"token": t, "logprob": lp} for t, lp in
+             [("Answer", 0.0), (":", 0.0), (" Met", np.log(0.5)), ("formin", np.log(0.5)), (".", 0.0), ("\n", -5.0)]]
+    said = "Answer: Metformin.\n"
+    assert answer_likelihood(steps, said, "Metformin.") == pytest.approx((0.5 * 0.5 * 1.0) ** (1 / 3))
+    assert answer_likelihood(None, said, "Metformin.") is None and answer_likelihood(steps, said, "Insulin") is None
+
+
+def test_a_map_on_the_answers_likelihood_reads_it(ask):
+    run, _, _ = ask
+    cmap = CalibrationMap(a=1.0, b=0.0, c=0.0, about={"feature": "p_answer"})
+    result = run("What is metformin used for?", open_map=cmap)
+    assert "p_answer" not in result["confidence_basis"], "the scripted endpoint sent no token probabilities"
+    assert result["confidence_basis"]["source"] == "stated" and result["confidence_basis"]["calibrated"] is False
+
+
+def test_the_calibration_keeps_the_probability_that_tells_right_from_wrong():
+    rng = np.random.default_rng(1)
+    rows = []
+    for i in range(400):
+        right = bool(rng.uniform() < 0.4)
+        rows.append({"id": f"q{i}", "correct": right, "confidence_basis": {
+            "p_true": 0.9, "p_answer": float(rng.uniform(0.6, 0.95) if right else rng.uniform(0.3, 0.7)),
+            "support": 0.5, "stated": 0.9}})  # fmt: skip
+    figures, (cmap, printed, correct) = evaluate_open("kg-offline-open", rows, "m", "d")
+    assert figures["chosen_feature"] == "p_answer" == cmap.about["feature"]
+    assert figures["p_answer"]["auroc"] > 0.9 and figures["p_true"]["auroc"] == 0.5
+    assert figures["p_answer"]["ece_calibrated"] < 0.1 and len(printed) == figures["n_eval"]
