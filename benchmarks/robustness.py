@@ -4,7 +4,7 @@ In process, against a scripted OpenAI-compatible server that misbehaves on purpo
 local graph server: generated questions and option sets, model faults at each agent, crafted
 JSONL and GraphML imports. As processes: hostile command lines, kill -9 at random moments of
 `amg ask`, `build`, `bench` (then `--resume`) and `kg seed`, and of the graph server during a
-question; four asks, a refresh and a build at once on one data dir; crafted files for `amg ingest
+question; four asks (the short form: two), a refresh and a build at once on one data dir; crafted files for `amg ingest
 pubmed`, kill -9 during a large ingest, two ingests at once. Servers are kept alive KEEP_ALIVE_S (3 s)
 after their last client, so one still up once that has passed is an orphan. Then every file under
 the data dirs and every output is searched for the keys and passwords that were set. Prints a table
@@ -206,11 +206,11 @@ def in_process(ctx: Context, switch: Switch, server: ScriptedServer, work: Path,
     return found
 
 
-def crowd(amg: Amg, data: Path, files: dict, keys: dict[str, str]) -> dict:
+def crowd(amg: Amg, data: Path, files: dict, keys: dict[str, str], asks: int) -> dict:
     """The concurrency probe, with this process holding the graph to read its counters."""
     with graph_of(data) as store:
         seed_graph(store)
-        found = concurrency_probe(amg, data, store, files, [*keys.values(), *_passwords(data.parent)])
+        found = concurrency_probe(amg, data, store, files, [*keys.values(), *_passwords(data.parent)], asks)
         return {**found, "edges_without_evidence": defects(store)["without_evidence"]}
 
 
@@ -229,7 +229,7 @@ def _defects_of(data: Path) -> int | None:
 
 GOALS = ("tracebacks", "hangs", "lost_writes", "half_written_records", "edges_without_evidence", "orphaned_servers",
          "secrets_found", "injections_escaped", "failed")  # fmt: skip
-SHORT = {"questions": 12, "imports": 3, "kills": 1, "records": 10_000, "vocabulary": "icd10"}  # `make test` runs this form
+SHORT = {"questions": 12, "imports": 3, "kills": 1, "records": 10_000, "vocabulary": "icd10", "asks": 2}  # `make test`'s form
 
 
 def arguments(argv: list[str] | None = None) -> argparse.Namespace:
@@ -241,6 +241,7 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--kills", type=int, default=2, help="kill -9 trials per command")
     parser.add_argument("--records", type=int, default=50_000, help="records of the PubMed ingest killed")
     parser.add_argument("--vocabulary", default="drugs", choices=("drugs", "icd10"), help="of the `kg seed` killed")
+    parser.add_argument("--asks", type=int, default=4, help="asks beside a refresh and a build on one data dir")
     args = parser.parse_args(argv)
     return argparse.Namespace(**{**vars(args), **(SHORT if args.short else {})})
 
@@ -265,8 +266,8 @@ def campaign(args: argparse.Namespace, work: Path) -> tuple[dict[str, Tally], di
         killed = kill_probes(amg, dirs["processes"], switch, files, rng, args.kills, args.vocabulary)
     tallies.update(killed["tallies"])
     with clock("concurrent writers"):
-        crowded = crowd(amg, dirs["concurrency"], files, keys)
-    tallies["4 asks + refresh + build at once"] = crowded["tally"]
+        crowded = crowd(amg, dirs["concurrency"], files, keys, args.asks)
+    tallies[f"{args.asks} asks + refresh + build at once"] = crowded["tally"]
     with clock("literature"):
         literature = literature_probe(amg, dirs["literature"], work, rng, args.records, args.short)
     tallies.update(literature["tallies"])

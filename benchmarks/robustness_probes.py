@@ -149,15 +149,15 @@ def _killed_seed(amg: Amg, data: Path, rng: random.Random, tally: Tally, vocabul
     return orphaned
 
 
-def concurrency_probe(amg: Amg, data: Path, store, files: dict[str, Path], secrets: list[str]) -> dict:
-    """Four asks, a refresh and a build at once on one data dir: all succeed, no counter update lost."""
+def concurrency_probe(amg: Amg, data: Path, store, files: dict[str, Path], secrets: list[str], asks: int = 4) -> dict:
+    """``asks`` asks, a refresh and a build at once on one data dir: all succeed, no counter update lost."""
     tally = Tally()
     amg.run(["ingest", str(files["corpus"])], data)
     before = _hits(store)
     amg.run(ASK, data)
     per_ask = _hits(store) - before
     started = _hits(store)
-    began, procs = time.monotonic(), [amg.start(ASK, data) for _ in range(4)]
+    began, procs = time.monotonic(), [amg.start(ASK, data) for _ in range(asks)]
     procs += [amg.start(["refresh", "--limit", "3"], data), amg.start(["build", "--topics", str(files["topics"])], data)]
     exposed = 0
     while any(p.poll() is None for p in procs):
@@ -165,7 +165,7 @@ def concurrency_probe(amg: Amg, data: Path, store, files: dict[str, Path], secre
         time.sleep(1.0)
     for run in (amg.finish(proc, began) for proc in procs):
         tally.add(run.code == 0 and "ConstraintError" not in run.err, run.err[-300:], run.tracebacks)
-    lost = 4 * per_ask - (_hits(store) - started)
+    lost = asks * per_ask - (_hits(store) - started)
     tally.lost += abs(lost)
     return {"tally": tally, "cmdline_secrets": exposed}
 
