@@ -59,6 +59,47 @@ def test_words_that_name_no_phenotype():
     assert "Autistic behavior" not in found("She has an ASD"), "an acronym of several terms names none"
 
 
+@pytest.mark.parametrize("text", [
+    "A normal spine.",  # one word names a term as written only: "spine" is no "Spinning"
+    "vaginal bleeding",  # "vaginal" is no "Vaginitis", an organ no inflammation of it
+    "an enlarged thyroid",
+    "tears in her eyes",  # no "Epiphora" ("Tearing")
+    "the carpal bone",  # no "Fractured carpal bone" (its synonym "bone carpal bone" repeats a word)
+    "short\n\nstature",  # a blank line ends a clause
+])  # fmt: skip
+def test_words_that_look_like_a_label_but_are_not_one(text):
+    assert found(text) == {}
+
+
+@pytest.mark.parametrize("text, name", [
+    ("Thyroiditis.", "Thyroiditis"),
+    ("She was scoliotic.", "Scoliosis"),  # a condition's adjective, as written
+    ("hypoplastic thumbs", "Short thumb"),  # "Thumb hypoplasia"
+    ("anaemia", "Anemia"),  # British spelling
+    ("neurofibromata", "Neurofibroma"),  # a Latin plural
+    ("café-au-lait spots", "Cafe-au-lait spot"),  # accents
+    ("crowded teeth", "Dental crowding"),
+    ("short\nstature", "Short stature"),  # a line wrapped inside a finding
+])  # fmt: skip
+def test_spelling_and_word_forms(text, name):
+    assert name in found(text)
+
+
+@pytest.mark.parametrize("text, names", [
+    ("bilateral cleft lip", {"Cleft lip"}),  # a grading word only qualifies the term it names
+    ("severe short stature", {"Severe short stature"}),  # severity stays: the differential tells them apart
+    ("cleft lip and palate", {"Cleft lip", "Cleft palate"}),  # list items share a word
+    ("short and broad thumbs", {"Short thumb", "Broad thumb"}),
+    ("short hands, feet and fingers", {"Short palm", "Short foot", "Short finger"}),
+    ("a long philtrum and thin upper lip", {"Long philtrum", "Thin upper lip vermilion"}),  # no "thin philtrum"
+    ("a high arched clefted palate", {"High palate", "Cleft palate"}),  # the word a mention skips names another
+    ("a short 5th finger with clinodactyly", {"Short 5th finger", "Clinodactyly of the 5th finger"}),  # overlapping
+    ("lens dislocation and pectus excavatum", {"Ectopia lentis", "Pectus excavatum"}),
+])  # fmt: skip
+def test_grading_words_lists_and_overlaps(text, names):
+    assert set(found(text)) == names
+
+
 @pytest.mark.parametrize("text, name", [
     ("No fever.", "Fever"),
     ("He denies chest pain.", "Chest pain"),

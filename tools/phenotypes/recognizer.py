@@ -3,10 +3,15 @@
 Within a clause, every run of meaningful words (stop words skipped) whose word keys (words.py) form
 the key set of an HPO label names that term, in any word order: "dislocated lenses of both eyes" holds
 {disloc, len} = "Lens dislocation" (Ectopia lentis), "freckling in both axillae" = "Axillary freckling".
-A run across a comma (list items) must be a label as written ("Nystagmus, pendular"). A run with one
-extra word inside it, not across "and"/"or", still names the label (confidence x 0.85), negated when
-that word is one ("lenses are not dislocated"). Mentions of more label words win over those inside
-them. An acronym label ("PDA") matches only as written.
+A single word must be a label as written, but for plurals and spelling ("spine" is no "Spinning", "vaginal"
+no "Vaginitis"), and so must a run across a comma or "and"/"or" (list items; "Nystagmus, pendular"). A run
+with one extra word inside it, not across a list, still names the label (confidence x 0.85), negated when
+that word is one ("lenses are not dislocated"). Mentions of more label words win over those inside them
+and over overlapping ones of the same or a broader term, not over other terms sharing words with them ("a
+short 5th finger with clinodactyly": Short 5th finger, Clinodactyly of the 5th finger). List items share a
+word ("cleft lip and palate", "short and broad thumbs": x 0.85). A term graded by a word that only
+qualifies it is reported as the plain term ("bilateral cleft lip": Cleft lip; lexicon.py). An acronym
+label ("PDA") matches only as written.
 """
 
 from __future__ import annotations
@@ -15,16 +20,17 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from amg.tools.kg.schema import normalize_key
 from amg.tools.phenotypes.lexicon import Lexicon, hpo_lexicon
 from amg.tools.phenotypes.negation import is_negated, negated_ranges
-from amg.tools.phenotypes.words import QUANTITY, key, tokens
+from amg.tools.phenotypes.words import QUANTITY, key, tokens, written
 
 GAP_PENALTY = 0.85
 MULTIPLE = key("multiple")
-_CLAUSE = re.compile(r"[.;:?!()\[\]\n]")
-_LIST = re.compile(r"\b(?:and|or|nor)\b", re.IGNORECASE)  # no extra word is skipped across them
+_CLAUSE = re.compile(r"[.;:?!()\[\]]|\n(?=\s*(?:\n|[-*•]))")  # a wrapped line goes on; a blank line or a bullet ends
+_LIST = re.compile(r"\b(?:and|or|nor)\b(?! more\b)", re.IGNORECASE)  # no extra word is skipped across them
+_JOINT = re.compile(r"\s*(?:,\s*(?:(?:and|or)\s+)?|(?:and|or)\s+)", re.IGNORECASE)  # between the items of a list
 _JOINED = re.compile(r"[ \t]+")  # only spaces between two words
+Word = tuple[str, int, int]  # a meaningful word's key, start and end
 NEGATORS = {key(w) for w in ("no", "not", "never", "without")}  # the extra word inside: "lenses are not dislocated"
 
 
@@ -35,6 +41,7 @@ class Hit(NamedTuple):
     term_id: str
     words: int  # label words matched
     negated: bool = False  # a negation is the extra word inside it
+    skipped: int = -1  # where the extra word inside it starts
 
 
 @dataclass
@@ -54,8 +61,10 @@ def recognise(text: str, lexicon: Lexicon | None = None) -> list[Mention]:
     lexicon = lexicon or hpo_lexicon()
     found = []
     scopes = negated_ranges(text)
-    for hit in _choose(_candidates(text, lexicon), text, lexicon):
-        term = lexicon.terms[hit.term_id]
+    clauses = _clauses(text)
+    chosen = _choose(_candidates(text, clauses, lexicon), text, lexicon)
+    for hit in chosen + _coordinated(chosen, text, clauses, lexicon):
+        term = lexicon.terms[lexicon.unmodified.get(hit.term_id, hit.term_id)]
         negated = hit.negated or is_negated(text, hit.start, hit.end, scopes)
         found.append(Mention(term.id, term.name, term.key, text[hit.start : hit.end], hit.start, hit.end,
                              round(hit.weight, 3), negated))  # fmt: skip
@@ -67,7 +76,7 @@ def recognise(text: str, lexicon: Lexicon | None = None) -> list[Mention]:
     return sorted(best.values(), key=lambda m: m.start)
 
 
-def _clauses(text: str) -> list[list[tuple[str, int, int]]]:
+def _clauses(text: str) -> list[list[Word]]:
     """Per clause, its meaningful words as (key, start, end); a quantity ("more than six") is one "multiple"."""
     clauses, current = [], []
     bounds = sorted(m.start() for m in _CLAUSE.finditer(text))
@@ -84,41 +93,78 @@ def _clauses(text: str) -> list[list[tuple[str, int, int]]]:
     return [c for c in [*clauses, current] if c]
 
 
-def _candidates(text: str, lexicon: Lexicon) -> list[Hit]:
+def _candidates(text: str, clauses: list[list[Word]], lexicon: Lexicon) -> list[Hit]:
     """Every run of words that names a label, and every acronym."""
     found = [Hit(start, end, *lexicon.acronyms[word], 1) for word, start, end in tokens(text) if word in lexicon.acronyms]
-    for words in _clauses(text):
+    for words in clauses:
         for i, (_, start, _) in enumerate(words):
             for j in range(i, min(len(words), i + lexicon.longest + 1)):
                 run, end = [w for w, _, _ in words[i : j + 1]], words[j][2]
-                listed = "," in text[start:end]  # list items, unless a label is written so ("Nystagmus, pendular")
-                hit = lexicon.verbatim.get(normalize_key(text[start:end]))
-                hit = hit or (None if listed else lexicon.labels.get(frozenset(run)))
+                listed = "," in text[start:end] or bool(_LIST.search(text, start, end))  # list items
+                hit = lexicon.verbatim.get(written(text[start:end]))
+                hit = hit or (None if listed or len(run) == 1 else lexicon.labels.get(frozenset(run)))
                 if hit and len(set(run)) == len(run):
                     found.append(Hit(start, end, *hit, len(run)))
                     continue
-                for gap in range(1, len(run) - 1 if not (listed or _LIST.search(text, start, end)) else 1):
+                for gap in range(1, len(run) - 1 if not listed else 1):
                     rest = run[:gap] + run[gap + 1 :]  # one extra word inside: "dilated (proximal) aortic root"
                     hit = lexicon.labels.get(frozenset(rest))
                     if hit and len(set(rest)) == len(rest) and run[gap] not in rest:
-                        found.append(Hit(start, end, hit[0] * GAP_PENALTY, hit[1], len(rest), run[gap] in NEGATORS))
+                        found.append(Hit(start, end, hit[0] * GAP_PENALTY, hit[1], len(rest), run[gap] in NEGATORS,
+                                         words[i + gap][1]))
                         break
     return found
 
 
 def _choose(candidates: list[Hit], text: str, lexicon: Lexicon) -> list[Hit]:
-    """Non-overlapping mentions: the most words first, then the finer term ("Lisch nodules" over "Iris
-    nodule" in "Lisch nodules of the iris"), then the surest. A mention that runs straight into another
-    one's first word only modifies it ("soft cutaneous neurofibromas" is no "Soft skin")."""
+    """Mentions that no other one holds (``_taken``): the most words first, then the finer term ("Lisch nodules"
+    over "Iris nodule" in "Lisch nodules of the iris"), then the surest. A mention that runs straight into
+    another one's first word only modifies it ("soft cutaneous neurofibromas" is no "Soft skin")."""
     def rank(c: Hit):
         return -c.words, -len(lexicon.above(c.term_id)), -c.weight, c.start
 
     chosen: list[Hit] = []
     for cand in sorted(candidates, key=rank):
-        if all(cand.end <= c.start or cand.start >= c.end for c in chosen):
+        if not any(_taken(cand, c, lexicon) for c in chosen):
             chosen.append(cand)
     starts = {c.start for c in chosen}
     return sorted(c for c in chosen if _next_word(text, c.end) not in starts)
+
+
+def _coordinated(chosen: list[Hit], text: str, clauses: list[list[Word]], lexicon: Lexicon) -> list[Hit]:
+    """Terms a mention shares words with across "and"/"or" or a comma: its last word swapped for the next item
+    ("cleft lip and palate": Cleft palate), or its first word for the item before ("short and broad thumbs")."""
+    found, held = [], {w[1] for words in clauses for w in words if any(h.start <= w[1] < h.end for h in chosen)}
+    for words in clauses:
+        for hit in chosen:
+            inside = [n for n, (_, start, _) in enumerate(words) if hit.start <= start < hit.end and start != hit.skipped]
+            if len(inside) < 2:
+                continue
+            for step, swapped, edge in ((1, slice(0, -1), inside[-1]), (-1, slice(1, None), inside[0])):
+                kept = [words[n][0] for n in inside[swapped]]
+                while 0 <= edge + step < len(words) and _JOINT.fullmatch(text, *_between(words, edge, edge + step)):
+                    edge += step
+                    other = lexicon.labels.get(frozenset([*kept, words[edge][0]]))
+                    if not other or words[edge][0] in kept or words[edge][1] in held:
+                        break
+                    start, end = min(hit.start, words[edge][1]), max(hit.end, words[edge][2])
+                    found.append(Hit(start, end, other[0] * GAP_PENALTY, other[1], len(inside), hit.negated))
+    return found
+
+
+def _between(words: list[Word], one: int, other: int) -> tuple[int, int]:
+    """The characters between two words of a clause."""
+    first, second = sorted((one, other))
+    return words[first][2], words[second][1]
+
+
+def _taken(cand: Hit, chosen: Hit, lexicon: Lexicon) -> bool:
+    """Whether a chosen mention holds the candidate's words: it lies inside (but for the extra word the chosen one
+    skips: "clefted palate" in "high arched clefted palate"), or overlaps it with the same or a finer term."""
+    if chosen.start <= cand.start and cand.end <= chosen.end:
+        return not cand.start <= chosen.skipped < cand.end
+    return cand.start < chosen.end and chosen.start < cand.end and (
+        cand.term_id == chosen.term_id or cand.term_id in lexicon.above(chosen.term_id))
 
 
 def _next_word(text: str, end: int) -> int:

@@ -2,6 +2,9 @@
 
 "dislocated" and "dislocation" share the stem "disloc"; "lens" and "lenses", "axilla", "axillae" and
 "axillary", "aorta" and "aortic" share a key once a plural s and an adjectival or Latin ending are dropped.
+An adjective of a condition is the condition ("hypoplastic" = "hypoplasia", "scoliotic" = "scoliosis"), a
+Latin plural its singular ("neurofibromata", "nevi"), a British "ae" the American "e" ("haematoma"), but an
+inflammation is not its organ ("thyroiditis", "thyroid"). Accents are dropped ("café").
 A few words a clinician uses for a term's word are folded into it ("several" into "multiple", "skin" into
 "cutaneous"; after FastHPOCR's base synonyms). Stop words carry no meaning for the match and are skipped.
 """
@@ -9,12 +12,15 @@ A few words a clinician uses for a term's word are folded into it ("several" int
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 import snowballstemmer
 
+from amg.tools.kg.schema import normalize_key
+
 _STEMMER = snowballstemmer.stemmer("english")
-TOKEN = re.compile(r"[A-Za-z][A-Za-z']*|\d+")
+TOKEN = re.compile(r"[^\W\d_](?:[^\W\d_]|')*|\d+")
 ENDINGS = ("ari", "al", "ic", "ous", "ae", "a", "um", "us", "e")  # after stemming: axillari, aortic, aorta
 MIN_ROOT = 4
 STOP = frozenset(
@@ -28,9 +34,17 @@ SAME = {
     "swelling": "edema", "oedema": "edema", "heart": "cardiac", "kidney": "renal", "lung": "pulmonary",
     "belly": "abdomen", "tummy": "abdomen", "elevated": "increased", "raised": "increased",
     "enlarged": "increased", "diminished": "decreased", "reduced": "decreased", "lump": "mass",
-    "widened": "dilatation",
+    "widened": "dilatation", "halluces": "hallux", "tooth": "dental", "teeth": "dental",
 }  # fmt: skip
 
+
+# an adjective's ending -> its condition's ending, before stemming
+CONDITION = {"plastic": "plasia", "otic": "osis", "trophic": "trophy", "penic": "penia"}
+_CONDITION = re.compile(rf"(?<=\w\w)(?:{'|'.join(CONDITION)})$")
+_BRITISH = re.compile(r"ae(?=\w)")  # haem-, anaemia, but not the plural of axillae
+INFLAMMATION = "itis"
+LATIN_PLURAL = {"omata": "oma", "as": "a", "ae": "a", "i": "us"}  # neurofibromata, -omas, axillae, nevi
+_LATIN_PLURAL = re.compile(rf"(?<=\w\w\w)(?:{'|'.join(LATIN_PLURAL)})$")
 
 _NUMBER = r"(?:\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a dozen)"
 # "more than six cafe-au-lait spots" is "multiple cafe-au-lait spots"
@@ -41,10 +55,13 @@ QUANTITY = re.compile(rf"(?:\b(?:more than|over|at least|greater than|in excess 
 @lru_cache(maxsize=100_000)
 def key(word: str) -> str:
     """The comparison key of one word ("" for a stop word)."""
-    word = word.lower().replace("'", "")
+    word = _plain_letters(word.lower().replace("'", ""))
     if word in STOP:
         return ""
     word = SAME.get(word, word)
+    word = _spelled(word)
+    if word.endswith(INFLAMMATION):
+        return word
     stem = _STEMMER.stemWord(word)
     if stem.endswith("s") and not stem.endswith("ss") and len(stem) > 3:
         stem = stem[:-1]
@@ -52,6 +69,24 @@ def key(word: str) -> str:
         if stem.endswith(ending) and len(stem) - len(ending) >= MIN_ROOT:
             return stem[: -len(ending)]
     return stem
+
+
+def _plain_letters(text: str) -> str:
+    """Without accents: "café" is "cafe"."""
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode() if not text.isascii() else text
+
+
+@lru_cache(maxsize=100_000)
+def _spelled(word: str) -> str:
+    """A Latin plural singular, British spelling American, a condition's adjective the condition."""
+    word = _LATIN_PLURAL.sub(lambda m: LATIN_PLURAL[m.group()], word)
+    return _CONDITION.sub(lambda m: CONDITION[m.group()], _BRITISH.sub("e", word))
+
+
+@lru_cache(maxsize=1 << 18)  # every run of words a text holds is looked up as written
+def written(text: str) -> str:
+    """``text`` as written, but for case, plurals, British spelling and a condition's adjective."""
+    return " ".join(_spelled(w) for w in normalize_key(_plain_letters(text)).split())
 
 
 def tokens(text: str) -> list[tuple[str, int, int]]:
