@@ -103,8 +103,9 @@ def _bench(args, context: Context, res) -> int:
             try:
                 answer = _answer(args.method, {**item, "options": {}} if args.open else item, context, res,
                                  args.use_options)  # fmt: skip
-                if args.open:  # the open answer mapped onto the options it was not shown
-                    answer["option"] = judged_option(answer["answer"], item["options"], _embed(res))
+                if args.open:  # the open answer mapped onto the options it was not shown; a refusal names none
+                    answer["option"] = judged_option(answer["answer"], item["options"], _embed(res)) \
+                        if answer.get("confidence_basis") else None
             except ModelUnavailable as exc:  # one question's failed call is an unanswered question, not a lost run
                 answer = {"option": None, "confidence": 0.0, "llm_calls": 0, "tokens": 0, "error": str(exc)}
             row = {"id": item["id"], "subject": item["subject"], "gold": item["answer"], "predicted": answer["option"],

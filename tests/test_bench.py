@@ -138,15 +138,17 @@ def test_open_answers_are_asked_without_options_and_judged_by_the_option_they_st
         if asks_for_answer(body):
             assert "A. " not in prompt_text(body), "the options are never shown"
             return answer_lines(answer=next((v for k, v in said.items() if k in prompt_text(body)), "Unsure."))
-        return {"content": "isoniazid | drug" if asks_for_entities(body) else "step by step"}  # an entity: answered
+        if asks_for_entities(body):  # an entity: answered; none (salbutamol's question): refused
+            return {"content": "" if "Salbutamol" in prompt_text(body) else "isoniazid | drug"}
+        return {"content": "step by step"}
 
     server.responder = respond
     monkeypatch.setattr(cli_bench, "_embed", lambda res: lambda texts: np.ones((len(texts), 2)) / np.sqrt(2))
     cli_bench._bench(args_for(tmp_path, "kg", open=True), ctx, resources_for(ctx))
     rows = [json.loads(line) for line in (tmp_path / "out" / "kg-offline-open" / "results.jsonl").read_text().splitlines()]
     assert [(r["id"], r["predicted"], r["correct"]) for r in rows] == [
-        ("q1", "B", True), ("q2", "A", True), ("q4", "A", True), ("q5", "A", False), ("q6", "A", True)], \
-        "named word for word, else the nearest (all tied here: the first)"
+        ("q1", "B", True), ("q2", "A", True), ("q4", "A", True), ("q5", "A", False), ("q6", None, False)], \
+        "named word for word, else the nearest (all tied here: the first); a refusal stands for no option"
     assert rows[0]["answer"] == "Metformin is first-line." and rows[0]["confidence_basis"]["p_true"] == pytest.approx(0.7)
     with pytest.raises(ValueError, match="--method kg"):
         cli_bench.run(args_for(tmp_path, "cot", open=True), ctx)
