@@ -32,9 +32,12 @@ def load_rows(folder: Path, kind: str = "exam") -> list[dict]:
     return [r for r in rows if (r.get("confidence_basis") or {}).get("p_true" if kind == "open" else "letter_probs")]
 
 
+FEATURE_MARGIN = 0.01  # the answer's likelihood replaces P(True) only when its fit log loss is lower by this
+
+
 def evaluate_open(method: str, rows: list[dict], model: str, dataset: str) -> tuple[dict, object]:
     """Open answers: a map of P(True) and one of the answer's likelihood, each with support, fitted on the fit
-    half; the one with the lower log loss there is kept; both reported on the held-out half."""
+    half; the one with the lower log loss there is kept (P(True) on a near tie); both reported on the held-out half."""
     rows = [r for r in rows if "p_answer" in r["confidence_basis"]] or rows
     features = [f for f in ("p_true", "p_answer") if all(f in r["confidence_basis"] for r in rows)]
     fit = [r for r in rows if half(r["id"]) == "fit"]
@@ -43,7 +46,7 @@ def evaluate_open(method: str, rows: list[dict], model: str, dataset: str) -> tu
              "split": "sha1(id) even = fit, odd = eval", "n_fit": len(fit), "n_eval": len(held),
              "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")}  # fmt: skip
     maps = {f: fit_open_map(fit, about, f) for f in features}
-    cmap = min(maps.values(), key=lambda m: log_loss(m, fit))
+    cmap = min(maps.values(), key=lambda m: log_loss(m, fit) + (0 if m.about["feature"] == "p_true" else FEATURE_MARGIN))
     basis = [r["confidence_basis"] for r in held]
     support = [float(b.get("support") or 0.0) for b in basis]
     correct = [bool(r["correct"]) for r in held]

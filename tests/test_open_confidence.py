@@ -19,7 +19,7 @@ from amg.graphs.resources import Resources, install
 from amg.graphs.reply import UNCALIBRATED
 from amg.testing.scripted_llm import answer_lines, asks_for_answer, asks_to_verify, prompt_text, verdict
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
-from amg.tools.llm.calibration import CalibrationMap
+from amg.tools.llm.calibration import MAPS, CalibrationMap
 
 PAPER = EvidenceRecord(id="pmid:31000001", kind="pubmed", pmid="31000001", title="Metformin in type 2 diabetes.",
                        snippet="Metformin is the first-line drug for type 2 diabetes mellitus.")  # fmt: skip
@@ -163,3 +163,16 @@ def test_the_calibration_keeps_the_probability_that_tells_right_from_wrong():
     assert figures["chosen_feature"] == "p_answer" == cmap.about["feature"]
     assert figures["p_answer"]["auroc"] > 0.9 and figures["p_true"]["auroc"] == 0.5
     assert figures["p_answer"]["ece_calibrated"] < 0.1 and len(printed) == figures["n_eval"]
+
+
+def test_every_shipped_open_map_is_monotone():
+    shipped = sorted(MAPS.glob("*.open.json"))
+    assert shipped, "an open-answer map ships for the default model"
+    for path in shipped:
+        cmap = CalibrationMap.load(path)
+        grid = np.linspace(0.01, 0.99, 25)
+        for support in (0.0, 0.5, 1.0):
+            printed = [cmap(p, support) for p in grid]
+            assert all(b >= a for a, b in zip(printed, printed[1:])), path.name
+        assert cmap(0.5, 1.0) >= cmap(0.5, 0.0), f"{path.name}: support never lowers the confidence"
+        assert cmap.about["feature"] in ("p_true", "p_answer") and cmap.about["n_eval"] > 0
