@@ -13,18 +13,20 @@ import re
 _HEDGE = re.compile(r"\b(?:may|might|could|possibly|unclear|uncertain|not (?:yet )?(?:known|clear|established)|"
                     r"inconclusive|insufficient|remains? to be)\b", re.IGNORECASE)  # fmt: skip
 _YES = re.compile(r"^\W*(?:yes|yeah|indeed|correct|true)\b", re.IGNORECASE)
-_NO = re.compile(r"^\W*(?:no|not|none|false)\b|\b(?:does|do|did|is|are|was|were|can|could|has|have|should)\s+not\b|"
-                 r"\b(?:doesn't|don't|didn't|isn't|aren't|wasn't|weren't|cannot|can't|hasn't|haven't)\b",
-                 re.IGNORECASE)  # fmt: skip
+_NO_FIRST = re.compile(r"^\W*(?:no|not|none|false)\b", re.IGNORECASE)
+_NO = re.compile(r"\b(?:no|not|never|none|neither|nor|cannot)\b|n't\b", re.IGNORECASE)
 
 
 def verdict_of(answer: str) -> str:
-    """"yes", "no" or "maybe": what an open answer to a research question commits to."""
+    """"yes", "no" or "maybe": what an open answer to a research question commits to. Its first word decides when
+    it is a verdict; else a hedge ("may", "unclear") is maybe, a negation ("there is no role") no, a claim yes."""
     if _YES.search(answer):
         return "yes"
-    if _NO.search(answer):
+    if _NO_FIRST.search(answer):
         return "no"
-    return "maybe" if _HEDGE.search(answer) else "yes"
+    if _HEDGE.search(answer):
+        return "maybe"
+    return "no" if _NO.search(answer) else "yes"
 
 
 def judged_option(answer: str, options: dict[str, str], embed) -> str | None:

@@ -116,6 +116,8 @@ def test_an_open_map_fitted_on_rows_is_monotone_in_p_true():
     ("No. The trial found no benefit.", "no"),
     ("Laparoscopy does not reduce pain after surgery.", "no"),
     ("It may reduce mortality, but the evidence is inconclusive.", "maybe"),
+    ("There is no role for leukocyte and CRP measurements in the elderly.", "no"),
+    ("It is not clear whether the INR is reliable.", "maybe"),
 ])  # fmt: skip
 def test_an_open_answer_commits_to_a_verdict(answer, expected):
     assert verdict_of(answer) == expected
