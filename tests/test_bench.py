@@ -74,7 +74,8 @@ def test_citation_figures_on_hand_made_results():
 
 
 def test_the_always_the_commonest_baseline_and_the_largest_share():
-    rows = [{"latency_s": 2.0, "answer_s": 1.0, "learn_s": 1.0, "learned": 2}, {"latency_s": 3.0, "answer_s": 3.0}]
+    rows = [{"latency_s": 2.0, "answer_s": 1.0, "learn_s": 1.0, "learned": 2, "timings_ms": {"learn": 900.0}},
+            {"latency_s": 3.0, "answer_s": 2.99, "learn_s": 0.01}]
     figures = cli_bench.answer_figures(rows, ["A", "B", "A", "C"][:2] * 1, ["B", "B"])
     assert figures["baseline"]["option"] in ("A", "B") and figures["largest_option_share"] == 1.0
     gold = ["A", "A", "B", "C"]

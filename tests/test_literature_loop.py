@@ -155,6 +155,8 @@ def test_bench_reports_the_literature_figures(loop, tmp_path):
     assert kg["literature"] == {"n": 1, "gold_recall": 1.0, "citation_hit": 1.0, "citation_precision": 1.0,
                                 "citing_share": 1.0}
     assert kg["learned_per_question"] == 1 and kg["learning_faults"] == 0
+    row = __import__("json").loads((tmp_path / "out" / "kg-hybrid" / "results.jsonl").read_text())
+    assert 0 < row["answer_s"] < row["latency_s"] and row["learn_s"] > 0  # the answer's time ends where learning starts
     assert rag["literature"]["gold_recall"] == 1.0 and rag["literature"]["citation_hit"] == 1.0
     report = (tmp_path / "out" / "report.md").read_text()
     assert "| kg-hybrid |" in report and "citation_hit 1.000" in report
