@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import math
 
-from amg.agents.conversation import Turn, talk_scored
+from amg.agents.conversation import TOP_LOGPROBS, Turn, talk_scored
 from amg.agents.structured import Usage
 from amg.prompts import load
 from amg.tools.llm.calibration import letter_probabilities
 
 CHECK_TOKENS = 4
-TOP_LOGPROBS = 20
 _VERDICT = {"YES": "yes", "NO": "no"}
 
 

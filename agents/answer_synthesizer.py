@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 from amg.agents.answer_check import answer_likelihood, p_true
 from amg.agents.citation_quotes import backing, key_entities, quoted
-from amg.agents.conversation import Turn, request, talk_scored
+from amg.agents.conversation import TOP_LOGPROBS, Turn, request, talk_scored
 from amg.agents.structured import Usage
 from amg.prompts import load
 from amg.tools.kg.paths import Citation, EvidenceItem, GraphPath, Link
@@ -44,7 +44,6 @@ from amg.tools.llm.calibration import CalibrationMap, debias, letter_probabiliti
 
 MODEL_KNOWLEDGE = "the model's own knowledge: no cited item states the answer"
 ANSWER_TOKENS = 160
-TOP_LOGPROBS = 20
 NO_KNOWLEDGE = ("I found no medical entities in this question that the knowledge graph knows about, so I cannot "
                 "answer it from evidence.")  # fmt: skip
 _FIELD = re.compile(r"^[\W_]*(option|answer|confidence|citations?)[\W_]*?\s*[:=]\s*(.*)$", re.IGNORECASE)

@@ -18,6 +18,7 @@ from amg.agents.structured import SYSTEM, Usage
 from amg.prompts import load
 
 Turn = dict[str, str]  # {"role": "user" | "assistant", "content": ...}
+TOP_LOGPROBS = 20  # alternatives per token, where a letter's or a verdict's probability is read
 
 
 def format_options(options: dict[str, str]) -> str:
