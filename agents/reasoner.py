@@ -142,17 +142,10 @@ def entity_contexts(entities: list[dict], nodes: list[GraphPath], evidence_index
 
 
 def links_context(links: list[Link], evidence_index: list[EvidenceItem]) -> str:
-    """The edges between question entities, strongest first ("" when there are none).
-
-    A paper's finding is read in the paper's words, without the relation the model named it by: offline after
-    the hybrid run, the 1.5B answered "yes" to every question whose finding it read as "X improves Y", among them
-    "Papanicolaou smear improves patient adherence" learned from "Adherence to follow-up was low ... no matter
-    what type of follow-up was advised"."""
+    """The edges between question entities, strongest first ("" when there are none)."""
     number = {e["id"]: e["n"] for e in evidence_index}
-    lines = [f"- {x['source']} and {x['target']} ({x['confidence']:.2f})" + _refs(x["evidence_ids"], number)
-             + f", in the study's words{said}" if (said := _finding_words([x])) else
-             f"- {verbalise([x])} ({x['confidence']:.2f})" + _refs(x["evidence_ids"], number)
-             for x in links[:MAX_LINKS]]  # fmt: skip
+    lines = [f"- {verbalise([x])} ({x['confidence']:.2f})" + _refs(x["evidence_ids"], number) + _finding_words([x])
+             for x in links[:MAX_LINKS]]
     return "Between the question's entities:\n" + "\n".join(lines) if lines else ""
 
 

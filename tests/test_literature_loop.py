@@ -86,7 +86,7 @@ def test_the_offline_pass_reads_the_learned_finding_and_cites_its_paper(loop):
     searched = len(server.requests)
     again = run({"question": QUESTION, "options": VERDICTS}, evidence_mode="offline")
     reasoning = next(prompt_text(b) for b in server.requests[searched:] if asks_for_answer(b))
-    assert f'medical students and quality assurance programmes (0.80) [1], in the study\'s words: "{SENTENCE}' in reasoning
+    assert f'medical students improves quality assurance programmes (0.80) [1]: "{SENTENCE}' in reasoning
     assert [c["pmid"] for c in again["citations"]] == ["10354335"] and not again["new_relations"]
     held = run({"question": QUESTION, "options": VERDICTS}, evidence_mode="hybrid")
     assert not held["claim_gap"] and "search_claim" not in held["timings_ms"], "the graph holds the claim now"
@@ -232,7 +232,7 @@ def test_a_weak_finding_on_a_busy_entity_still_reaches_the_reasoner(loop, store)
     result = run({"question": QUESTION, "options": VERDICTS}, evidence_mode="offline")
     assert ("medical students", "improves", "patient satisfaction audit") in \
         [(x["source"], x["relation"], x["target"]) for x in result["subgraph"]["links"]]
-    assert f'and patient satisfaction audit (0.44) [1], in the study\'s words: "{SENTENCE}' in prompt_text(server.requests[-1])
+    assert f'improves patient satisfaction audit (0.44) [1]: "{SENTENCE}' in prompt_text(server.requests[-1])
 
 
 def test_kg_show_lists_the_learned_finding_with_its_pmid(loop, store, tmp_path, capsys):
@@ -271,8 +271,7 @@ def test_only_a_papers_finding_is_read_with_its_sentence():
     curated = links_context([{**step, "evidence_ids": ["vocab:x"]}], [])
     from_paper = links_context([{**step, "evidence_ids": ["pmid:1"]}], [])
     assert curated.endswith("- A associated with B (0.90)")
-    assert from_paper.endswith('- A and B (0.90), in the study\'s words: "Curated note on A and B."'), \
-        "a paper's finding is read in its words, not by the relation the model named it by"
+    assert from_paper.endswith('- A associated with B (0.90): "Curated note on A and B."')
 
 
 def test_a_research_answer_reads_the_studies_not_the_vocabulary_entries():
