@@ -17,8 +17,10 @@ and a long end holding a question entity.
 from __future__ import annotations
 
 import re
+from functools import cache
 
-from pydantic import BaseModel, Field
+from abbreviations.schwartz_hearst import extract_abbreviation_definition_pairs
+from pydantic import BaseModel, Field, create_model
 
 from amg.agents.structured import Usage, ask
 from amg.prompts import load
@@ -30,7 +32,10 @@ from amg.tools.literature.words import query_words
 
 ABSTRACT_CHARS = 900  # the conclusion and the opening: ~250 tokens, read at ~20 tokens/s on the 1.5B here
 FINDING_NAMES = tuple(name for r in FINDINGS for name in dict.fromkeys((r.name, r.inverse)))
-FINDING_LIST = "\n".join(f"  - {r.name}" + (f" ({r.hint})" if r.hint else "") for r in FINDINGS)
+# the findings a study answering its question "yes" or "no" can state ("worsens" fits "Does X help?" no and
+# "Is X a risk?" yes); on "maybe", or with no verdict, any
+AGREES_WITH = {"yes": {"improves", "worsens", "predicts", "associated_with"},
+               "no": {"worsens", "no_effect_on", "not_associated_with"}}  # fmt: skip
 _FINDING_TYPES = {r.name for r in FINDINGS}
 COPIED_SHARE = 0.8
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\b[A-Z][A-Z ]{3,}:\s")  # a full stop, or a section label ("RESULTS: ")
@@ -56,11 +61,41 @@ def read_finding(question: str, entities: list[dict], paper: dict, text: str, ll
     answered "no" for ("adherence was low ... no matter what type of follow-up was advised")."""
     prompt = load("study_finding").format(
         question=question, entities=", ".join(e["name"] for e in entities) or "(none named)",
-        title=paper.get("title") or "", abstract=text[:ABSTRACT_CHARS], relations=FINDING_LIST,
+        title=paper.get("title") or "", abstract=text[:ABSTRACT_CHARS], relations=finding_list(verdict),
         verdict=f"The answer this study gives the question: {verdict}." if verdict else "",
     )  # fmt: skip
-    reply = ask(llm, StudyFinding, prompt, usage)
+    reply = ask(llm, finding_schema(verdict), prompt, usage)
     return (reply, None) if reply is not None else (None, "no usable finding")
+
+
+def _offered(verdict: str) -> list:
+    agree = AGREES_WITH.get(verdict.strip().lower())
+    return [r for r in FINDINGS if agree is None or r.name in agree]
+
+
+def on_question_entities(ends: tuple[str, str], entities: list[dict]) -> tuple[str, str]:
+    """Both ends on the question's entities; when both hold the same one ("ankylosing spondylitis patients",
+    "ankylosing spondylitis activity": 9 findings of 200 were refused as self-relations), only the shorter end
+    is written as it, the other as the abstract names it."""
+    snapped = [on_question_entity(name, entities) for name in ends]
+    if normalize_key(snapped[0]) == normalize_key(snapped[1]) and normalize_key(ends[0]) != normalize_key(ends[1]):
+        longer = int(len(ends[1]) > len(ends[0]))
+        snapped[longer] = ends[longer]
+    return snapped[0], snapped[1]
+
+
+def finding_list(verdict: str) -> str:
+    """The finding relations offered to the model, with their hints: those that agree with ``verdict``."""
+    return "\n".join(f"  - {r.name}" + (f" ({r.hint})" if r.hint else "") for r in _offered(verdict))
+
+
+@cache
+def finding_schema(verdict: str) -> type[StudyFinding]:
+    """``StudyFinding`` whose relation may only be one that agrees with ``verdict``: told the verdict and shown
+    only those, the 1.5B still named 3 "no" studies' findings "improves" or "predicts" (the schema's enum binds)."""
+    names = [name for r in _offered(verdict) for name in dict.fromkeys((r.name, r.inverse))]
+    return create_model("StudyFinding", __base__=StudyFinding, __doc__=StudyFinding.__doc__,
+                        relation=(str, Field(json_schema_extra={"enum": names})))  # fmt: skip
 
 
 def on_question_entity(name: str, entities: list[dict]) -> str:
@@ -76,22 +111,29 @@ def on_question_entity(name: str, entities: list[dict]) -> str:
 
 
 def grounded_finding(finding: StudyFinding, paper: dict, text: str, reliability: float, model_name: str,
-                     keep_score: int, entities: list[dict] = (), question: str = "",
+                     keep_score: int, entities: list[dict] = (), question: str = "", verdict: str = "",
                      ) -> tuple[RelationRecord | None, str | None]:  # fmt: skip
     """The finding as a relation to write, or None and why it may not be written.
 
-    Its ends are named by the abstract or by the question (the prompt asks for the question's terms); its
+    Its relation agrees with ``verdict``, the answer read from the same paper (of two readings that disagree,
+    one is wrong); its ends are named by the abstract or by the question (the prompt asks for the question's
+    terms), an abbreviation the abstract spells out written in full ("SGA": "small for gestational age"); its
     sentence is the abstract's own: the one holding nearly all the words the model copied."""
     rel_type, flipped = relation_type(finding.relation)
     if rel_type not in _FINDING_TYPES:
         return None, f"{finding.relation!r} is not a study finding"
-    ends = (finding.object, finding.subject) if flipped else (finding.subject, finding.object)
+    agree = AGREES_WITH.get(verdict.strip().lower())
+    if agree is not None and rel_type not in agree:
+        return None, f"{rel_type!r} disagrees with the answer read from the paper ({verdict})"
     abstract = f"{paper.get('title') or ''} {text}"
+    defined = abbreviations_in(abstract)
+    ends = tuple(spelled_out(n, defined) for n in ((finding.object, finding.subject) if flipped
+                                                   else (finding.subject, finding.object)))  # fmt: skip
     said = _words(f"{abstract} {question}")
     for name in ends:
         if not _named(name) <= said:
             return None, f"neither the abstract nor the question names {name!r}"
-    source, target = (on_question_entity(n, list(entities)) for n in ends)
+    source, target = on_question_entities(ends, list(entities))
     for name in (source, target):
         if is_generic(name):
             return None, f"{name!r} is not a specific subject or outcome"
@@ -110,11 +152,20 @@ def grounded_finding(finding: StudyFinding, paper: dict, text: str, reliability:
 
 
 def sentence_in(copied: str, text: str) -> str | None:
-    """The sentence of ``text`` the model meant by ``copied``: the one it copied (or copied part of), else the
-    one holding at least ``COPIED_SHARE`` of its words and little else (the 1.5B drops or changes a word or two
-    when it copies); None when there is none."""
-    wanted = _named(copied)
+    """The sentence of ``text`` the model meant by ``copied``; None when there is none.
+
+    A copy of several sentences (the 1.5B copied two in 1 finding of 4 refused) means the first of them found in
+    ``text``: it starts copying where the finding is stated ("The results cast doubt on LOC as a predictor ...",
+    then a sentence of background)."""
     sentences = [s.strip() for s in _SENTENCE_END.split(" ".join(text.split())) if s.strip()]
+    found = (_one_sentence_in(piece, sentences) for piece in _SENTENCE_END.split(copied))
+    return next((s for s in found if s), None)
+
+
+def _one_sentence_in(copied: str, sentences: list[str]) -> str | None:
+    """The sentence the model copied (or copied part of), else the one holding at least ``COPIED_SHARE`` of its
+    words and little else (the 1.5B drops or changes a word or two when it copies)."""
+    wanted = _named(copied)
     if not wanted or not sentences:
         return None
     exact = [s for s in sentences if f" {normalize_key(copied)} " in f" {normalize_key(s)} "]
@@ -123,6 +174,17 @@ def sentence_in(copied: str, text: str) -> str | None:
     best = max(sentences, key=lambda s: len(wanted & _words(s)))
     held = len(wanted & _words(best))
     return best if held >= COPIED_SHARE * len(wanted) and held >= COPIED_SHARE * len(_named(best)) else None
+
+
+def abbreviations_in(text: str) -> dict[str, str]:
+    """The abbreviations ``text`` defines, with their long forms ("small for gestational age (SGA)")."""
+    return extract_abbreviation_definition_pairs(doc_text=" ".join(text.split()))
+
+
+def spelled_out(name: str, defined: dict[str, str]) -> str:
+    """``name`` with each abbreviation of ``defined`` written in full ("low HDL-C": "low high-density lipoprotein
+    cholesterol"): the question and the graph name things in full, the model copies the abstract's short forms."""
+    return " ".join(defined.get(word.strip(",.;:()"), word) for word in name.split())
 
 
 def _words(text: str) -> set[str]:
@@ -148,7 +210,7 @@ def learn_finding(question: str, entities: list[dict], paper: dict, text: str, l
     record = None
     if finding is not None:
         record, problem = grounded_finding(finding, paper, text, reliability, model_name, keep_score, entities,
-                                           question)  # fmt: skip
+                                           question, verdict)  # fmt: skip
     if record is None:
         return {"new_relations": [], "refused": [f"finding of {paper['id']}: {problem}"], **usage.as_update()}
     store.upsert(evidence=[EvidenceRecord(**paper)], relations=[record],

@@ -283,3 +283,48 @@ def test_a_research_answer_reads_the_studies_not_the_vocabulary_entries():
     reading = study_reading([paper, term])
     assert "Students in day surgery" in reading and "Gastroparesis" not in reading
     assert "Gastroparesis" in study_reading([term]), "with no study, what the graph holds is read"
+
+
+def test_a_finding_must_agree_with_the_answer_read_from_its_paper():
+    from amg.agents.finding_reader import StudyFinding, finding_schema, grounded_finding
+
+    paper = {"id": "pmid:3", "kind": "pubmed", "title": "Loss of consciousness after concussion"}
+    text = "CONCLUSIONS: The results cast doubt on loss of consciousness as a predictor of test performance."
+    finding = StudyFinding(subject="loss of consciousness", relation="predicts", object="test performance",
+                           sentence=text, score=8)  # fmt: skip
+    assert grounded_finding(finding, paper, text, 1.0, "m", 4, verdict="no")[1] == \
+        "'predicts' disagrees with the answer read from the paper (no)"
+    assert grounded_finding(finding, paper, text, 1.0, "m", 4, verdict="maybe")[0].type == "predicts"
+    null = finding.model_copy(update={"relation": "unaffected_by"})
+    assert grounded_finding(null, paper, text, 1.0, "m", 4, verdict="yes")[1] == \
+        "'no_effect_on' disagrees with the answer read from the paper (yes)"
+    offered = finding_schema("no").model_json_schema()["properties"]["relation"]["enum"]
+    assert "no_effect_on" in offered and "unaffected_by" in offered and "predicts" not in offered
+    assert "improves" in finding_schema("").model_json_schema()["properties"]["relation"]["enum"]
+
+
+def test_an_abbreviated_end_is_written_in_full_and_lands_on_the_question_entity():
+    from amg.agents.finding_reader import StudyFinding, grounded_finding
+
+    paper = {"id": "pmid:4", "kind": "pubmed", "title": "Small for gestational age (SGA) infants"}
+    text = ("CONCLUSIONS: Being SGA was not a significant risk factor for ROP in this cohort. "
+            "OBJECTIVE: To study retinopathy of prematurity (ROP) in very preterm infants.")
+    entities = [{"name": "Small for gestational age"}, {"name": "Retinopathy of prematurity"}]
+    finding = StudyFinding(subject="SGA", relation="no_effect_on", object="ROP", score=9,
+                           sentence="Being SGA was not a significant risk factor for ROP in this cohort.")
+    record, why = grounded_finding(finding, paper, text, 1.0, "m", 4, entities, verdict="no")
+    assert why is None and (record.source, record.target) == ("Small for gestational age", "Retinopathy of prematurity")
+    both = finding.model_copy(update={"subject": "SGA infants", "object": "SGA"})
+    record, why = grounded_finding(both, paper, text, 1.0, "m", 4, entities, verdict="no")
+    assert (record.source, record.target) == ("Small for gestational age infants", "Small for gestational age"), \
+        "two ends holding one question entity: the longer keeps its own words"
+
+
+def test_a_finding_copied_with_a_second_sentence_keeps_the_first():
+    from amg.agents.finding_reader import sentence_in
+
+    text = ("CONCLUSIONS: Tranexamic acid significantly reduces hyperfibrinolysis. Combined use decreases blood loss. "
+            "METHODS: One hundred patients were randomised.")
+    copied = "CONCLUSIONS: Tranexamic acid significantly reduces hyperfibrinolysis. Combined use decreases blood loss."
+    assert sentence_in(copied, text) == "Tranexamic acid significantly reduces hyperfibrinolysis."
+    assert sentence_in("Aspirin cures it. Nothing else.", text) is None
