@@ -79,12 +79,12 @@ def auroc(scores: list[float], correct: list[bool]) -> float | None:
     return round(wins / (len(right) * len(wrong)), 3)
 
 
-def evaluate(method: str, rows: list[dict], model: str, dataset: str) -> tuple[dict, object]:
+def evaluate(method: str, rows: list[dict], model: str, dataset: str, kind: str = "exam") -> tuple[dict, object]:
     fit = [r for r in rows if half(r["id"]) == "fit"]
     held = [r for r in rows if half(r["id"]) == "eval"]
     cmap = fit_map(fit, {"model": model, "method": method, "dataset": dataset, "split": "sha1(id) even = fit, odd = eval",
                          "n_fit": len(fit), "n_eval": len(held),
-                         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")})  # fmt: skip
+                         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")}, base_rates=kind == "research")  # fmt: skip
     raw_option = [r["confidence_basis"]["model_option"] for r in held]
     raw_p = [r["confidence_basis"]["letter_probs"].get(o or "", 0.0) for r, o in zip(held, raw_option)]
     scored = [features(r, cmap.letter_prior) for r in held]
@@ -127,8 +127,11 @@ def main() -> None:
         rows = load_rows(method_dir, args.kind)
         if len(rows) < 20:
             continue
-        judge = evaluate_open if args.kind == "open" else evaluate
-        found, (cmap, calibrated, correct) = judge(method_dir.name, rows, summary["model"], args.folder.name)
+        if args.kind == "open":
+            found, (cmap, calibrated, correct) = evaluate_open(method_dir.name, rows, summary["model"], args.folder.name)
+        else:
+            found, (cmap, calibrated, correct) = evaluate(method_dir.name, rows, summary["model"], args.folder.name,
+                                                          args.kind)  # fmt: skip
         figures[method_dir.name] = found
         reliability_png(calibrated, correct, method_dir / "reliability-calibrated.png",
                         f"{method_dir.name}, calibrated, held-out half (n={found['n_eval']})")  # fmt: skip

@@ -17,12 +17,19 @@ def half(question_id: str) -> str:
     return "fit" if int(hashlib.sha1(question_id.encode()).hexdigest(), 16) % 2 == 0 else "eval"
 
 
-def letter_prior(rows: list[dict]) -> dict[str, float]:
-    """The model's mean letter distribution: with shuffled options every position is right equally often."""
+def letter_prior(rows: list[dict], base_rates: bool = False) -> dict[str, float]:
+    """The model's mean letter distribution: with shuffled options every position is right equally often.
+
+    ``base_rates``: the options are not shuffled and are not right equally often (yes / no / maybe: 55 / 34 / 11
+    in PubMedQA), so the lean is the mean distribution over the answers' own shares in ``rows``: dividing it out
+    moves the model's "yes" towards how often "yes" is right, not towards a third."""
     totals: dict[str, float] = {}
     for row in rows:
         for letter, p in row["confidence_basis"]["letter_probs"].items():
             totals[letter] = totals.get(letter, 0.0) + p
+    if base_rates:
+        golds = [row["gold"] for row in rows]
+        totals = {k: v / max(golds.count(k), 1) for k, v in totals.items()}
     total = sum(totals.values())
     return {k: round(v / total, 4) for k, v in sorted(totals.items())} if total else {}
 
@@ -63,12 +70,13 @@ def fit_platt(p_option: list[float], support: list[float], correct: list[bool], 
 PRIOR_MIN_GAIN = 0.02  # dividing out a mild lean only reshuffles near-ties
 
 
-def fit_map(rows: list[dict], about: dict) -> CalibrationMap:
+def fit_map(rows: list[dict], about: dict, base_rates: bool = False) -> CalibrationMap:
     """Letter prior and Platt map from ``rows`` (bench rows with letter probabilities).
 
-    The prior is kept only when dividing it out raises accuracy on ``rows`` by ``PRIOR_MIN_GAIN``.
+    The prior is kept only when dividing it out raises accuracy on ``rows`` by ``PRIOR_MIN_GAIN``;
+    ``base_rates``: see ``letter_prior`` (research questions' verdicts).
     """
-    prior = letter_prior(rows)
+    prior = letter_prior(rows, base_rates)
     plain = [(features(r, None), r["gold"]) for r in rows]
     scored = [(features(r, prior), r["gold"]) for r in rows]
     if sum(f[0] == gold for f, gold in scored) - sum(f[0] == gold for f, gold in plain) < PRIOR_MIN_GAIN * len(rows):

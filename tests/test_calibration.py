@@ -156,3 +156,13 @@ def test_verdict_options_are_answered_and_read_by_their_word():
                 step(" no", {" no": 0.5, " yes": 0.3, " may": 0.1, "No": 0.05, " The": 0.05})]  # fmt: skip
     probs = letter_probabilities(logprobs, ["A", "B", "C"], {"YES": "A", "NO": "B", "MAYBE": "C"})
     assert probs == {"A": pytest.approx(0.3 / 0.95), "B": pytest.approx(0.55 / 0.95), "C": pytest.approx(0.1 / 0.95)}
+
+
+def test_a_verdict_prior_divides_out_the_lean_but_keeps_how_often_each_verdict_is_right():
+    from amg.evaluation.calibration import letter_prior
+
+    rows = [{"gold": gold, "confidence_basis": {"letter_probs": {"A": 0.6, "B": 0.3, "C": 0.1}}} for gold in "AABB"]
+    shuffled, verdicts = letter_prior(rows), letter_prior(rows, base_rates=True)
+    assert debias(rows[0]["confidence_basis"]["letter_probs"], shuffled)["C"] == pytest.approx(1 / 3)
+    fair = debias(rows[0]["confidence_basis"]["letter_probs"], verdicts)
+    assert fair["C"] < 0.25 and fair["A"] == pytest.approx(fair["B"], abs=1e-3), "'maybe' was never right here"
