@@ -3,8 +3,9 @@
 Besides each entity's paths it returns the edges *between* question entities (``links``):
 when the options are entities, the edge that answers ("metformin has_adverse_effect diarrhea")
 is one of them. A study's findings about a question entity join the links, read beside the
-neighbour budget (curated 1.00 edges fill it first) down to ``LINK_FLOOR``: they are what a
-research question asked before settled. Paths (tools/kg/paths.py) are ranked against the question (tools/kg/ranking.py): each
+neighbour budget (curated 1.00 edges fill it first), every one however weak: they are what a
+research question asked before settled, and only a grounded finding scored at the keep score is
+written (1 in 9 written at score 4 sat under the links' floor, 0.3, and was never read again). Paths (tools/kg/paths.py) are ranked against the question (tools/kg/ranking.py): each
 path's ``rank`` is its place among its question entity's paths, best first. Besides the node
 budget, every direct fact about a question entity is kept, hidden from the reasoner (the
 picture draws it when the answer names its end).
@@ -18,7 +19,7 @@ from amg.tools.kg.paths import GraphPath, Subgraph
 from amg.tools.kg.ranking import order, relevance, verbalise
 from amg.tools.kg.store import QAReads
 from amg.tools.kg.schema import STUDY_RESULTS
-from amg.tools.kg.traversal import LINK_FLOOR, Reached, finding_steps, question_links, traverse
+from amg.tools.kg.traversal import Reached, finding_steps, question_links, traverse
 
 Embed = Callable[[list[str]], list[list[float]]]
 DIRECT_PER_ENTITY = 50  # direct facts per question entity kept besides the traversal's node budget
@@ -55,7 +56,7 @@ def traverse_subgraph(entities: list[dict], store: QAReads, tau: float, max_dept
     nodes += [as_path(node, rank=len(reached), hidden=True) for key, node in direct.items() if key not in reached]
     links = question_links(store.neighbors, seeds) if with_links else []
     said = {(x["source"], x["relation"], x["target"]) for x in links}
-    studies = finding_steps(store.findings(list(seeds), list(STUDY_RESULTS), LINK_FLOOR), seeds)
+    studies = finding_steps(store.findings(list(seeds), list(STUDY_RESULTS), 0.0), seeds)
     links += [x for x in studies if (x["source"], x["relation"], x["target"]) not in said]
     return {"subgraph": Subgraph(nodes=nodes, seeds=list(seeds), links=links)}
 

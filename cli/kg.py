@@ -15,7 +15,7 @@ from amg.tools.kg.audit import audit
 from amg.tools.kg.seeding import VOCABULARIES, seed
 from amg.tools.kg.transfer import export_graph, import_graph
 from amg.tools.kg.schema import STUDY_RESULTS
-from amg.tools.kg.traversal import LINK_FLOOR, finding_steps, traverse
+from amg.tools.kg.traversal import finding_steps, traverse
 
 SHOW_POOL = 400  # nodes read before choosing what to show
 
@@ -90,10 +90,10 @@ def _show(args, res: Resources) -> int:
         print(f"  ... {len(paths) - args.limit} more: " + ", ".join(f"{k} {v}" for k, v in kinds.most_common()))
     if len(reached) == 1:
         print("  (no relations at or above tau)")
-    studies = finding_steps(res.store.findings([entity["key"]], list(STUDY_RESULTS), LINK_FLOOR),
+    studies = finding_steps(res.store.findings([entity["key"]], list(STUDY_RESULTS), 0.0),
                             {entity["key"]: (entity["name"], entity["type"])})  # fmt: skip
     if studies:
-        print(f"study findings (what papers found, read by the QA graph down to {LINK_FLOOR}):")
+        print("study findings (what papers found; the QA graph reads every one):")
     for step in studies:
         print(f"  {step['confidence']:.2f}  {step['source']} -{step['relation']}-> {step['target']}  "
               f"[{', '.join(step['evidence_ids'])}]\n        {step['description'][:200]}")

@@ -217,8 +217,9 @@ def test_ask_json_and_the_evidence_page_show_the_study(loop, tmp_path):
 
 
 def test_a_weak_finding_on_a_busy_entity_still_reaches_the_reasoner(loop, store):
-    """60 curated 1.00 edges fill the neighbour budget (50 per node); a 0.44 finding, under tau and to something
-    the question does not name, is read beside it."""
+    """60 curated 1.00 edges fill the neighbour budget (50 per node); a finding at the weakest confidence one is
+    written with (score 4 x reliability 0.73), under tau and to something the question does not name, is read
+    beside it."""
     from amg.tools.kg.records import EvidenceRecord, RelationRecord
 
     run, server = loop
@@ -226,13 +227,13 @@ def test_a_weak_finding_on_a_busy_entity_still_reaches_the_reasoner(loop, store)
     paper = EvidenceRecord(id="pmid:10354335", kind="pubmed", title="Can medical students contribute?", pmid="10354335")
     curated = [RelationRecord(f"student group {n}", "medical students", "is_a", 1.0, ["vocab:x"], 10, "",
                               "vocabulary:x") for n in range(60)]  # fmt: skip
-    finding = RelationRecord("medical students", "patient satisfaction audit", "improves", 0.44, [paper.id], 6,
+    finding = RelationRecord("medical students", "patient satisfaction audit", "improves", 0.29, [paper.id], 4,
                              SENTENCE, "pubmed", "m")  # fmt: skip
     store.upsert(evidence=[vocab, paper], relations=[*curated, finding])
     result = run({"question": QUESTION, "options": VERDICTS}, evidence_mode="offline")
     assert ("medical students", "improves", "patient satisfaction audit") in \
         [(x["source"], x["relation"], x["target"]) for x in result["subgraph"]["links"]]
-    assert f'improves patient satisfaction audit (0.44) [1]: "{SENTENCE}' in prompt_text(server.requests[-1])
+    assert f'improves patient satisfaction audit (0.29) [1]: "{SENTENCE}' in prompt_text(server.requests[-1])
 
 
 def test_kg_show_lists_the_learned_finding_with_its_pmid(loop, store, tmp_path, capsys):

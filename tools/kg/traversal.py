@@ -57,7 +57,7 @@ Neighbors = Callable[[list[str], float | dict[str, float], int, int | None], lis
 # defaults of AMG_TAU, AMG_MAX_DEPTH, AMG_MAX_NODES, AMG_TRAVERSAL and AMG_HUB_DEGREE
 TAU, MAX_DEPTH, MAX_NODES, STRATEGY, HUB_DEGREE = 0.5, 2, 40, "bfs", 250
 STRATEGIES = ("bfs", "dfs")
-LINK_FLOOR = 0.3  # links between question entities and study findings are read down to this confidence
+LINK_FLOOR = 0.3  # links between question entities are read down to this confidence; a finding settles a claim from it
 
 
 def traverse(
