@@ -6,8 +6,9 @@ drug facts off evidence, this agent reads the one result of the paper the answer
 ("medical students improves quality assurance programmes", studied in day-surgery patients).
 It is grounded like every learned relation: the quoted sentence is the abstract's own, the abstract
 (or the question it was found for) names every word of both ends, neither end is generic; confidence =
-score / 10 x the model's measured extraction reliability. The sentence and the population become the
-relation's description. An end that contains a question entity's name ("quality assurance programmes in
+score / 10 x the model's measured extraction reliability. Its relation agrees with the verdict the answer
+read from the same paper (a "no" study's finding is never "improves"). The sentence and the population become
+the relation's description. An end that contains a question entity's name ("quality assurance programmes in
 day surgery" holds "quality assurance") is written as that entity, so the next asking of the question
 reaches it. On the first 14 PubMedQA dev questions 5 of 14 findings were refused: an end in the question's
 words ("neuropsychological decrements"), a hyphen ("perisinusoidal"), a sentence copied with a word changed,
