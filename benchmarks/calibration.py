@@ -84,7 +84,8 @@ def evaluate(method: str, rows: list[dict], model: str, dataset: str, kind: str 
     held = [r for r in rows if half(r["id"]) == "eval"]
     cmap = fit_map(fit, {"model": model, "method": method, "dataset": dataset, "split": "sha1(id) even = fit, odd = eval",
                          "n_fit": len(fit), "n_eval": len(held),
-                         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")}, base_rates=kind == "research")  # fmt: skip
+                         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")},
+                   base_rates=kind == "research")  # fmt: skip
     raw_option = [r["confidence_basis"]["model_option"] for r in held]
     raw_p = [r["confidence_basis"]["letter_probs"].get(o or "", 0.0) for r, o in zip(held, raw_option)]
     scored = [features(r, cmap.letter_prior) for r in held]
