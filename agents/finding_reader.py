@@ -69,8 +69,13 @@ def read_finding(question: str, entities: list[dict], paper: dict, text: str, ll
     return (reply, None) if reply is not None else (None, "no usable finding")
 
 
+def _agreeing(verdict: str) -> set[str] | None:
+    """The finding relations that agree with ``verdict`` ("no", "Yes"); None for any verdict else."""
+    return AGREES_WITH.get(verdict.strip().lower())
+
+
 def _offered(verdict: str) -> list:
-    agree = AGREES_WITH.get(verdict.strip().lower())
+    agree = _agreeing(verdict)
     return [r for r in FINDINGS if agree is None or r.name in agree]
 
 
@@ -123,7 +128,7 @@ def grounded_finding(finding: StudyFinding, paper: dict, text: str, reliability:
     rel_type, flipped = relation_type(finding.relation)
     if rel_type not in _FINDING_TYPES:
         return None, f"{finding.relation!r} is not a study finding"
-    agree = AGREES_WITH.get(verdict.strip().lower())
+    agree = _agreeing(verdict)
     if agree is not None and rel_type not in agree:
         return None, f"{rel_type!r} disagrees with the answer read from the paper ({verdict})"
     abstract = f"{paper.get('title') or ''} {text}"
