@@ -6,12 +6,13 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 from langchain_openai import ChatOpenAI
 
 from amg.agents.answer_synthesizer import synthesize
 from amg.testing.scripted_llm import answer_lines, asks_for_answer
-from amg.tools.llm.calibration import CalibrationMap, debias, letter_probabilities
+from amg.tools.llm.calibration import MAPS, RELIABILITY, CalibrationMap, debias, letter_probabilities
 
 
 def step(token: str, alternatives: dict[str, float]) -> dict:
@@ -140,6 +141,28 @@ def test_platt_fit_converges_where_a_full_newton_step_diverged():
     share = sum(ok for _, _, ok in rows) / len(rows)
     fitted = [1 / (1 + math.exp(-(a * math.log(p / (1 - p)) + b * s + c))) for p, s, _ in rows]
     assert abs(sum(fitted) / len(fitted) - share) < 0.02, "a logistic fit's mean matches the base rate"
+
+
+def test_support_never_lowers_a_fitted_confidence():
+    """A research run: nearly every answer cites its paper (support 0.73); the few off it happen to be wrong
+    more often. Fitted freely, support weighs negatively; the fit drops it instead."""
+    from amg.evaluation.calibration import fit_platt
+
+    rng = np.random.default_rng(3)
+    p = [float(rng.uniform(0.4, 0.95)) for _ in range(120)]
+    support = [1.0 if i % 12 == 0 else 0.73 for i in range(120)]
+    correct = [bool(s < 1.0 and rng.uniform() < x) for x, s in zip(p, support)]
+    free = fit_platt(p, support, correct, use_support=True)
+    assert free[1] == 0.0 and free[0] > 0, "support would have been weighed negatively"
+    assert free == fit_platt(p, support, correct, use_support=False)
+
+
+def test_no_shipped_map_lowers_the_confidence_for_more_support():
+    for path in sorted(MAPS.glob("*.json")):
+        if path == RELIABILITY:
+            continue
+        cmap = CalibrationMap.load(path)
+        assert cmap(0.6, 1.0) >= cmap(0.6, 0.0), path.name
 
 
 def test_verdict_options_are_answered_and_read_by_their_word():
