@@ -106,7 +106,7 @@ def quote(item: EvidenceItem, steps: list[Link], keys: list[dict], answer: str, 
     wanted = _words(f"{answer} {question}")
     best, best_score = None, -1
     for sentence, ends in candidates(item, steps):
-        if not (anywhere or any(names(sentence, n) for e in keys for n in _names_of(e)) or _rests_on(ends, answer)):
+        if not (anywhere or names_key(sentence, keys) or _rests_on(ends, answer)):
             continue
         score = len(_words(sentence) & wanted)
         if score > best_score:
@@ -122,10 +122,9 @@ def _rests_on(ends: tuple[str, str] | None, answer: str) -> bool:
     return a not in b and b not in a
 
 
-def citation_relevance(citations: list[dict], keys: list[dict]) -> float | None:
-    """Share of cited items whose quote names the answer's key entity (None when nothing is cited)."""
-    hits = [any(names(c.get("quote") or "", n) for e in keys for n in _names_of(e)) for c in citations]
-    return sum(hits) / len(hits) if hits else None
+def names_key(quote: str, keys: list[dict]) -> bool:
+    """Whether ``quote`` names one of the answer's key entities (by name or alias)."""
+    return any(names(quote, n) for e in keys for n in _names_of(e))
 
 
 def _words(text: str) -> set[str]:

@@ -20,7 +20,7 @@ from tqdm import tqdm
 from amg.agents.gap_detector import question_kind
 from amg.cli.answer_format import pmids
 from amg.evaluation import baselines
-from amg.evaluation.citations import literature_figures
+from amg.evaluation.citations import literature_figures, quote_check, relevance_figures
 from amg.evaluation.datasets import load, shuffled
 from amg.evaluation.open_answers import judged_option
 from amg.evaluation.metrics import (
@@ -80,7 +80,8 @@ def _answer(method: str, item: dict, context: Context, res, use_options: bool) -
             "fetched_ids": fetched + [e["id"] for e in result.get("evidence_index", [])],
             "cited_ids": [c["evidence_id"] for c in result.get("citations", [])],
             "learned": len(result.get("new_relations", [])), "learning_faults": result.get("learning_faults", 0),
-            "degradations": result.get("degradations", []), "answered_s": answered_s}  # fmt: skip
+            "degradations": result.get("degradations", []), "answered_s": answered_s,
+            "quote_check": quote_check(result, res.store) if result.get("confidence_basis") else None}  # fmt: skip
 
 
 def _answered(question: str, options: dict, context: Context) -> tuple[dict, float | None]:
@@ -129,7 +130,7 @@ def _bench(args, context: Context, res) -> int:
             answer_s = min(answer.get("answered_s") or row["latency_s"], row["latency_s"])
             row.update(answer_s=round(answer_s, 3), learn_s=round(row["latency_s"] - answer_s, 3),
                        learned=answer.get("learned", 0), learning_faults=answer.get("learning_faults", 0),
-                       degradations=answer.get("degradations", []))  # fmt: skip
+                       degradations=answer.get("degradations", []), quote_check=answer.get("quote_check"))  # fmt: skip
             if args.open:
                 row["answer"] = answer.get("answer", "")
             if item.get("pmids"):
@@ -189,6 +190,7 @@ def summarize(results_path: Path, args, context: Context, res, dataset, before, 
         "tokens_per_question": statistics.mean(r["tokens"] for r in rows) if rows else 0,
         "method": method, "model": res.model_name,
         **answer_figures(rows, gold, predicted), "literature": literature_figures(rows),
+        "citation_relevance": relevance_figures(rows),
         "per_subject_accuracy": {s: accuracy([r["gold"] for r in rows if r["subject"] == s],
                                              [r["predicted"] for r in rows if r["subject"] == s]) for s in subjects},
         "node_latency_ms": {n: {"p50": percentile([r["timings_ms"][n] for r in rows if n in r["timings_ms"]], 50),
@@ -250,4 +252,10 @@ def write_report(folder: Path) -> None:
             lines.append(f"- literature (n={lit['n']}): gold_recall {lit['gold_recall']:.3f}, citation_hit "
                          f"{lit['citation_hit']:.3f}, citation_precision {precision}, answers citing a paper "
                          f"{lit['citing_share']:.3f}")  # fmt: skip
+        if s.get("citation_relevance"):
+            rel = s["citation_relevance"]
+            lines.append(f"- citation relevance (quote names the answer's key entity): of what the model cited "
+                         f"{rel['model_cited_relevance']:.3f} ({rel['model_cited_items']} items), of what was printed "
+                         f"{rel['printed_relevance']:.3f} ({rel['printed_items']} items); answers citing nothing "
+                         f"{rel['answers_citing_nothing']}")  # fmt: skip
     (folder / "report.md").write_text("\n".join(lines) + "\n")

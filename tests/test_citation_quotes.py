@@ -11,9 +11,10 @@ from langchain_core.messages import HumanMessage
 from langchain_openai import ChatOpenAI
 from langgraph.checkpoint.memory import InMemorySaver
 
-from amg.agents.citation_quotes import citation_relevance, key_entities, quoted
+from amg.agents.citation_quotes import key_entities, names_key, quoted
 from amg.cli.answer_format import json_result
 from amg.cli.evidence_picture import render
+from amg.evaluation.citations import quote_check, relevance_figures
 from amg.graphs.context import Context
 from amg.graphs.qa_graph import builder
 from amg.graphs.resources import Resources, install
@@ -152,10 +153,21 @@ def test_a_research_paper_is_quoted_by_its_conclusion_and_kept_without_a_key_ent
     assert quoted([1], [paper], [], [{"key": "x", "name": "aspirin"}], "A. yes", question, read=[1]) == {1: conclusion}
 
 
-def test_citation_relevance_counts_quotes_that_name_the_key_entity():
+def test_a_quote_names_the_key_entity_by_name_or_alias():
     metformin = [{"key": "metformin", "name": "Metformin", "aliases": ["Glucophage"]}]
-    quotes = [{"quote": "Glucophage lowered HbA1c."}, {"quote": "Creatine is a guanidine."}]
-    assert citation_relevance(quotes, metformin) == 0.5 and citation_relevance([], metformin) is None
+    assert names_key("Glucophage lowered HbA1c.", metformin) and not names_key("Creatine is a guanidine.", metformin)
+
+
+def test_citation_relevance_counts_what_the_model_cited_and_what_was_printed(chat, store):
+    """The loose citer cites metformin's paper and creatine's entry: half of what it cited names metformin;
+    creatine's entry is dropped, so all that is printed does."""
+    say, _ = chat
+    first = say("What is metformin used for?")
+    check = quote_check(first, store)
+    assert check == {"naming": [True], "model_cited": True, "dropped": 1}
+    figures = relevance_figures([{"quote_check": check}, {"quote_check": None}])
+    assert figures["model_cited_relevance"] == 0.5 and figures["printed_relevance"] == 1.0
+    assert figures["model_cited_items"] == 2 and figures["printed_items"] == 1
 
 
 def test_an_answer_naming_no_question_entity_is_about_what_it_names_in_the_graph():

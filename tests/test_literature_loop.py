@@ -160,6 +160,8 @@ def test_bench_reports_the_literature_figures(loop, tmp_path):
     assert rag["literature"]["gold_recall"] == 1.0 and rag["literature"]["citation_hit"] == 1.0
     report = (tmp_path / "out" / "report.md").read_text()
     assert "| kg-hybrid |" in report and "citation_hit 1.000" in report
+    assert kg["citation_relevance"]["printed_items"] == 1 and "citation relevance" in report
+    assert rag["citation_relevance"] is None, "rag's citations carry no quotes to check"
 
 
 def test_a_finding_is_grounded_word_by_word_and_lands_on_the_question_entity():
