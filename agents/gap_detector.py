@@ -32,8 +32,16 @@ def is_research_question(question: str, options: dict[str, str] | None) -> bool:
 
 
 def question_kind(question: str, options: dict[str, str] | None) -> str:
-    """"research" or "exam": the kind its answer's confidence is calibrated for (tools/llm/calibration.py)."""
+    """"research" or "exam": whether ``question`` asks if a study's claim holds."""
     return "research" if is_research_question(question, options) else "exam"
+
+
+def confidence_kind(question: str, options: dict[str, str] | None) -> str:
+    """The kind of questions whose map calibrates this one's confidence (tools/llm/calibration.py): "exam" or
+    "research" with options; without, "open", or "research-open" when it asks whether a claim holds (a
+    yes / no answer on a study the model is surer of than of an open exam answer)."""
+    kind = question_kind(question, options)
+    return kind if options else ("research-open" if kind == "research" else "open")
 
 
 def claim_held(question: str, keys: list[str], store: QAStore) -> bool:

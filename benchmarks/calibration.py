@@ -6,7 +6,8 @@ on the "eval" half: accuracy before/after dividing out the letter prior, the pre
 distribution, ECE of the raw probability and of the calibrated confidence, and how often a
 wrong answer prints >= 0.8. With --write each answering method's map is saved for the model
 (tools/llm/calibration/<model>.<method>.json; "kg" is the one `amg ask` uses), with how it was made.
-``--kind open`` reads `amg bench --open` runs: P(True) of the open answer and its support, fitted the same way.
+``--kind open`` reads `amg bench --open` runs: P(True) of the open answer and its support, fitted the same way;
+``--kind research-open`` the same for open questions asking whether a study's claim holds (PubMedQA asked plainly).
 
     python -m benchmarks.calibration bench-out/mmlu-med-dev [--write]
 """
@@ -29,20 +30,20 @@ def load_rows(folder: Path, kind: str = "exam") -> list[dict]:
     """Rows whose basis holds what ``kind``'s map reads: letter probabilities, or for open answers P(True)."""
     path = folder / "results.jsonl"
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
-    return [r for r in rows if (r.get("confidence_basis") or {}).get("p_true" if kind == "open" else "letter_probs")]
+    return [r for r in rows if (r.get("confidence_basis") or {}).get("p_true" if kind.endswith("open") else "letter_probs")]
 
 
 FEATURE_MARGIN = 0.01  # the answer's likelihood replaces P(True) only when its fit log loss is lower by this
 
 
-def evaluate_open(method: str, rows: list[dict], model: str, dataset: str) -> tuple[dict, object]:
+def evaluate_open(method: str, rows: list[dict], model: str, dataset: str, kind: str = "open") -> tuple[dict, object]:
     """Open answers: a map of P(True) and one of the answer's likelihood, each with support, fitted on the fit
     half; the one with the lower log loss there is kept (P(True) on a near tie); both reported on the held-out half."""
     rows = [r for r in rows if "p_answer" in r["confidence_basis"]] or rows
     features = [f for f in ("p_true", "p_answer") if all(f in r["confidence_basis"] for r in rows)]
     fit = [r for r in rows if half(r["id"]) == "fit"]
     held = [r for r in rows if half(r["id"]) == "eval"]
-    about = {"model": model, "method": method, "dataset": dataset, "kind": "open",
+    about = {"model": model, "method": method, "dataset": dataset, "kind": kind,
              "split": "sha1(id) even = fit, odd = eval", "n_fit": len(fit), "n_eval": len(held),
              "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")}  # fmt: skip
     maps = {f: fit_open_map(fit, about, f) for f in features}
@@ -118,9 +119,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folder", type=Path, help="bench-out/<dataset>, holding one folder per answering method")
     parser.add_argument("--write", action="store_true", help="save each method's map for its model")
-    parser.add_argument("--kind", choices=("exam", "research", "open"), default="exam",
+    parser.add_argument("--kind", choices=("exam", "research", "open", "research-open"), default="exam",
                         help="the questions' kind: research = yes / no / maybe on a study's claim (PubMedQA); "
-                             "open = asked without options (amg bench --open)")
+                             "open = asked without options (amg bench --open); research-open = research, asked so")
     args = parser.parse_args()
     figures, rows_out = {}, []
     for method_dir in sorted(p for p in args.folder.iterdir() if (p / "summary.json").exists()):
@@ -128,8 +129,9 @@ def main() -> None:
         rows = load_rows(method_dir, args.kind)
         if len(rows) < 20:
             continue
-        if args.kind == "open":
-            found, (cmap, calibrated, correct) = evaluate_open(method_dir.name, rows, summary["model"], args.folder.name)
+        if args.kind.endswith("open"):
+            found, (cmap, calibrated, correct) = evaluate_open(method_dir.name, rows, summary["model"], args.folder.name,
+                                                               args.kind)  # fmt: skip
         else:
             found, (cmap, calibrated, correct) = evaluate(method_dir.name, rows, summary["model"], args.folder.name,
                                                           args.kind)  # fmt: skip

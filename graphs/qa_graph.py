@@ -20,7 +20,7 @@ from langgraph.types import Send
 from amg.agents.answer_synthesizer import synthesize
 from amg.agents.citation_quotes import with_aliases
 from amg.agents.diagnostician import differentiate, read_answers
-from amg.agents.gap_detector import detect_gaps, is_research_question, question_kind
+from amg.agents.gap_detector import confidence_kind, detect_gaps, is_research_question, question_kind
 from amg.agents.query_parser import parse_query, spot_entities
 from amg.agents.glossary import glossary
 from amg.agents.reasoner import number_evidence, reason, shown_paths, studies_read, study_reading, with_lead_text
@@ -145,7 +145,7 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     entities = with_aliases(state.get("entities", []), res.store)
     update = synthesize(
         state["question"], state.get("options", {}), state.get("dialogue", []), index, subgraph["nodes"],
-        _fetched_ids(state), entities, res.llm, res.calibration(kind=kind if state.get("options") else "open"), subgraph["links"],
+        _fetched_ids(state), entities, res.llm, res.calibration(kind=confidence_kind(state["question"], state.get("options", {}))), subgraph["links"],
         state.get("differential", []), extraction_reliability(res.model_name), state.get("reading", ""),
         studies_read(index, subgraph["links"]) if kind == "research" else [],
     )  # fmt: skip

@@ -11,6 +11,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from benchmarks.calibration import evaluate_open
 from amg.agents.answer_check import answer_likelihood
+from amg.agents.gap_detector import confidence_kind
 from amg.evaluation.calibration import fit_open_map
 from amg.evaluation.open_answers import judged_option, verdict_of
 from amg.graphs.context import Context
@@ -92,6 +93,16 @@ def test_the_open_map_is_applied_and_marked_calibrated(ask):
     assert UNCALIBRATED.strip() not in result["messages"][-1].content
 
 
+def test_an_open_question_asking_whether_a_claim_holds_is_not_calibrated_by_the_open_map(ask):
+    """Its yes / no answer leans differently: the research-open map or none, never the exam-like open one."""
+    run, _, _ = ask
+    result = run("Is metformin used for type 2 diabetes mellitus?", open_map=CalibrationMap(a=1.0, b=2.0, c=-1.0))
+    assert result["confidence_basis"]["calibrated"] is False
+    assert confidence_kind("Is metformin used for it?", {}) == "research-open"
+    assert confidence_kind("What is metformin used for?", {}) == "open"
+    assert confidence_kind("Is it?", {"A": "yes", "B": "no", "C": "maybe"}) == "research"
+
+
 def test_the_answer_check_stays_out_of_the_conversation(ask):
     run, _, server = ask
     result = run("What is metformin used for?")
@@ -168,7 +179,7 @@ def test_the_calibration_keeps_the_probability_that_tells_right_from_wrong():
 
 
 def test_every_shipped_open_map_is_monotone():
-    shipped = sorted(MAPS.glob("*.open.json"))
+    shipped = sorted(MAPS.glob("*open.json"))
     assert shipped, "an open-answer map ships for the default model"
     for path in shipped:
         cmap = CalibrationMap.load(path)

@@ -99,7 +99,8 @@ def map_path(model: str, method: str, kind: str = "exam") -> Path:
     """Where the map of ``model`` (its served name) answering ``kind`` questions by ``method`` is shipped.
 
     ``method``: a baseline, ``kg`` or ``kg-<evidence mode>``; ``kind``: "exam" (multiple choice) or
-    "research" (yes / no / maybe on a study's claim), whose letters lean differently."""
+    "research" (yes / no / maybe on a study's claim), whose letters lean differently; "open" or "research-open",
+    the same asked without options (agents/gap_detector.py ``confidence_kind``)."""
     return MAPS / (f"{model}.{method}.json" if kind == "exam" else f"{model}.{method}.{kind}.json")
 
 
