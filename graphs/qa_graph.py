@@ -143,9 +143,10 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     subgraph = state["subgraph"]
     index, kind = state.get("evidence_index", []), question_kind(state["question"], state.get("options", {}))
     entities = with_aliases(state.get("entities", []), res.store)
+    calibration = res.calibration(kind=confidence_kind(state["question"], state.get("options", {})))
     update = synthesize(
         state["question"], state.get("options", {}), state.get("dialogue", []), index, subgraph["nodes"],
-        _fetched_ids(state), entities, res.llm, res.calibration(kind=confidence_kind(state["question"], state.get("options", {}))), subgraph["links"],
+        _fetched_ids(state), entities, res.llm, calibration, subgraph["links"],
         state.get("differential", []), extraction_reliability(res.model_name), state.get("reading", ""),
         studies_read(index, subgraph["links"]) if kind == "research" else [],
     )  # fmt: skip
