@@ -16,24 +16,30 @@ from __future__ import annotations
 
 from typing import Callable
 
-from amg.tools.kg.paths import GraphPath, Subgraph
+from amg.tools.kg.paths import GraphPath, Step, Subgraph
 from amg.tools.kg.ranking import order, relevance, verbalise
 from amg.tools.kg.store import QAReads
-from amg.tools.kg.schema import STUDY_RESULTS
+from amg.tools.kg.schema import STUDY_RESULTS, normalize_key
 from amg.tools.kg.traversal import Reached, finding_steps, question_links, traverse
+from amg.tools.literature.words import query_words
 
 Embed = Callable[[list[str]], list[list[float]]]
 DIRECT_PER_ENTITY = 50  # direct facts per question entity kept besides the traversal's node budget
+WORDED_FINDINGS = 3  # findings read because they state the question's words
+STATED_WORDS, STATED_SHARE = 2, 0.5  # a finding states the question when it holds this many and this share of its words
 
 
 def traverse_subgraph(entities: list[dict], store: QAReads, tau: float, max_depth: int, max_nodes: int,
                       strategy: str, hub_degree: int, query: str = "", embed: Embed | None = None,
-                      ranking: str = "mmr", with_links: bool = True, min_relevance: float = 0.0) -> dict:  # fmt: skip
-    """State update: the ``subgraph`` reached from the entities in the graph."""
+                      ranking: str = "mmr", with_links: bool = True, min_relevance: float = 0.0,
+                      question: str = "") -> dict:  # fmt: skip
+    """State update: the ``subgraph`` reached from the entities in the graph, with the findings that state the
+    ``question``'s words."""
     present = store.entities([e["key"] for e in entities])
     seeds = {key: (props["name"], props.get("type", "other")) for key, props in present.items()}
+    worded = findings_worded_like(question, store) if with_links and question else []
     if not seeds:
-        return {"subgraph": Subgraph(nodes=[], seeds=[], links=[])}
+        return {"subgraph": Subgraph(nodes=[], seeds=[], links=worded)}
     reached = traverse(store.neighbors, seeds, tau=tau, max_depth=max_depth, max_nodes=max_nodes, strategy=strategy,
                        hub_degree=hub_degree)
     # every direct fact about a question entity stays in the subgraph, hidden from the reasoner: the budget fills
@@ -59,7 +65,32 @@ def traverse_subgraph(entities: list[dict], store: QAReads, tau: float, max_dept
     said = {(x["source"], x["relation"], x["target"]) for x in links}
     studies = finding_steps(store.findings(list(seeds), list(STUDY_RESULTS), 0.0), seeds)
     links += [x for x in studies if (x["source"], x["relation"], x["target"]) not in said]
+    said |= {(x["source"], x["relation"], x["target"]) for x in studies}
+    links += [x for x in worded if (x["source"], x["relation"], x["target"]) not in said]
     return {"subgraph": Subgraph(nodes=nodes, seeds=list(seeds), links=links)}
+
+
+def findings_worded_like(question: str, store: QAReads) -> list[Step]:
+    """The findings that state most of the question's words (``STATED_SHARE`` of them, at least
+    ``STATED_WORDS``) in their ends and sentence, the ``WORDED_FINDINGS`` that state the most. A finding's ends
+    are worded as its paper words them, often apart from the question's entities ("fetal anatomic survey predicts
+    unanticipated fetal anomalies" for "Is fetal anatomic assessment on follow-up antepartum sonograms clinically
+    useful?"). Offline, on the graph 200 PubMedQA dev questions grew, the gold paper was reached for 5 more
+    questions (gold_recall 0.785 -> 0.810), for 0.6 s more per question (every finding is read)."""
+    asked = _words(question)
+    if len(asked) < STATED_WORDS:
+        return []
+    stated = []
+    for row in store.every_finding(list(STUDY_RESULTS)):
+        shared = len(asked & _words(f"{row['subject']} {row['name']} {row['description'] or ''}"))
+        if shared >= STATED_WORDS and shared >= STATED_SHARE * len(asked):
+            stated.append((shared, row))
+    kept = [row for _, row in sorted(stated, key=lambda pair: -pair[0])[:WORDED_FINDINGS]]
+    return finding_steps(kept, {row["key"]: (row["subject"], "") for row in kept})
+
+
+def _words(text: str) -> set[str]:
+    return {normalize_key(word) for word in query_words(text, limit=500)}
 
 
 def _description(entity: dict) -> str | None:

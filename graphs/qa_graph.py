@@ -109,7 +109,7 @@ def traverse(state: QAState, runtime: Runtime[Context]) -> dict:
     query = " ".join([state["question"], *state.get("options", {}).values()])
     return traverse_subgraph(state["entities"], res.store, ctx.tau, ctx.max_depth, ctx.max_nodes, ctx.traversal,
                              ctx.hub_degree, query, res.embed, ctx.path_ranking, ctx.question_links,
-                             ctx.min_path_relevance)  # fmt: skip
+                             ctx.min_path_relevance, state["question"])  # fmt: skip
 
 
 @timed("differential")

@@ -331,3 +331,23 @@ def test_a_finding_copied_with_a_second_sentence_keeps_the_first():
     copied = "CONCLUSIONS: Tranexamic acid significantly reduces hyperfibrinolysis. Combined use decreases blood loss."
     assert sentence_in(copied, text) == "Tranexamic acid significantly reduces hyperfibrinolysis."
     assert sentence_in("Aspirin cures it. Nothing else.", text) is None
+
+
+def test_the_offline_pass_reads_a_finding_that_states_the_question_in_other_words(loop, store):
+    """The finding's ends are not the question's entities (the scripted parser names medical students and day
+    surgery); its ends and sentence state most of the question's words, so it is read; the first question's are not."""
+    from amg.tools.kg.records import EvidenceRecord, RelationRecord
+
+    run, server = loop
+    paper = EvidenceRecord(id="pmid:10759659", kind="pubmed", title="Cystoscopy by nurses", pmid="10759659")
+    sentence = "Trained nurse practitioners perform cystoscopy as accurately as consultant urologists."
+    finding = RelationRecord("urology nurse practitioner", "consultant urologist", "improves", 0.73, [paper.id], 8,
+                             sentence, "pubmed", "m")  # fmt: skip
+    store.upsert(evidence=[paper], relations=[finding], supports=[("urology nurse practitioner", paper.id)])
+    stated = ("urology nurse practitioner", "improves", "consultant urologist")
+    asked = run({"question": "Can trained nurse practitioners perform cystoscopy accurately?", "options": VERDICTS},
+                evidence_mode="offline")  # fmt: skip
+    assert stated in [(x["source"], x["relation"], x["target"]) for x in asked["subgraph"]["links"]]
+    assert f'improves consultant urologist (0.73) [1]: "{sentence}' in prompt_text(server.requests[-1])
+    other = run({"question": QUESTION, "options": VERDICTS}, evidence_mode="offline")
+    assert stated not in [(x["source"], x["relation"], x["target"]) for x in other["subgraph"]["links"]]

@@ -64,6 +64,17 @@ class KnowledgeQueries:
             keys=keys, types=types, min=min_confidence,
         )  # fmt: skip
 
+    def every_finding(self, types: list[str]) -> list[dict]:
+        """Every edge of ``types`` (a study's findings), in the shape of ``findings`` with the subject as ``key``
+        and its name as ``subject``: the question's words are matched against what each finding states."""
+        return self.read(
+            """MATCH (s:Entity)-[r:RELATES]->(n:Entity) WHERE r.type IN $types
+               RETURN s.key AS key, s.name AS subject, n.key AS other, n.name AS name, n.type AS type,
+                      r.type AS rel, r.confidence AS confidence, r.evidence_ids AS evidence_ids, true AS forward,
+                      r.description AS description""",
+            types=types,
+        )  # fmt: skip
+
     def entities(self, keys: list[str]) -> dict[str, dict]:
         rows = self.read("UNWIND $keys AS k MATCH (e:Entity {key: k}) RETURN k, properties(e) AS e", keys=keys)
         return {row["k"]: row["e"] for row in rows}
