@@ -20,16 +20,16 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from abbreviations.schwartz_hearst import extract_abbreviation_definition_pairs
 from pydantic import BaseModel, Field, create_model
 
 from amg.agents.structured import Usage, ask
+from amg.agents.finding_wording import (abbreviations_in, content_words, end_named, head_of, named_words,
+                                        on_question_entities, spelled_out)  # fmt: skip
 from amg.prompts import load
 from amg.tools.kg.grounding import is_generic
 from amg.tools.kg.records import EvidenceRecord, RelationRecord
 from amg.tools.kg.schema import FINDINGS, normalize_key, relation_type, score_to_confidence
 from amg.tools.kg.store import ExpansionWrites
-from amg.tools.literature.words import query_words
 
 ABSTRACT_CHARS = 900  # the conclusion and the opening: ~250 tokens, read at ~20 tokens/s on the 1.5B here
 FINDING_NAMES = tuple(name for r in FINDINGS for name in dict.fromkeys((r.name, r.inverse)))
@@ -79,17 +79,6 @@ def _offered(verdict: str) -> list:
     return [r for r in FINDINGS if agree is None or r.name in agree]
 
 
-def on_question_entities(ends: tuple[str, str], entities: list[dict]) -> tuple[str, str]:
-    """Both ends on the question's entities; when both hold the same one ("ankylosing spondylitis patients",
-    "ankylosing spondylitis activity": 9 findings of 200 were refused as self-relations), only the shorter end
-    is written as it, the other as the abstract names it."""
-    snapped = [on_question_entity(name, entities) for name in ends]
-    if normalize_key(snapped[0]) == normalize_key(snapped[1]) and normalize_key(ends[0]) != normalize_key(ends[1]):
-        longer = int(len(ends[1]) > len(ends[0]))
-        snapped[longer] = ends[longer]
-    return snapped[0], snapped[1]
-
-
 def finding_list(verdict: str) -> str:
     """The finding relations offered to the model, with their hints: those that agree with ``verdict``."""
     return "\n".join(f"  - {r.name}" + (f" ({r.hint})" if r.hint else "") for r in _offered(verdict))
@@ -102,18 +91,6 @@ def finding_schema(verdict: str) -> type[StudyFinding]:
     names = [name for r in _offered(verdict) for name in dict.fromkeys((r.name, r.inverse))]
     return create_model("StudyFinding", __base__=StudyFinding, __doc__=StudyFinding.__doc__,
                         relation=(str, Field(json_schema_extra={"enum": names})))  # fmt: skip
-
-
-def on_question_entity(name: str, entities: list[dict]) -> str:
-    """``name``, or the longest question entity whose words it holds in order ("quality assurance" in
-    "quality assurance programmes in day surgery"; "peri-sinusoidal cell activity" in "perisinusoidal cell
-    activity in the liver")."""
-    def holds(entity: str) -> bool:
-        return any(key(entity) and f" {key(entity)} " in f" {key(name)} "
-                   for key in (normalize_key, lambda text: normalize_key(text.replace("-", ""))))  # fmt: skip
-
-    held = [e["name"] for e in entities if holds(e["name"])]
-    return max(held, key=len) if held else name
 
 
 def grounded_finding(finding: StudyFinding, paper: dict, text: str, reliability: float, model_name: str,
@@ -133,17 +110,17 @@ def grounded_finding(finding: StudyFinding, paper: dict, text: str, reliability:
         return None, f"{rel_type!r} disagrees with the answer read from the paper ({verdict})"
     abstract = f"{paper.get('title') or ''} {text}"
     defined = abbreviations_in(abstract)
-    ends = tuple(spelled_out(n, defined) for n in ((finding.object, finding.subject) if flipped
-                                                   else (finding.subject, finding.object)))  # fmt: skip
-    said = _words(f"{abstract} {question}")
+    ends = tuple(head_of(spelled_out(n, defined)) for n in ((finding.object, finding.subject) if flipped
+                                                            else (finding.subject, finding.object)))  # fmt: skip
+    said = content_words(f"{abstract} {question}")
     for name in ends:
-        if not _named(name) <= said:
+        if not end_named(name, said):
             return None, f"neither the abstract nor the question names {name!r}"
     source, target = on_question_entities(ends, list(entities))
     for name in (source, target):
         if is_generic(name):
             return None, f"{name!r} is not a specific subject or outcome"
-    sentence = sentence_in(finding.sentence, text)
+    sentence = sentence_in(finding.sentence, text) or sentence_naming(ends, text)
     if not sentence:
         return None, "its sentence is not in the abstract"
     if finding.score < keep_score:
@@ -163,49 +140,36 @@ def sentence_in(copied: str, text: str) -> str | None:
     A copy of several sentences (the 1.5B copied two in 1 finding of 4 refused) means the first of them found in
     ``text``: it starts copying where the finding is stated ("The results cast doubt on LOC as a predictor ...",
     then a sentence of background)."""
-    sentences = [s.strip() for s in _SENTENCE_END.split(" ".join(text.split())) if s.strip()]
+    sentences = _sentences(text)
     found = (_one_sentence_in(piece, sentences) for piece in _SENTENCE_END.split(copied))
     return next((s for s in found if s), None)
+
+
+def sentence_naming(ends: tuple[str, str], text: str) -> str | None:
+    """The sentence of ``text`` naming the most words of both ``ends``, at least half of each; None when none does.
+    The 1.5B's copy matched no sentence of the abstract for 5 findings of 200."""
+    wanted = [named_words(name) for name in ends]
+    naming = [(sum(len(w & content_words(s)) for w in wanted), s) for s in _sentences(text)
+              if all(2 * len(w & content_words(s)) >= len(w) > 0 for w in wanted)]  # fmt: skip
+    return max(naming, key=lambda pair: pair[0])[1] if naming else None
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(" ".join(text.split())) if s.strip()]
 
 
 def _one_sentence_in(copied: str, sentences: list[str]) -> str | None:
     """The sentence the model copied (or copied part of), else the one holding at least ``COPIED_SHARE`` of its
     words and little else (the 1.5B drops or changes a word or two when it copies)."""
-    wanted = _named(copied)
+    wanted = named_words(copied)
     if not wanted or not sentences:
         return None
     exact = [s for s in sentences if f" {normalize_key(copied)} " in f" {normalize_key(s)} "]
     if exact:
         return exact[0]
-    best = max(sentences, key=lambda s: len(wanted & _words(s)))
-    held = len(wanted & _words(best))
-    return best if held >= COPIED_SHARE * len(wanted) and held >= COPIED_SHARE * len(_named(best)) else None
-
-
-def abbreviations_in(text: str) -> dict[str, str]:
-    """The abbreviations ``text`` defines, with their long forms ("small for gestational age (SGA)")."""
-    return extract_abbreviation_definition_pairs(doc_text=" ".join(text.split()))
-
-
-def spelled_out(name: str, defined: dict[str, str]) -> str:
-    """``name`` with each abbreviation of ``defined`` written in full ("low HDL-C": "low high-density lipoprotein
-    cholesterol"): the question and the graph name things in full, the model copies the abstract's short forms."""
-    return " ".join(defined.get(word.strip(",.;:()"), word) for word in name.split())
-
-
-def _words(text: str) -> set[str]:
-    """Content words, singular ("programmes" and "programme" are one); a hyphenated word also as one word and as
-    its parts ("peri-sinusoidal" holds "perisinusoidal", "peri" and "sinusoidal")."""
-    found = set()
-    for word in query_words(text, limit=100_000):
-        key = normalize_key(word)
-        found |= {key.replace(" ", ""), *key.split()}
-    return found
-
-
-def _named(name: str) -> set[str]:
-    """The words of a name, each written as one word ("peri-sinusoidal" is "perisinusoidal")."""
-    return {normalize_key(word).replace(" ", "") for word in query_words(name, limit=100_000)}
+    best = max(sentences, key=lambda s: len(wanted & content_words(s)))
+    held = len(wanted & content_words(best))
+    return best if held >= COPIED_SHARE * len(wanted) and held >= COPIED_SHARE * len(named_words(best)) else None
 
 
 def learn_finding(question: str, entities: list[dict], paper: dict, text: str, llm, model_name: str,

@@ -178,8 +178,10 @@ def test_a_finding_is_grounded_word_by_word_and_lands_on_the_question_entity():
         "neither the abstract nor the question names 'medical students'"
     question = "Can medical students contribute to quality assurance in day surgery?"
     assert grounded_finding(said(), paper, text, 1.0, "m", 4, entities, question)[0].source == "medical students"
-    assert grounded_finding(said(subject="students", sentence="Students help."), paper, text, 1.0, "m", 4)[1] == \
-        "its sentence is not in the abstract"
+    assert grounded_finding(said(subject="students", sentence="Students help.", object="audits"), paper, text, 1.0,
+                            "m", 4, question="Do students help audits?")[1] == "its sentence is not in the abstract"
+    loose = grounded_finding(said(subject="students", sentence="Students help."), paper, text, 1.0, "m", 4)[0]
+    assert loose.description == text, "a sentence the abstract lacks: the abstract's one naming both ends"
     assert grounded_finding(said(subject="students", relation="treats"), paper, text, 1.0, "m", 4)[1] == \
         "'treats' is not a study finding"
     assert grounded_finding(said(subject="students", score=3), paper, text, 1.0, "m", 4)[1] == "scored 3, under 4"
@@ -200,8 +202,11 @@ def test_a_finding_copied_loosely_is_stored_in_the_abstracts_own_words():
     assert why is None and record.target == "peri-sinusoidal cell activity", "hyphen or not, one word; then snapped"
     assert record.description == "Laparoscopic cholecystectomy activates peri-sinusoidal cells in the liver of patients."
     unlike = finding.model_copy(update={"sentence": "Laparoscopy harms the liver of most patients."})
-    assert grounded_finding(unlike, paper, text, 1.0, "m", 4, entities, question)[1] == \
-        "its sentence is not in the abstract"
+    assert grounded_finding(unlike, paper, text, 1.0, "m", 4, entities, question)[0].description == \
+        record.description, "a sentence the abstract lacks: the abstract's one naming both ends"
+    elsewhere = unlike.model_copy(update={"subject": "vitamin A"})
+    assert grounded_finding(elsewhere, paper, text, 1.0, "m", 4, entities, question)[1] == \
+        "its sentence is not in the abstract", "no sentence names both ends"
 
 
 def test_ask_json_and_the_evidence_page_show_the_study(loop, tmp_path):
@@ -331,6 +336,24 @@ def test_a_finding_copied_with_a_second_sentence_keeps_the_first():
     copied = "CONCLUSIONS: Tranexamic acid significantly reduces hyperfibrinolysis. Combined use decreases blood loss."
     assert sentence_in(copied, text) == "Tranexamic acid significantly reduces hyperfibrinolysis."
     assert sentence_in("Aspirin cures it. Nothing else.", text) is None
+
+
+def test_a_long_or_variant_end_is_cut_to_its_head_and_kept():
+    from amg.agents.finding_reader import StudyFinding, grounded_finding
+
+    paper = {"id": "pmid:5", "kind": "pubmed", "title": "p53 in rectal cancer"}
+    text = ("CONCLUSIONS: p53 alterations do not predict tumour response to pre-operative chemo-radiotherapy in "
+            "locally advanced rectal cancer. METHODS: Patients with type 2 diabetes were excluded.")
+    long_end = "tumour response to pre-operative chemo-radiotherapy in locally advanced rectal cancer"
+    finding = StudyFinding(subject="p53 alterations", relation="not_associated_with", object=long_end, score=8,
+                           sentence=text.split(" METHODS")[0])  # fmt: skip
+    record, why = grounded_finding(finding, paper, text, 1.0, "m", 4, verdict="no")
+    assert why is None and record.target == "tumour response to pre-operative chemo-radiotherapy"
+    variant = finding.model_copy(update={"object": "type 2 diabetes mellitus"})
+    assert grounded_finding(variant, paper, text, 1.0, "m", 4, verdict="no")[0].target == "type 2 diabetes mellitus"
+    two_words = finding.model_copy(update={"object": "diabetes mellitus"})
+    assert grounded_finding(two_words, paper, text, 1.0, "m", 4, verdict="no")[1] == \
+        "neither the abstract nor the question names 'diabetes mellitus'", "one word of two is not a variant"
 
 
 def test_the_offline_pass_reads_a_finding_that_states_the_question_in_other_words(loop, store):
