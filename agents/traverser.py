@@ -5,7 +5,8 @@ when the options are entities, the edge that answers ("metformin has_adverse_eff
 is one of them. A study's findings about a question entity join the links, read beside the
 neighbour budget (curated 1.00 edges fill it first), every one however weak: they are what a
 research question asked before settled, and only a grounded finding scored at the keep score is
-written (1 in 9 written at score 4 sat under the links' floor, 0.3, and was never read again).
+written (1 in 9 written at score 4 sat under the links' floor, 0.3, and was never read again). So are the few
+findings that state most of the question's words, whatever entities their ends are.
 Paths (tools/kg/paths.py) are ranked against the question (tools/kg/ranking.py): each path's
 ``rank`` is its place among its question entity's paths, best first. Besides the node
 budget, every direct fact about a question entity is kept, hidden from the reasoner (the
