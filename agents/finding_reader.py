@@ -149,8 +149,12 @@ def sentence_naming(ends: tuple[str, str], text: str) -> str | None:
     """The sentence of ``text`` naming the most words of both ``ends``, at least half of each; None when none does.
     The 1.5B's copy matched no sentence of the abstract for 5 findings of 200."""
     wanted = [named_words(name) for name in ends]
-    naming = [(sum(len(w & content_words(s)) for w in wanted), s) for s in _sentences(text)
-              if all(2 * len(w & content_words(s)) >= len(w) > 0 for w in wanted)]  # fmt: skip
+    naming = []
+    for sentence in _sentences(text):
+        said = content_words(sentence)
+        held = [len(w & said) for w in wanted]
+        if all(2 * h >= len(w) > 0 for h, w in zip(held, wanted)):
+            naming.append((sum(held), sentence))
     return max(naming, key=lambda pair: pair[0])[1] if naming else None
 
 
