@@ -47,6 +47,8 @@ ANSWER_TOKENS = 160
 NO_KNOWLEDGE = ("I found no medical entities in this question that the knowledge graph knows about, so I cannot "
                 "answer it from evidence.")  # fmt: skip
 _FIELD = re.compile(r"^[\W_]*(option|answer|confidence|citations?)[\W_]*?\s*[:=]\s*(.*)$", re.IGNORECASE)
+# the verdicts listed, as the answer format names them: copied, it answers nothing
+_LISTED = re.compile(r"^\W*(?:one word:\s*)?(?:yes|no|maybe)(?:\W+(?:or\s+)?(?:yes|no|maybe))+\W*$", re.IGNORECASE)
 # the 1.5B sometimes writes every field on the answer's line: "Answer: ... . Confidence: 0.68; Citations: [1]"
 _RUN_ON = re.compile(r"[;,]?[ \t]+(?=(?:confidence|citations?)[ \t]*:)", re.IGNORECASE)
 
@@ -72,10 +74,12 @@ def answer_line(options: dict[str, str]) -> str:
     """The first answer line; listing the letters here ("A, B, C or D") biased small models towards one of them.
 
     Verdict options are answered by their word: read as letters, the 1.5B's yes / no / maybe probabilities
-    stayed near uniform (0.43 / 0.32 / 0.25) and leaned on B."""
-    words = verdicts(options)
+    stayed near uniform (0.43 / 0.32 / 0.25) and leaned on B. Asked for "<yes, no, maybe>", it copied the list
+    in 36 of 40 PubMedQA replies ("Answer: <yes, no, maybe>"), so its first word was read as the answer;
+    "<one word: ...>" was copied in none of 40, and "<one word>" alone leaned on "no" (35 of 40)."""
+    words = [w.lower() for w in verdicts(options) or {}]
     if words:
-        return f"Answer: <{', '.join(w.lower() for w in words)}>"
+        return f"Answer: <one word: {', '.join(words[:-1])} or {words[-1]}>"
     if options:
         return "Option: <the letter of the correct option>"
     return "Answer: <the answer in one or two sentences of your own>"  # without "of your own" it copied the evidence
@@ -175,6 +179,8 @@ def pick_option(option: str | None, answer: str, options: dict[str, str]) -> str
     """The option letter the model meant, or None when it named none."""
     words = verdicts(options)
     if words:  # answered by its word ("yes, because ..."), or still by its letter: the first word decides
+        if _LISTED.match(option or ""):
+            return None  # the format's list of verdicts copied ("yes, no, maybe"): no answer named
         first = re.match(r"\W*(\w+)", option or "")
         word = first.group(1).upper() if first else ""
         return words.get(word) or (word if word in options else None)

@@ -170,16 +170,33 @@ def test_verdict_options_are_answered_and_read_by_their_word():
     from amg.agents.answer_synthesizer import answer_line, read_reply
 
     options = {"A": "yes", "B": "no", "C": "maybe"}
-    assert answer_line(options) == "Answer: <yes, no, maybe>"
+    assert answer_line(options) == "Answer: <one word: yes, no or maybe>"
     assert answer_line({"A": "Allopurinol", "B": "Metformin"}).startswith("Option:")
     assert read_reply("Answer: Yes, students can.\nConfidence: 0.8\nCitations: none", options).option == "A"
     assert read_reply("Answer: no\nConfidence: 0.8\nCitations: none", options).option == "B"
     assert read_reply("Answer: unclear\nConfidence: 0.5", options) is None
     assert read_reply("Option: C\nConfidence: 0.5", options).option == "C", "a letter still counts"
+    for copied in ("Answer: <yes, no, maybe>", "Answer: <one word: yes, no or maybe>", "Answer: no, no, maybe"):
+        assert read_reply(copied + "\nConfidence: 0.7\nCitations: 1", options) is None, "the format's list is no answer"
+    assert read_reply("Answer: no, no effect was found\nConfidence: 0.7", options).option == "B"
     logprobs = [step("Answer", {"Answer": 0.99}), step(":", {":": 0.99}),
                 step(" no", {" no": 0.5, " yes": 0.3, " may": 0.1, "No": 0.05, " The": 0.05})]  # fmt: skip
     probs = letter_probabilities(logprobs, ["A", "B", "C"], {"YES": "A", "NO": "B", "MAYBE": "C"})
     assert probs == {"A": pytest.approx(0.3 / 0.95), "B": pytest.approx(0.55 / 0.95), "C": pytest.approx(0.1 / 0.95)}
+
+
+def test_a_copied_verdict_list_is_asked_again_and_read_from_the_repaired_reply(scripted_server):
+    """The 1.5B copied "<yes, no, maybe>" in 36 of 40 PubMedQA replies: its first word was read as "yes"."""
+    said = iter(["Answer: <yes, no, maybe>\nConfidence: 0.7\nCitations: none", "Answer: no\nConfidence: 0.7\nCitations: none"])
+    no = [step("Answer", {"Answer": 1.0}), step(":", {":": 1.0}), step(" no", {" no": 0.7, " yes": 0.2, " maybe": 0.1})]
+    copied = [step("Answer", {"Answer": 1.0}), step(":", {":": 1.0}), step(" <", {" <": 1.0}),
+              step("yes", {"yes": 0.9, "no": 0.1})]  # fmt: skip
+    server = scripted_server(lambda body: ({"content": (text := next(said)), "logprobs": copied if "<" in text else no}
+                                           if asks_for_answer(body) else {"content": ""}))  # fmt: skip
+    llm = ChatOpenAI(base_url=server.base_url, api_key="x", model="scripted", temperature=0)
+    out = synthesize("Does X improve Y?", {"A": "yes", "B": "no", "C": "maybe"}, [], [], [], [], [{"key": "x"}], llm)
+    assert out["option"] == "B" and out["llm_calls"] == 2
+    assert out["confidence_basis"]["letter_probs"]["B"] == pytest.approx(0.7)
 
 
 def test_a_verdict_prior_divides_out_the_lean_but_keeps_how_often_each_verdict_is_right():
