@@ -24,7 +24,7 @@ from amg.agents.gap_detector import confidence_kind, detect_gaps, is_research_qu
 from amg.agents.query_parser import parse_query, spot_entities
 from amg.agents.glossary import glossary
 from amg.agents.reasoner import number_evidence, reason, shown_paths, studies_read, study_reading, with_lead_text
-from amg.agents.traverser import traverse_subgraph
+from amg.agents.traverser import traverse_subgraph, without_other_studies
 from amg.graphs.context import Context, run_context
 from amg.graphs.expansion import expand, search
 from amg.graphs.learning import after_answer, learn_entity, learn_study
@@ -107,9 +107,11 @@ def traverse(state: QAState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
     res = resources_for(ctx)
     query = " ".join([state["question"], *state.get("options", {}).values()])
-    return traverse_subgraph(state["entities"], res.store, ctx.tau, ctx.max_depth, ctx.max_nodes, ctx.traversal,
-                             ctx.hub_degree, query, res.embed, ctx.path_ranking, ctx.question_links,
-                             ctx.min_path_relevance, state["question"])  # fmt: skip
+    update = traverse_subgraph(state["entities"], res.store, ctx.tau, ctx.max_depth, ctx.max_nodes, ctx.traversal,
+                               ctx.hub_degree, query, res.embed, ctx.path_ranking, ctx.question_links,
+                               ctx.min_path_relevance, state["question"])  # fmt: skip
+    papers = [r["id"] for r in state.get("evidence", {}).get(CLAIM, {}).get("records", [])]
+    return {"subgraph": without_other_studies(update["subgraph"], papers)} if papers else update
 
 
 @timed("differential")

@@ -266,3 +266,25 @@ def test_the_offline_pass_reads_a_finding_that_states_the_question_in_other_word
     assert f'improves consultant urologist (0.73) [1]: "{sentence}' in prompt_text(server.requests[-1])
     other = run({"question": QUESTION, "options": VERDICTS}, evidence_mode="offline")
     assert stated not in [(x["source"], x["relation"], x["target"]) for x in other["subgraph"]["links"]]
+
+
+def test_a_searched_question_reads_its_own_paper_not_other_studies_findings(loop, store):
+    """Another paper's finding on a question entity, shown beside the paper the question's own search found, turned
+    the 1.5B's verdict (PubMedQA dev 101-200 on a grown graph): hybrid reads its paper; offline, the finding."""
+    from amg.tools.kg.records import EvidenceRecord, RelationRecord
+
+    run, server = loop
+    other = EvidenceRecord(id="pmid:10759659", kind="pubmed", title="Audits by students", pmid="10759659")
+    said = "Medical students lowered the audit's response rate."
+    store.upsert(evidence=[other], relations=[RelationRecord(
+        "medical students", "patient satisfaction audit", "worsens", 0.73, [other.id], 8, said, "pubmed", "m")])
+
+    def answer_prompt() -> str:
+        return next(prompt_text(b) for b in reversed(server.requests) if asks_for_answer(b))
+
+    hybrid = run({"question": QUESTION, "options": VERDICTS}, evidence_mode="hybrid", learn="off")
+    assert hybrid["claim_gap"] and said not in answer_prompt()
+    assert "patient satisfaction audit" not in [x["target"] for x in hybrid["subgraph"]["links"]]
+    assert [c["pmid"] for c in hybrid["citations"]] == ["10354335"]
+    run({"question": QUESTION, "options": VERDICTS}, evidence_mode="offline")
+    assert said in answer_prompt(), "with no paper of its own the question reads what the graph holds"
