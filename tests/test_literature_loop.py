@@ -57,6 +57,9 @@ def test_research_questions_are_told_from_exam_questions():
     assert is_research_question(QUESTION, VERDICTS) and is_research_question(QUESTION, {})
     assert not is_research_question("Which drug treats gout?", {"A": "Allopurinol", "B": "Metformin"})
     assert not is_research_question("What is metformin used for?", {})
+    assert is_research_question("Transsphenoidal surgery in Cushing's disease: can we predict outcome?", {})
+    assert is_research_question("Splenic vessels resected. Should one rely on the short gastric arteries?", {})
+    assert not is_research_question("Metformin: what is it used for?", {})
 
 
 def test_a_research_question_cites_its_paper_and_learns_its_finding(loop, store):
