@@ -43,12 +43,15 @@ def features(row: dict, prior: dict[str, float] | None) -> tuple[str, float, flo
 
 
 def fit_platt(p_option: list[float], support: list[float], correct: list[bool], l2: float = 1e-2,
-              use_support: bool = True) -> tuple[float, float, float]:  # fmt: skip
+              use_support: bool = True, use_probability: bool = True) -> tuple[float, float, float]:  # fmt: skip
     """(a, b, c) of sigmoid(a * logit(p) + b * support + c), by Newton's method on the log loss (small ridge).
 
     Support never lowers the confidence: a fit that weighs it negatively (a few rows off the usual support, on
-    a research run where nearly every answer cites its paper at 0.73) is refitted without it (b = 0)."""
-    x = np.array([[logit(p), s if use_support else 0.0, 1.0] for p, s in zip(p_option, support)])
+    a research run where nearly every answer cites its paper at 0.73) is refitted without it (b = 0). Nor does
+    the model's own probability: a fit that weighs it negatively (an exam answer's P(True), near 0.9 whether
+    right or wrong) is refitted without it (a = 0), so the map stays monotone."""
+    x = np.array([[logit(p) if use_probability else 0.0, s if use_support else 0.0, 1.0]
+                  for p, s in zip(p_option, support)])  # fmt: skip
     y = np.array(correct, dtype=float)
 
     def loss(w: np.ndarray) -> float:
@@ -68,7 +71,9 @@ def fit_platt(p_option: list[float], support: list[float], correct: list[bool], 
         if np.abs(step).max() < 1e-8:
             break
     if w[1] < 0:
-        return fit_platt(p_option, support, correct, l2, use_support=False)
+        return fit_platt(p_option, support, correct, l2, False, use_probability)
+    if w[0] < 0:
+        return fit_platt(p_option, support, correct, l2, use_support, use_probability=False)
     return float(w[0]), float(w[1]), float(w[2])
 
 

@@ -157,6 +157,19 @@ def test_support_never_lowers_a_fitted_confidence():
     assert free == fit_platt(p, support, correct, use_support=False)
 
 
+def test_the_models_own_probability_never_lowers_a_fitted_confidence():
+    """Open exam answers: P(True) near 0.9 whether right or wrong, and here a little higher on wrong ones;
+    fitted freely it weighs negatively (surer, less likely right); the fit drops it and rests on support."""
+    from amg.evaluation.calibration import fit_platt
+
+    rng = np.random.default_rng(5)
+    support = [float(rng.choice([0.0, 1.0])) for _ in range(150)]
+    correct = [bool(rng.uniform() < (0.15 + 0.4 * s)) for s in support]
+    p = [float(rng.uniform(0.86, 0.93) if ok else rng.uniform(0.88, 0.95)) for ok in correct]
+    a, b, _ = fit_platt(p, support, correct)
+    assert a == 0.0 and b > 0, "the probability would have been weighed negatively"
+
+
 def test_no_shipped_research_or_open_map_lowers_the_confidence_for_more_support():
     """(The exam maps were fitted before the rule, on runs no longer on hand: kg's weighs support -0.73.)"""
     shipped = sorted({*MAPS.glob("*.research.json"), *MAPS.glob("*open.json")})
