@@ -2,8 +2,8 @@
 graph holds an answer to a research question's claim.
 
 A research question asks whether something holds ("Can medical students contribute to quality
-assurance in day surgery?"): yes / no / maybe options, or an open question opening with a verb (or whose last
-clause does: "Day surgery: can medical students contribute to quality assurance?").
+assurance in day surgery?"): yes / no / maybe options, or an open question opening with a verb (or whose part
+after a colon does: "Day surgery: can medical students contribute to quality assurance?").
 Its entities are usually in the graph from the ontologies, which say nothing about the claim.
 The claim is held when a study's finding resting on a paper (a PMID) joins two things the question names;
 otherwise ``claim_gap`` sends the question itself to the literature (graphs/qa_graph.py).
@@ -21,13 +21,15 @@ from amg.tools.kg.traversal import LINK_FLOOR
 
 _ASKS_WHETHER = re.compile(r"^\s*(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have|may|might|must|shall)\b",
                            re.IGNORECASE)  # fmt: skip
-_LAST_CLAUSE = re.compile(r"[:;]|\.\s")  # "Short-stay wards in children's hospitals: are they effective?"
+# a title's question after its colon: "Short-stay wards in children's hospitals: are they effective?" (not a case's
+# last sentence: "A boy has ectopia lentis. Could this be Marfan syndrome?" stays with the differential and its map)
+_LAST_CLAUSE = re.compile(r"[:;]")
 _VERDICTS = {"yes", "no", "maybe"}
 
 
 def is_research_question(question: str, options: dict[str, str] | None) -> bool:
     """Whether ``question`` asks if a claim holds: yes / no (/ maybe) options, or open and opening with a verb,
-    or its last clause does ("Cushing's disease: can we predict the outcome of surgery?")."""
+    or its part after a colon does ("Cushing's disease: can we predict the outcome of surgery?")."""
     if options:
         said = {text.strip().strip(".").lower() for text in options.values()}
         return {"yes", "no"} <= said <= _VERDICTS
