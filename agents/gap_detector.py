@@ -23,7 +23,7 @@ _ASKS_WHETHER = re.compile(r"^\s*(?:is|are|was|were|do|does|did|can|could|should
                            re.IGNORECASE)  # fmt: skip
 # a title's question after its colon: "Short-stay wards in children's hospitals: are they effective?" (not a case's
 # last sentence: "A boy has ectopia lentis. Could this be Marfan syndrome?" stays with the differential and its map)
-_LAST_CLAUSE = re.compile(r"[:;]")
+_TITLE_COLON = re.compile(r"[:;]")
 _VERDICTS = {"yes", "no", "maybe"}
 
 
@@ -33,7 +33,7 @@ def is_research_question(question: str, options: dict[str, str] | None) -> bool:
     if options:
         said = {text.strip().strip(".").lower() for text in options.values()}
         return {"yes", "no"} <= said <= _VERDICTS
-    return bool(_ASKS_WHETHER.match(question) or _ASKS_WHETHER.match(_LAST_CLAUSE.split(question.strip())[-1]))
+    return bool(_ASKS_WHETHER.match(question) or _ASKS_WHETHER.match(_TITLE_COLON.split(question.strip())[-1]))
 
 
 def question_kind(question: str, options: dict[str, str] | None) -> str:
