@@ -18,7 +18,9 @@ from pydantic import BaseModel, Field
 
 from amg.agents.structured import Usage, ask
 from amg.prompts import load, quote
-from amg.tools.kg.grounding import echoes, fitting_type, is_generic, mentions, sentence_problem, signature_problem
+from amg.tools.kg.grounding import (
+    echoes, fitting_type, is_generic, listed_members, mentions, sentence_problem, signature_problem,
+)
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 from amg.tools.kg.schema import (
     CURATED_ONLY, LEARNED_DESCRIPTION_CAP, RELATIONS, normalize_key, relation_type, score_to_confidence,
@@ -98,7 +100,7 @@ def score_relations(entity: dict, question: str, others: list[dict], evidence: d
         return {"new_relations": [], "degradations": [f"relation scorer: no usable assessment for {entity['name']}"],
                 **usage.as_update()}  # fmt: skip
     reliability = extraction_reliability(model_name)
-    aliases, types = _known(store, [entity["name"], *(rel.other for rel in reply.relations)])
+    aliases, types = _known(store, [entity["name"], *(rel.other for rel in spelled_out(reply.relations))])
     types[entity["key"]] = entity["type"]
     relations, weakened, refused = grounded_relations(entity, reply, keep_score, model_name, records, aliases,
                                                       reliability, types)  # fmt: skip
@@ -143,14 +145,16 @@ def grounded_relations(entity, reply: EntityAssessment, keep_score, model_name, 
     refused: list[str] = []
     kinds = {r["id"]: r["kind"] for r in records}
     normalized = {i: f" {normalize_key(text)} " for i, text in texts.items()}  # once, not per relation
-    for rel in reply.relations[:MAX_RELATIONS]:
+    for rel in spelled_out(reply.relations):
         rel_type, flipped = relation_type(rel.relation)
         source, target = (rel.other, entity["name"]) if flipped else (entity["name"], rel.other)
         if rel_type in CURATED_ONLY:
             refused.append(f"{source} -{rel_type}-> {target}: only curated sources state {rel_type}")
             continue
         source_type, target_type = ((types or {}).get(normalize_key(n)) for n in (source, target))
-        rel_type = fitting_type(rel_type, target_type)
+        rel_type, swapped = fitting_type(rel_type, source_type, target_type, rel.sentence)
+        if swapped:
+            (source, source_type), (target, target_type) = (target, target_type), (source, source_type)
         cited, problem = _grounds(rel.sentence, source, target, texts, normalized, aliases)
         problem = (problem or signature_problem(rel_type, source_type, target_type)
                    or sentence_problem(rel_type, rel.sentence))
@@ -172,6 +176,12 @@ def grounded_relations(entity, reply: EntityAssessment, keep_score, model_name, 
             continue  # empty names, self-loops, oversized text: not a relation
         kept[(record.source_key, record.target_key, record.type)] = record
     return list(kept.values()), weakened, refused
+
+
+def spelled_out(relations: list[ScoredRelation]) -> list[ScoredRelation]:
+    """The first MAX_RELATIONS, each to a class its sentence spells out after a colon read as one per member."""
+    return [rel.model_copy(update={"other": member}) if member else rel
+            for rel in relations[:MAX_RELATIONS] for member in listed_members(rel.other, rel.sentence) or [None]]  # fmt: skip
 
 
 def _grounds(sentence: str, source: str, target: str, texts: dict[str, str], normalized: dict[str, str],
