@@ -15,7 +15,7 @@ from amg.agents.conversation import Turn, request, talk
 from amg.agents.finding_reader import FINDING_NAMES
 from amg.agents.structured import Usage
 from amg.prompts import load
-from amg.tools.kg.paths import EvidenceItem, GraphPath, Link
+from amg.tools.kg.paths import EvidenceItem, GraphPath, Link, read_by_a_model
 from amg.tools.kg.ranking import verbalise
 from amg.tools.kg.store import QAReads
 
@@ -34,7 +34,7 @@ MIN_CASE_FINDINGS = 2  # one finding ("fever") is not a case: its differential w
 SNIPPET_CHARS = 200
 LEAD_CHARS = 700  # of the best evidence fetched for the question (~2 s of reading on the embedded 1.5B)
 RATIONALE_CHARS = 300
-FINDING_CHARS = 300  # a study finding's sentence and population, shown with its relation
+FINDING_CHARS = 300  # the sentence a learned step was read from (a finding's, with its population)
 # identifiers in a vocabulary entry's title (D009399, HP:0001234, MONDO:0005148) and MeSH tree numbers: ~15 tokens
 # each that tell a model nothing (the citation shown to the reader keeps them)
 _CODES = re.compile(r"\s*\((?:[A-Z]\d{2}[\d.]*(?:,\s*)?)+\)|\b(?:[A-Za-z]+:)?[A-Z]{0,6}\d{4,}\b")
@@ -62,15 +62,15 @@ def shown_paths(nodes: list[GraphPath]) -> dict[str, list[GraphPath]]:
 def spoken(node: GraphPath) -> str:
     """A path as the reasoner reads it: words and the path's confidence ("Metformin treats T2DM (0.90)").
 
-    Half the tokens of the arrow notation, which repeated every edge's confidence. A study's finding
-    adds its sentence and population: "improves" alone does not say by how much, or in whom."""
+    Half the tokens of the arrow notation, which repeated every edge's confidence. A step a model read from
+    evidence adds its sentence (a study's finding, its population too): "improves" alone does not say by how
+    much, or in whom, nor "has adverse effect Hypoglycemia" that the textbook said "rarely causes hypoglycemia"."""
     return (f"{verbalise(node['steps'])} ({node['score']:.2f})" + (" [weak]" if node["weak"] else "")
-            + _finding_words(node["steps"]))
+            + _stated_words(node["steps"]))
 
 
-def _finding_words(steps: list[Link]) -> str:
-    said = [s["description"] for s in steps if s["relation"] in FINDING_NAMES and s.get("description")
-            and any(i.startswith("pmid:") for i in s["evidence_ids"])]  # a paper's, not a curated association
+def _stated_words(steps: list[Link]) -> str:
+    said = [s["description"] for s in steps if s.get("description") and read_by_a_model(s)]  # not a curated entry's
     return "".join(f': "{shorten(d, FINDING_CHARS)}"' for d in said)
 
 
@@ -122,7 +122,9 @@ def entity_contexts(entities: list[dict], nodes: list[GraphPath], evidence_index
     """Per question entity, its description and paths with evidence numbers ("" when the graph has none).
 
     Entities are matched to the graph by key, so "metformin" finds "Metformin"; with ``neighbours``
-    each path's end node adds its description.
+    each path's end node adds its description. The paths chosen by relevance are listed strongest first, as
+    the prompt asks them weighed: listed first, a 0.51 "Metformin has adverse effect Hypoglycemia" was the
+    1.5B's answer to "And its most common side effect?" over the 0.73 Diarrhea below it.
     """
     number = {e["id"]: e["n"] for e in evidence_index}
     seeds = {n["key"]: n for n in nodes if n["depth"] == 0}
@@ -133,7 +135,7 @@ def entity_contexts(entities: list[dict], nodes: list[GraphPath], evidence_index
         lines = [f"Entity: {entity['name']} ({entity['type']})"]
         if own and own["description"]:
             lines.append(f"Description: {shorten(own['description'], DESCRIPTION_CHARS)}")
-        for node in paths_of.get(entity["key"], []):
+        for node in sorted(paths_of.get(entity["key"], []), key=lambda n: -n["score"]):
             lines.append(f"- {spoken(node)}" + _refs([i for s in node["steps"] for i in s["evidence_ids"]], number))
             if neighbours and node["description"]:
                 lines.append(f"  ({node['name']}: {shorten(node['description'], NEIGHBOUR_CHARS)})")
@@ -144,7 +146,7 @@ def entity_contexts(entities: list[dict], nodes: list[GraphPath], evidence_index
 def links_context(links: list[Link], evidence_index: list[EvidenceItem]) -> str:
     """The edges between question entities, strongest first ("" when there are none)."""
     number = {e["id"]: e["n"] for e in evidence_index}
-    lines = [f"- {verbalise([x])} ({x['confidence']:.2f})" + _refs(x["evidence_ids"], number) + _finding_words([x])
+    lines = [f"- {verbalise([x])} ({x['confidence']:.2f})" + _refs(x["evidence_ids"], number) + _stated_words([x])
              for x in links[:MAX_LINKS]]
     return "Between the question's entities:\n" + "\n".join(lines) if lines else ""
 

@@ -229,15 +229,18 @@ def test_amg_ask_prints_what_was_learned_with_its_papers_and_any_fault():
     assert learned_lines({"timings_ms": {}}) == []
 
 
-def test_only_a_papers_finding_is_read_with_its_sentence():
+def test_only_what_a_model_read_from_evidence_is_read_with_its_sentence():
     from amg.agents.reasoner import links_context
 
     step = {"source": "A", "relation": "associated_with", "target": "B", "confidence": 0.9, "forward": True,
-            "description": "Curated note on A and B."}
+            "description": "A note on A and B."}
     curated = links_context([{**step, "evidence_ids": ["vocab:x"]}], [])
+    confirmed = links_context([{**step, "evidence_ids": ["vocab:x", "pmid:1"]}], [])
     from_paper = links_context([{**step, "evidence_ids": ["pmid:1"]}], [])
-    assert curated.endswith("- A associated with B (0.90)")
-    assert from_paper.endswith('- A associated with B (0.90): "Curated note on A and B."')
+    from_textbook = links_context([{**step, "relation": "causes", "evidence_ids": ["textbook:t.md::0"]}], [])
+    assert curated.endswith("- A associated with B (0.90)") and confirmed.endswith("- A associated with B (0.90)")
+    assert from_paper.endswith('- A associated with B (0.90): "A note on A and B."')
+    assert from_textbook.endswith('- A causes B (0.90): "A note on A and B."')
 
 
 def test_a_research_answer_reads_the_studies_not_the_vocabulary_entries():

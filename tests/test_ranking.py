@@ -43,12 +43,17 @@ def test_relevant_path_outranks_an_irrelevant_tie(store):
 
 def test_a_direct_fact_stays_in_the_subgraph_when_curated_paths_fill_the_node_budget(store):
     """Ten 1.00 members of the drug's class outscore the 0.68 adverse effect; a budget of 5 used to drop it.
-    It is kept for the picture, hidden from the reasoner, whose paths are the budget's as before."""
+    A curated one is kept for the picture, hidden from the reasoner; one a model read from evidence is ranked
+    with the budget's paths (the demo's offline follow-up never saw "Metformin has adverse effect Diarrhea")."""
     minilm = str(model_path("minilm", Path("/nonexistent")))
-    members = [RelationRecord(f"Biguanide member {i}", "Biguanide", "is_a", 1.0, ["vocab:x"], 10) for i in range(10)]
-    store.upsert(evidence=[EvidenceRecord(id="vocab:x", kind="vocabulary")], relations=[
-        RelationRecord("Metformin", "Biguanide", "is_a", 1.0, ["vocab:x"], 10), *members,
-        RelationRecord("Diarrhea", "Metformin", "adverse_effect_of", 0.68, ["vocab:x"], 7),
+    members = [RelationRecord(f"Biguanide member {i}", "Biguanide", "is_a", 1.0, ["vocab:x"], 10, origin="vocabulary:x")
+               for i in range(10)]  # fmt: skip
+    read = "The most common adverse effects of metformin are diarrhea and nausea."
+    store.upsert(evidence=[EvidenceRecord(id="vocab:x", kind="vocabulary"),
+                           EvidenceRecord(id="textbook:t.md::0", kind="textbook", snippet=read)], relations=[
+        RelationRecord("Metformin", "Biguanide", "is_a", 1.0, ["vocab:x"], 10, origin="vocabulary:x"), *members,
+        RelationRecord("Diarrhea", "Metformin", "adverse_effect_of", 0.68, ["vocab:x"], 7, origin="vocabulary:x"),
+        RelationRecord("Nausea", "Metformin", "adverse_effect_of", 0.6, ["textbook:t.md::0"], 8, read, "textbook"),
     ])  # fmt: skip
     entities = [{"key": "metformin", "name": "metformin", "type": "drug"}]
     query = "What is the most common side effect of metformin?"
@@ -56,7 +61,9 @@ def test_a_direct_fact_stays_in_the_subgraph_when_curated_paths_fill_the_node_bu
                               "mmr")["subgraph"]["nodes"]  # fmt: skip
     kept = next(n for n in nodes if n["name"] == "Diarrhea")
     assert kept["hidden"] and kept["steps"][0]["relation"] == "has_adverse_effect"
-    assert len(nodes) == 6 and "Diarrhea" not in {n["name"] for ps in shown_paths(nodes).values() for n in ps}
+    shown = [n["name"] for ps in shown_paths(nodes).values() for n in ps]
+    assert len(nodes) == 7 and "Diarrhea" not in shown and "Nausea" in shown
+    assert next(n for n in nodes if n["name"] == "Nausea")["steps"][0]["description"] == read
 
 
 def test_verbalised_path_reads_as_words():
@@ -97,6 +104,18 @@ def test_the_path_budget_goes_round_the_entities_best_paths_first():
     assert sum(map(len, shown.values())) == MAX_PATHS == 10
     assert {k: [n["rank"] for n in v] for k, v in shown.items()} == {
         "blood": [0, 1, 2, 3], "kidney": [0, 1, 2], "nephron": [0, 1, 2]}, "rank 3 goes to the most relevant entity"
+
+
+def test_the_paths_shown_are_listed_strongest_first():
+    """Chosen by relevance, listed by confidence: listed first, the 0.51 hypoglycemia was the 1.5B's answer."""
+    from amg.agents.reasoner import entity_contexts
+
+    nodes = [path("Metformin", name, rank, score=score) for rank, (name, score) in
+             enumerate([("Hypoglycemia", 0.51), ("Agmatine", 1.0), ("Diarrhea", 0.73)])]  # fmt: skip
+    nodes.append(GraphPath(key="metformin", name="Metformin", type="drug", description=None, score=1.0, depth=0,
+                           weak=False, seed="Metformin", seed_key="metformin", path="", steps=[], rank=0, hidden=False))
+    text = entity_contexts([{"key": "metformin", "name": "Metformin", "type": "drug"}], nodes, [])["Metformin"]
+    assert [line.split()[-2] for line in text.splitlines()[1:]] == ["Agmatine", "Diarrhea", "Hypoglycemia"]
 
 
 def test_a_path_is_read_as_words_with_its_confidence():

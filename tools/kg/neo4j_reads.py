@@ -64,6 +64,19 @@ class KnowledgeQueries:
             keys=keys, types=types, min=min_confidence,
         )  # fmt: skip
 
+    def learned(self, keys: list[str], exclude_types: list[str], min_confidence: float) -> list[dict]:
+        """Edges touching ``keys`` that a model read from evidence (not a vocabulary's), but ``exclude_types``, in the
+        shape of ``neighbors``, all of them: curated edges (0.8-1.00) fill the confidence-ordered budget first."""
+        return self.read(
+            """UNWIND $keys AS k MATCH (e:Entity {key: k})-[r:RELATES]-(n:Entity)
+               WHERE NOT r.origin STARTS WITH 'vocabulary' AND NOT r.type IN $exclude AND r.confidence >= $min
+               RETURN k AS key, n.key AS other, n.name AS name, n.type AS type, r.type AS rel,
+                      r.confidence AS confidence, r.evidence_ids AS evidence_ids, startNode(r) = e AS forward,
+                      r.description AS description
+               ORDER BY r.confidence DESC""",
+            keys=keys, exclude=exclude_types, min=min_confidence,
+        )  # fmt: skip
+
     def every_finding(self, types: list[str]) -> list[dict]:
         """Every edge of ``types`` (a study's findings), in the shape of ``findings`` with the subject as ``key``
         and its name as ``subject``: the question's words are matched against what each finding states."""

@@ -26,6 +26,12 @@ class Step(TypedDict):
 Link = Step  # an edge between two question entities, as stored (forward), never part of a path
 
 
+def read_by_a_model(step: Step) -> bool:
+    """Whether ``step`` rests only on evidence a model read (a paper, a passage), none of it a curated vocabulary's
+    entry (``vocab:`` ids): its description is then the sentence it was read from."""
+    return bool(step["evidence_ids"]) and not any(i.startswith("vocab:") for i in step["evidence_ids"])
+
+
 class GraphPath(TypedDict):
     """The best path from a question entity to the node it reaches (``depth`` 0: the question entity)."""
 

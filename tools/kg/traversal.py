@@ -114,6 +114,18 @@ def finding_steps(edges: list[dict], seeds: dict[str, tuple[str, str]]) -> list[
     return sorted(found.values(), key=lambda s: -s["confidence"])
 
 
+def direct_nodes(edges: list[dict], seeds: dict[str, tuple[str, str]]) -> dict[str, Reached]:
+    """The nodes ``edges`` (as ``neighbors`` gives them) reach in one step from a question entity, by key, each by its
+    strongest edge; an edge to another question entity is a link, not a node."""
+    found: dict[str, Reached] = {}
+    for edge in sorted(edges, key=lambda e: -float(e["confidence"])):
+        if edge["other"] in seeds or edge["other"] in found:
+            continue
+        seed = Reached(edge["key"], *seeds[edge["key"]], 1.0)
+        _relax(found, seed, edge, 0.0)
+    return found
+
+
 def _step(source: str, relation: str, target: str, edge: dict, forward: bool) -> Step:
     return Step(source=source, relation=relation, target=target, confidence=float(edge["confidence"]),
                 evidence_ids=list(edge["evidence_ids"] or []), forward=forward,
