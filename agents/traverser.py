@@ -51,8 +51,8 @@ def traverse_subgraph(entities: list[dict], store: QAReads, tau: float, max_dept
     # behind the demo's answer was missing from its picture (ranking them with the rest: kg 0.455, was 0.488; README)
     direct = traverse(store.neighbors, seeds, tau=tau, max_depth=1, max_nodes=DIRECT_PER_ENTITY * len(seeds),
                       strategy=strategy, hub_degree=hub_degree)  # fmt: skip
-    learned = {key: node for key, node in direct_nodes(store.learned(list(seeds), list(STUDY_RESULTS), tau),
-                                                       seeds).items() if key not in reached}  # fmt: skip
+    read = store.learned(list(seeds), list(STUDY_RESULTS), tau, DIRECT_PER_ENTITY)
+    learned = {key: node for key, node in direct_nodes(read, seeds).items() if key not in reached}
     seed_of = {name: key for key, (name, _) in seeds.items()}
     details = store.entities(list({**direct, **reached, **learned}))
 

@@ -64,17 +64,22 @@ class KnowledgeQueries:
             keys=keys, types=types, min=min_confidence,
         )  # fmt: skip
 
-    def learned(self, keys: list[str], exclude_types: list[str], min_confidence: float) -> list[dict]:
+    def learned(self, keys: list[str], exclude_types: list[str], min_confidence: float, per_node: int = 50) -> list[dict]:
         """Edges touching ``keys`` that a model read from evidence (not a vocabulary's), but ``exclude_types``, in the
-        shape of ``neighbors``, all of them: curated edges (0.8-1.00) fill the confidence-ordered budget first."""
+        shape of ``neighbors``, the strongest ``per_node`` each: curated edges (0.8-1.00) fill the confidence-ordered
+        neighbour budget before any of them."""
         return self.read(
-            """UNWIND $keys AS k MATCH (e:Entity {key: k})-[r:RELATES]-(n:Entity)
+            """UNWIND $keys AS k MATCH (e:Entity {key: k})-[r:RELATES]-(:Entity)
                WHERE NOT r.origin STARTS WITH 'vocabulary' AND NOT r.type IN $exclude AND r.confidence >= $min
+               WITH k, e, r ORDER BY r.confidence DESC
+               WITH k, e, collect(r)[0..$per] AS rels
+               UNWIND rels AS r
+               WITH k, r, startNode(r) = e AS forward
+               WITH k, r, forward, CASE WHEN forward THEN endNode(r) ELSE startNode(r) END AS n
                RETURN k AS key, n.key AS other, n.name AS name, n.type AS type, r.type AS rel,
-                      r.confidence AS confidence, r.evidence_ids AS evidence_ids, startNode(r) = e AS forward,
-                      r.description AS description
-               ORDER BY r.confidence DESC""",
-            keys=keys, exclude=exclude_types, min=min_confidence,
+                      r.confidence AS confidence, r.evidence_ids AS evidence_ids, forward,
+                      r.description AS description""",
+            keys=keys, exclude=exclude_types, min=min_confidence, per=per_node,
         )  # fmt: skip
 
     def every_finding(self, types: list[str]) -> list[dict]:
