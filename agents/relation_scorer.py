@@ -179,7 +179,8 @@ def grounded_relations(entity, reply: EntityAssessment, keep_score, model_name, 
 
 
 def spelled_out(relations: list[ScoredRelation]) -> list[ScoredRelation]:
-    """The first MAX_RELATIONS, each to a class its sentence spells out after a colon read as one per member."""
+    """The first MAX_RELATIONS relations; one whose other end is a class its sentence spells out after a colon
+    becomes one per member."""
     return [rel.model_copy(update={"other": member}) if member else rel
             for rel in relations[:MAX_RELATIONS] for member in listed_members(rel.other, rel.sentence) or [None]]  # fmt: skip
 
