@@ -7,6 +7,15 @@ from amg.tools.kg.records import GapReport
 from amg.tools.kg.schema import normalize_key
 
 HPO_ORIGIN = "vocabulary:hpo"  # disease-phenotype annotations whose confidence encodes a frequency
+# after "WITH k, e, r ORDER BY ... DESC": the first $per edges of each key, in the shape every edge read returns
+_STRONGEST_EDGES = """
+               WITH k, e, collect(r)[0..$per] AS rels
+               UNWIND rels AS r
+               WITH k, r, startNode(r) = e AS forward
+               WITH k, r, forward, CASE WHEN forward THEN endNode(r) ELSE startNode(r) END AS n
+               RETURN k AS key, n.key AS other, n.name AS name, n.type AS type, r.type AS rel,
+                      r.confidence AS confidence, r.evidence_ids AS evidence_ids, forward,
+                      r.description AS description"""
 
 
 class KnowledgeQueries:
@@ -39,13 +48,7 @@ class KnowledgeQueries:
                MATCH (e)-[r:RELATES]-()
                WHERE r.confidence >= row.min
                WITH row.k AS k, e, r, r.confidence AS c ORDER BY c DESC
-               WITH k, e, collect(r)[0..$per] AS rels
-               UNWIND rels AS r
-               WITH k, r, startNode(r) = e AS forward
-               WITH k, r, forward, CASE WHEN forward THEN endNode(r) ELSE startNode(r) END AS n
-               RETURN k AS key, n.key AS other, n.name AS name, n.type AS type, r.type AS rel,
-                      r.confidence AS confidence, r.evidence_ids AS evidence_ids, forward,
-                      r.description AS description""",
+""" + _STRONGEST_EDGES,
             rows=[{"k": k, "min": min_confidence.get(k, 0.0) if isinstance(min_confidence, dict) else min_confidence}
                   for k in keys],
             per=per_node, hub=max_degree,
@@ -72,13 +75,7 @@ class KnowledgeQueries:
             """UNWIND $keys AS k MATCH (e:Entity {key: k})-[r:RELATES]-(:Entity)
                WHERE NOT r.origin STARTS WITH 'vocabulary' AND NOT r.type IN $exclude AND r.confidence >= $min
                WITH k, e, r ORDER BY r.confidence DESC
-               WITH k, e, collect(r)[0..$per] AS rels
-               UNWIND rels AS r
-               WITH k, r, startNode(r) = e AS forward
-               WITH k, r, forward, CASE WHEN forward THEN endNode(r) ELSE startNode(r) END AS n
-               RETURN k AS key, n.key AS other, n.name AS name, n.type AS type, r.type AS rel,
-                      r.confidence AS confidence, r.evidence_ids AS evidence_ids, forward,
-                      r.description AS description""",
+""" + _STRONGEST_EDGES,
             keys=keys, exclude=exclude_types, min=min_confidence, per=per_node,
         )  # fmt: skip
 
