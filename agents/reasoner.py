@@ -14,7 +14,7 @@ import re
 from amg.agents.conversation import Turn, request, talk
 from amg.agents.finding_reader import FINDING_NAMES
 from amg.agents.structured import Usage
-from amg.prompts import load
+from amg.prompts import load, quote
 from amg.tools.kg.paths import EvidenceItem, GraphPath, Link, read_by_a_model
 from amg.tools.kg.ranking import verbalise
 from amg.tools.kg.store import QAReads
@@ -214,7 +214,7 @@ def study_reading(evidence_index: list[EvidenceItem], links: list[Link] = ()) ->
     to "no" on 3 that reading the same papers answered directly (2 of them wrongly), at ~35 s more a question.
     Only studies are listed when there are any: the 1.5B cited a vocabulary entry of the question's entities
     (an HPO term's name) instead of the paper it read on 2 of 5 questions."""
-    held = links_context(list(links), evidence_index)
+    held = quote(links_context(list(links), evidence_index))  # data: a paper's sentence cannot close a block
     studies = [e for e in evidence_index if e.get("pmid")]
     return (held + "\n\n" if held else "") + evidence_block(studies or evidence_index) + "\n"
 
