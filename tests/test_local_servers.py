@@ -136,6 +136,20 @@ def test_embedded_llm_server_reads_the_output_limit_chatopenai_sends():
     assert alias_limit(untouched) == untouched and alias_limit(b"not json") == b"not json"
 
 
+def test_on_an_amx_cpu_the_weights_load_without_the_buffers_that_crash(tmp_path):
+    """llama.cpp's AMX weight buffers crash the first batch (llama.cpp#20824): there they are not used."""
+    import llama_cpp.llama_cpp as llama_lib
+
+    from amg.tools.llm.server_entry import has_amx, without_extra_buffers
+
+    amx, plain = tmp_path / "amx", tmp_path / "plain"
+    amx.write_text("flags\t\t: fpu avx512f amx_bf16 amx_tile amx_int8\n")
+    plain.write_text("flags\t\t: fpu avx2 avx512f\n")
+    assert has_amx(amx) and not has_amx(plain) and not has_amx(tmp_path / "missing")
+    assert llama_lib.llama_model_default_params().use_extra_bufts
+    assert not without_extra_buffers(llama_lib.llama_model_default_params)().use_extra_bufts
+
+
 def test_a_busy_server_is_waited_for_not_killed(tmp_path):
     """A local model answers one request at a time: a second client finds it busy and must wait, not restart it."""
     import os
