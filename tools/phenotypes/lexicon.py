@@ -4,7 +4,8 @@ Every label of a term under "Phenotypic abnormality" is indexed by the set of it
 word order does not matter ("lens dislocation" = "dislocated lenses"). A label's weight says how surely it
 names the term: its name and exact synonyms 1.0 (layperson, plural and UK-spelling ones among them),
 related ones 0.9, broad and narrow ones 0.7 (kept only where no surer label of another term says the same). Where two terms' labels share a key
-set ("Hooded eyelid", "Hooding of eyelids"), the one written as the text writes it wins. A label that repeats
+set ("Hooded eyelid", "Hooding of eyelids"), the one written as the text writes it wins, else the surer, else the
+finer term ("Short limbs" of Limb undergrowth over "Shortened limbs" of its parent). A label that repeats
 a word is not indexed by its key set (or "Cleft lip, cleft palate" would be any "cleft lip palate"). A term whose name is an
 ancestor's with one laterality word more ("Bilateral cleft lip") is ``unmodified`` to it.
 Terms are keyed as the graph keys them: ``normalize_key`` of the name.
@@ -91,7 +92,9 @@ class Lexicon:
                 if plain and weight > self.verbatim.get(plain, (0.0, ""))[0]:
                     self.verbatim[plain] = (weight, term_id)
                 home, words = (self.acronyms, label) if _ACRONYM.fullmatch(label) else (best, _key_set(label))
-                if words and weight > home.get(words, (0.0, ""))[0]:
+                held = home.get(words, (0.0, ""))
+                finer = home is best and weight == held[0] and held[1] in self.above(term_id)
+                if words and (weight > held[0] or finer):
                     home[words] = (weight, term_id)
                 elif words in self.acronyms and self.acronyms[words][1] != term_id:
                     ambiguous.add(words)
