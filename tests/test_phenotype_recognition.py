@@ -80,9 +80,42 @@ def test_words_that_look_like_a_label_but_are_not_one(text):
     ("café-au-lait spots", "Cafe-au-lait spot"),  # accents
     ("crowded teeth", "Dental crowding"),
     ("short\nstature", "Short stature"),  # a line wrapped inside a finding
+    ("He was hypotonic at birth.", "Hypotonia"),  # a condition's adjective, one word
+    ("He is morbidly obese.", "Obesity"),
+    ("She was ataxic.", "Ataxia"),
+    ("the femurs were shortened", "Short femur"),  # a verb of becoming is its adjective
+    ("shortening of the humeri", "Short humerus"),
+    ("a thickened helix", "Thickened helices"),
 ])  # fmt: skip
 def test_spelling_and_word_forms(text, name):
     assert name in found(text)
+
+
+@pytest.mark.parametrize("text, names", [
+    ("clinodactyly of the Vth fingers", {"Clinodactyly of the 5th finger"}),  # Roman, ordinal and digits agree
+    ("clinodactyly of the fourth fingers", {"Clinodactyly of the 4th finger"}),
+    ("syndactyly of the second and third toes", {"2-3 toe syndactyly"}),  # a series read by its ends
+    ("4th and 5th toes syndactyly", {"4-5 toe syndactyly"}),
+    ("short metacarpals II-V", {"Short 2nd metacarpal", "Short 3rd metacarpal", "Short 4th metacarpal",
+                                "Short 5th metacarpal"}),  # or as each of its digits
+    ("clinodactyly of his 2nd and 5th fingers", {"Clinodactyly of the 2nd finger", "Clinodactyly of the 5th finger"}),
+    ("syndactyly of toes 1–2 and 2–3", {"1-2 toe syndactyly", "2-3 toe syndactyly"}),  # two ranges, not 1 to 3
+])  # fmt: skip
+def test_digits_written_as_clinicians_write_them(text, names):
+    assert set(found(text)) == names
+
+
+def test_numbers_that_name_no_digit_term():
+    second_and_third = found("syndactyly of the second and third toes with overlapping fourth")
+    assert "2-3 toe syndactyly" in second_and_third, "numbers of two places make no range"
+    assert not {"2-4 toe syndactyly", "3-4 toe syndactyly"} & set(second_and_third)
+    apgar = found("Apgar scores were 1, 3, and 5 at 1, 5, and 10 minutes")
+    assert not any(name[0].isdigit() for name in apgar), "a number is never the word a mention skips"
+
+
+def test_a_synonym_two_terms_share_names_the_finer():
+    """"Shortened limbs" (Aplasia/hypoplasia of the extremities) and "Limb shortening" (Limb undergrowth) read alike."""
+    assert set(found("The limbs were short.")) == {"Limb undergrowth"}
 
 
 @pytest.mark.parametrize("text, names", [

@@ -11,7 +11,8 @@ and over overlapping ones of the same or a broader term, not over other terms sh
 short 5th finger with clinodactyly": Short 5th finger, Clinodactyly of the 5th finger). List items share a
 word ("cleft lip and palate", "short and broad thumbs": x 0.85). A term graded by a word that only
 qualifies it is reported as the plain term ("bilateral cleft lip": Cleft lip; lexicon.py). An acronym
-label ("PDA") matches only as written.
+label ("PDA") matches only as written. A series of digits names a term by its ends ("syndactyly of the second
+and third toes": 2-3 toe syndactyly) or one by each digit ("short metacarpals II-V": Short 2nd … 5th metacarpal).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import NamedTuple
 
 from amg.tools.phenotypes.lexicon import Lexicon, hpo_lexicon
 from amg.tools.phenotypes.negation import is_negated, negated_ranges
-from amg.tools.phenotypes.words import QUANTITY, key, tokens, written
+from amg.tools.phenotypes.words import QUANTITY, SERIES, key, series, tokens, written
 
 GAP_PENALTY = 0.85
 MULTIPLE = key("multiple")
@@ -32,6 +33,7 @@ _JOINT = re.compile(r"\s*(?:,\s*(?:(?:and|or)\s+)?|(?:and|or)\s+)", re.IGNORECAS
 _JOINED = re.compile(r"[ \t]+")  # only spaces between two words
 Word = tuple[str, int, int]  # a meaningful word's key, start and end
 NEGATORS = {key(w) for w in ("no", "not", "never", "without")}  # the extra word inside: "lenses are not dislocated"
+DIGITS = "#"  # the key of a series of digits starts with it: "#2,3,4,5" ("II-V")
 
 
 class Hit(NamedTuple):
@@ -42,6 +44,7 @@ class Hit(NamedTuple):
     words: int  # label words matched
     negated: bool = False  # a negation is the extra word inside it
     skipped: int = -1  # where the extra word inside it starts
+    digit: str = ""  # the one digit of a series it names ("Short 3rd metacarpal" in "metacarpals II-V short")
 
 
 @dataclass
@@ -77,19 +80,21 @@ def recognise(text: str, lexicon: Lexicon | None = None) -> list[Mention]:
 
 
 def _clauses(text: str) -> list[list[Word]]:
-    """Per clause, its meaningful words as (key, start, end); a quantity ("more than six") is one "multiple"."""
+    """Per clause, its meaningful words as (key, start, end); a quantity ("more than six") is one "multiple", a
+    series of digits ("II-V", "second and third") one word keyed by its numbers."""
     clauses, current = [], []
     bounds = sorted(m.start() for m in _CLAUSE.finditer(text))
-    counts = [(m.start(), m.end()) for m in QUANTITY.finditer(text)]
+    groups = [(m.start(), m.end(), MULTIPLE) for m in QUANTITY.finditer(text)]
+    groups += [(m.start(), m.end(), DIGITS + ",".join(numbers)) for m in SERIES.finditer(text) if (numbers := series(m.group()))]
     for word, start, end in tokens(text):
         if current and any(current[-1][2] <= b < start for b in bounds):
             clauses.append(current)
             current = []
-        count = next(((a, b) for a, b in counts if a <= start < b), None)
-        if count and current and current[-1][1] >= count[0]:
-            continue  # the rest of a quantity already read
-        if word_key := (MULTIPLE if count else key(word)):
-            current.append((word_key, start, end))
+        group = next(((a, b, k) for a, b, k in groups if a <= start < b), None)
+        if group and current and current[-1][1] >= group[0]:
+            continue  # the rest of a quantity or series already read
+        if word_key := (group[2] if group else key(word)):
+            current.append((word_key, start, group[1] if group else end))
     return [c for c in [*clauses, current] if c]
 
 
@@ -100,20 +105,51 @@ def _candidates(text: str, clauses: list[list[Word]], lexicon: Lexicon) -> list[
         for i, (_, start, _) in enumerate(words):
             for j in range(i, min(len(words), i + lexicon.longest + 1)):
                 run, end = [w for w, _, _ in words[i : j + 1]], words[j][2]
-                listed = "," in text[start:end] or bool(_LIST.search(text, start, end))  # list items
+                listed = _listed(text, words[i : j + 1])
                 hit = lexicon.verbatim.get(written(text[start:end]))
-                hit = hit or (None if listed or len(run) == 1 else lexicon.labels.get(frozenset(run)))
                 if hit and len(set(run)) == len(run):
                     found.append(Hit(start, end, *hit, len(run)))
                     continue
+                named = [Hit(start, end, *hit, len(read), digit=digit) for read, digit in _readings(run)
+                         if not listed and len(read) > 1 and len(set(read)) == len(read)
+                         and (hit := lexicon.labels.get(frozenset(read)))]  # fmt: skip
+                if named:
+                    found.extend(named)
+                    continue
                 for gap in range(1, len(run) - 1 if not listed else 1):
+                    if _numeric(run[gap]):
+                        continue  # a number is never the extra word: it says which one
                     rest = run[:gap] + run[gap + 1 :]  # one extra word inside: "dilated (proximal) aortic root"
-                    hit = lexicon.labels.get(frozenset(rest))
-                    if hit and len(set(rest)) == len(rest) and run[gap] not in rest:
-                        found.append(Hit(start, end, hit[0] * GAP_PENALTY, hit[1], len(rest), run[gap] in NEGATORS,
-                                         words[i + gap][1]))
+                    named = [Hit(start, end, hit[0] * GAP_PENALTY, hit[1], len(read), run[gap] in NEGATORS,
+                                 words[i + gap][1], digit) for read, digit in _readings(rest)
+                             if len(set(read)) == len(read) and run[gap] not in read
+                             and (hit := lexicon.labels.get(frozenset(read)))]  # fmt: skip
+                    if named:
+                        found.extend(named)
                         break
     return found
+
+
+def _listed(text: str, words: list[Word]) -> bool:
+    """Whether a run of words crosses a comma, "and" or "or" (list items; not those inside a series of digits)."""
+    return any("," in text[end:start] or _LIST.search(text, end, start) for (_, _, end), (_, start, _) in zip(words, words[1:]))
+
+
+def _readings(run: list[str]) -> list[tuple[list[str], str]]:
+    """The run's keys as labels are indexed, with the digit each names: a series of digits as its first and last
+    ("2-3 toe syndactyly", "Syndactyly of toes 4 and 5") or as each of its numbers ("Short 2nd metacarpal"); none
+    where another number stands beside it."""
+    at = next((n for n, k in enumerate(run) if k.startswith(DIGITS)), None)
+    if at is None:
+        return [(run, "")]
+    if any(_numeric(k) for k in run[:at] + run[at + 1 :]):
+        return []  # numbers of two places ("syndactyly of the second and third toes with overlapping fourth")
+    numbers, head, tail = run[at][len(DIGITS):].split(","), run[:at], run[at + 1 :]
+    return [(head + [numbers[0], numbers[-1]] + tail, ""), *((head + [n] + tail, n) for n in numbers)]
+
+
+def _numeric(word_key: str) -> bool:
+    return word_key.isdigit() or word_key.startswith(DIGITS)
 
 
 def _choose(candidates: list[Hit], text: str, lexicon: Lexicon) -> list[Hit]:
@@ -144,11 +180,13 @@ def _coordinated(chosen: list[Hit], text: str, clauses: list[list[Word]], lexico
                 kept = [words[n][0] for n in inside[swapped]]
                 while 0 <= edge + step < len(words) and _JOINT.fullmatch(text, *_between(words, edge, edge + step)):
                     edge += step
-                    other = lexicon.labels.get(frozenset([*kept, words[edge][0]]))
-                    if not other or words[edge][0] in kept or words[edge][1] in held:
+                    others = [(other, digit) for read, digit in _readings([*kept, words[edge][0]])
+                              if (other := lexicon.labels.get(frozenset(read)))]  # fmt: skip
+                    if not others or words[edge][0] in kept or words[edge][1] in held:
                         break
                     start, end = min(hit.start, words[edge][1]), max(hit.end, words[edge][2])
-                    found.append(Hit(start, end, other[0] * GAP_PENALTY, other[1], len(inside), hit.negated))
+                    found += [Hit(start, end, other[0] * GAP_PENALTY, other[1], len(inside), hit.negated, digit=digit)
+                              for other, digit in others]  # fmt: skip
     return found
 
 
@@ -160,7 +198,10 @@ def _between(words: list[Word], one: int, other: int) -> tuple[int, int]:
 
 def _taken(cand: Hit, chosen: Hit, lexicon: Lexicon) -> bool:
     """Whether a chosen mention holds the candidate's words: it lies inside (but for the extra word the chosen one
-    skips: "clefted palate" in "high arched clefted palate"), or overlaps it with the same or a finer term."""
+    skips: "clefted palate" in "high arched clefted palate", or when each names another digit of one series), or
+    overlaps it with the same or a finer term."""
+    if cand.digit and chosen.digit and cand.digit != chosen.digit:
+        return False
     if chosen.start <= cand.start and cand.end <= chosen.end:
         return not cand.start <= chosen.skipped < cand.end
     return cand.start < chosen.end and chosen.start < cand.end and (
