@@ -15,6 +15,7 @@ patient's truth. A case read with no finding counts as a miss. Prints a table an
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import re
 import time
@@ -24,7 +25,7 @@ from amg.graphs.context import Context
 from amg.graphs.resources import Resources
 from amg.tools.kg.differential import questions
 from amg.tools.phenotypes.lexicon import SCOPE_WEIGHT, Lexicon, hpo_lexicon
-from benchmarks.differential import REVEALED, ROUNDS, Patients
+from benchmarks.differential import NO_PATIENTS, REVEALED, ROUNDS, Patients
 from benchmarks.report import emit
 
 _ACRONYM = re.compile(r"[A-Z0-9]{2,}")
@@ -83,6 +84,9 @@ def main() -> None:
     patients = Patients(res.store.phenotype_annotations())
     lexicon = hpo_lexicon()
     eligible = sorted(d for d, f in patients.annotations.items() if len(f) >= 8)
+    if not eligible:
+        print(json.dumps({"skipped": NO_PATIENTS}))  # one line, read by benchmarks/all.py
+        return
     diseases = random.Random(args.seed).sample(eligible, min(args.patients, len(eligible)))
     figures: dict = {"patients": len(diseases), "questions": ROUNDS, "revealed_findings": REVEALED,
                      "load_s": round(time.perf_counter() - started, 1)}  # fmt: skip

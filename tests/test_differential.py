@@ -222,3 +222,24 @@ def test_a_chat_reply_in_other_words_answers_the_follow_up(hpo_cases, scripted_s
     second = chat.invoke({"messages": [HumanMessage("His lenses are not dislocated.")]}, thread, context=ctx)
     assert second["findings"] == {"ectopia lentis": False}
     assert second["differential"][0]["name"] == "Loeys-like", "the answer moved the differential"
+
+
+@pytest.mark.parametrize("module", ["benchmarks.differential", "benchmarks.differential_paraphrase"])
+def test_a_graph_with_no_annotated_disease_is_a_one_line_note(module, monkeypatch, capsys):
+    import importlib
+    import json
+
+    class Unseeded:
+        def __init__(self, context):
+            self.store = type("Store", (), {"phenotype_annotations": staticmethod(lambda: [])})()
+            self.linker = None
+
+        def close(self):
+            pass
+
+    bench = importlib.import_module(module)
+    monkeypatch.setattr(bench, "Resources", Unseeded)
+    monkeypatch.setattr("sys.argv", [module])
+    bench.main()
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == 1 and "seed it first" in json.loads(out[0])["skipped"]
