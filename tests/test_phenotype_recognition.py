@@ -66,6 +66,8 @@ def test_words_that_name_no_phenotype():
     "tears in her eyes",  # no "Epiphora" ("Tearing")
     "the carpal bone",  # no "Fractured carpal bone" (its synonym "bone carpal bone" repeats a word)
     "short\n\nstature",  # a blank line ends a clause
+    "A hypertonic solution is:",  # a condition's adjective before a treatment names the treatment
+    "Should she continue oral hypoglycemic agents?",
 ])  # fmt: skip
 def test_words_that_look_like_a_label_but_are_not_one(text):
     assert found(text) == {}

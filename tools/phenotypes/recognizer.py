@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 from amg.tools.phenotypes.lexicon import Lexicon, hpo_lexicon
 from amg.tools.phenotypes.negation import is_negated, negated_ranges
-from amg.tools.phenotypes.words import QUANTITY, SERIES, key, series, tokens, written
+from amg.tools.phenotypes.words import QUANTITY, SERIES, condition_adjective, key, keys, series, tokens, written
 
 GAP_PENALTY = 0.85
 MULTIPLE = key("multiple")
@@ -33,6 +33,8 @@ _JOINT = re.compile(r"\s*(?:,\s*(?:(?:and|or)\s+)?|(?:and|or)\s+)", re.IGNORECAS
 _JOINED = re.compile(r"[ \t]+")  # only spaces between two words
 Word = tuple[str, int, int]  # a meaningful word's key, start and end
 NEGATORS = {key(w) for w in ("no", "not", "never", "without")}  # the extra word inside: "lenses are not dislocated"
+# a condition's adjective before one of these names a treatment, no finding: "hypoglycemic agents", "hypertonic saline"
+TREATMENTS = frozenset(keys("agent drug medication medicine solution saline fluid infusion therapy treatment regimen dose"))
 DIGITS = "#"  # the key of a series of digits starts with it: "#2,3,4,5" ("II-V")
 
 
@@ -107,6 +109,8 @@ def _candidates(text: str, clauses: list[list[Word]], lexicon: Lexicon) -> list[
                 run, end = [w for w, _, _ in words[i : j + 1]], words[j][2]
                 listed = _listed(text, words[i : j + 1])
                 hit = lexicon.verbatim.get(written(text[start:end]))
+                if hit and i == j and _treatment(text, words, j):
+                    continue
                 if hit and len(set(run)) == len(run):
                     found.append(Hit(start, end, *hit, len(run)))
                     continue
@@ -128,6 +132,12 @@ def _candidates(text: str, clauses: list[list[Word]], lexicon: Lexicon) -> list[
                         found.extend(named)
                         break
     return found
+
+
+def _treatment(text: str, words: list[Word], at: int) -> bool:
+    """Whether a condition's adjective names a treatment ("hypoglycemic agents"), not the condition."""
+    _, start, end = words[at]
+    return condition_adjective(text[start:end]) and at + 1 < len(words) and words[at + 1][0] in TREATMENTS
 
 
 def _listed(text: str, words: list[Word]) -> bool:

@@ -123,6 +123,12 @@ def series(text: str) -> list[str]:
     return list(dict.fromkeys(numbers))
 
 
+def condition_adjective(word: str) -> bool:
+    """Whether a word is a condition's adjective ("hypotonic", "obese"), which alone names the condition."""
+    plain = _plain_letters(word.lower())
+    return plain in CONDITION_WORDS or bool(_CONDITION.search(plain))
+
+
 def _plain_letters(text: str) -> str:
     """Without accents: "café" is "cafe"."""
     return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode() if not text.isascii() else text
