@@ -59,7 +59,7 @@ ROMAN = {r: str(i) for i, r in enumerate("i ii iii iv v vi vii viii ix x".split(
 _ORDINAL = re.compile(r"(?:(\d+)|([ivx]+))(?:st|nd|rd|th)")
 
 # a series of digits: "II-V", "second and third", "2nd, 3rd and 4th", "I to V"
-_ROMAN = r"(?:VIII|VII|VI|IV|IX|III|II|I|V|X)"
+_ROMAN = "(?:" + "|".join(sorted((r.upper() for r in ROMAN), key=len, reverse=True)) + ")"  # the longest first
 _DIGIT = (r"(?:\d{1,3}(?:st|nd|rd|th)?|(?i:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)"
           rf"|{_ROMAN}(?:st|nd|rd|th)?)")
 _THROUGH = re.compile(r"\s*(?:[-–—]|to|through)\s*")
