@@ -4,7 +4,7 @@ The case is the question's phenotype entities and the HPO phenotypes its words n
 (tools/phenotypes: synonyms, word order, morphology), a negated one ("no lens dislocation") absent,
 plus the answers to earlier follow-up questions (present or absent). A question that names a
 disease is not asking for one: no differential. Candidates come from the graph's HPO disease-phenotype annotations, ranked by
-tools/kg/differential.py, with subtypes folded into their disease; when the leading ones are
+tools/kg/traversal/differential.py, with subtypes folded into their disease; when the leading ones are
 close, the 1-3 findings that together carry the most information are proposed as questions.
 A finding the case already settles is never asked: one it states, an ancestor of one it has
 ("abnormality of the aorta" for an aortic root aneurysm) or a descendant of one it states
@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from dataclasses import asdict
 
-from amg.tools.kg.differential import fold_subtypes, frequency_of, inherit, is_close, questions, rank
+from amg.tools.kg.traversal.differential import fold_subtypes, frequency_of, inherit, is_close, questions, rank
 from amg.tools.kg.schema import normalize_key
-from amg.tools.kg.store import QAReads
+from amg.tools.kg.store.protocols import QAReads
 from amg.tools.phenotypes.lexicon import hpo_lexicon
 from amg.tools.phenotypes.recognizer import recognise
 

@@ -8,7 +8,7 @@ vocabularies miss; every LLM mention is linked (exact, alias, embedding) when po
 The LLM answers in plain "term | type" lines rather than a JSON tool call: on a small local
 model that is ~5 tokens per entity instead of ~15, without grammar-constrained decoding.
 Lines that do not look like an entity (sentences, chatter, the format's own words) are ignored.
-The call opens the question's conversation (agents.conversation). With the ``vocabulary``
+The call opens the question's conversation (tools/llm/conversation.py). With the ``vocabulary``
 parser there is no call: the entities are the vocabulary entities the question names. The
 ``auto`` parser does the same, and asks the LLM only when the vocabularies find nothing.
 """
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 
-from amg.agents.conversation import request, talk
-from amg.agents.structured import Usage
+from amg.tools.llm.conversation import request, talk
+from amg.tools.llm.structured import Usage
 from amg.prompts import load
 from amg.tools.kg.linking import EntityLinker
 from amg.tools.kg.schema import (

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import re
 
-from amg.agents.conversation import Turn, request, talk
-from amg.agents.finding_reader import FINDING_NAMES
-from amg.agents.structured import Usage
+from amg.tools.llm.conversation import Turn, request, talk
+from amg.agents.finding_reader.reader import FINDING_NAMES
+from amg.tools.llm.structured import Usage
 from amg.prompts import load, quote
-from amg.tools.kg.paths import EvidenceItem, GraphPath, Link, read_by_a_model
-from amg.tools.kg.ranking import verbalise
-from amg.tools.kg.store import QAReads
+from amg.tools.kg.pipeline_types import EvidenceItem, GraphPath, Link, read_by_a_model
+from amg.tools.kg.traversal.ranking import verbalise
+from amg.tools.kg.store.protocols import QAReads
 
 MAX_EVIDENCE = 12
 MAX_VOCABULARY = 4

@@ -16,7 +16,7 @@ from functools import cache
 
 from pydantic import BaseModel, Field
 
-from amg.agents.structured import Usage, ask
+from amg.tools.llm.structured import Usage, ask
 from amg.prompts import load, quote
 from amg.tools.kg.grounding import (
     echoes, fitting_type, is_generic, listed_members, mentions, sentence_problem, signature_problem,
@@ -25,8 +25,8 @@ from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 from amg.tools.kg.schema import (
     CURATED_ONLY, LEARNED_DESCRIPTION_CAP, RELATIONS, normalize_key, relation_type, score_to_confidence,
 )
-from amg.tools.kg.store import QAStore
-from amg.tools.llm.calibration import extraction_reliability
+from amg.tools.kg.store.protocols import QAStore
+from amg.tools.llm.confidence_maps import extraction_reliability
 
 # the prompt asks for the question's entities and five others; a bound in the tool schema also ends the
 # grammar-constrained JSON of a small model that repeats relations until its token limit (the 0.5B did)
@@ -34,7 +34,7 @@ MAX_RELATIONS = 10
 
 
 # what a model may state, read from the entity: every type and its inverse, but the curated-only ones and a
-# study's findings (agents/finding_reader.py)
+# study's findings (agents/finding_reader/reader.py)
 _STATED = tuple(r for r in RELATIONS if not r.curated_only and not r.finding)
 EXTRACTED_RELATIONS = tuple(name for r in _STATED for name in dict.fromkeys((r.name, r.inverse)))
 # the prompt's list of them: a line per type, its inverse and its hint

@@ -7,7 +7,7 @@ neighbour budget (curated 1.00 edges fill it first), every one however weak: the
 research question asked before settled, and only a grounded finding scored at the keep score is
 written (1 in 9 written at score 4 sat under the links' floor, 0.3, and was never read again). So are the few
 findings that state most of the question's words, whatever entities their ends are.
-Paths (tools/kg/paths.py) are ranked against the question (tools/kg/ranking.py): each path's
+Paths (tools/kg/pipeline_types.py) are ranked against the question (tools/kg/traversal/ranking.py): each path's
 ``rank`` is its place among its question entity's paths, best first. Besides the node
 budget, every direct fact about a question entity is kept, hidden from the reasoner (the
 picture draws it when the answer names its end); but the facts a model read from evidence about a question
@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from typing import Callable
 
-from amg.agents.finding_reader import FINDING_NAMES
-from amg.tools.kg.paths import GraphPath, Step, Subgraph
-from amg.tools.kg.ranking import order, relevance, verbalise
-from amg.tools.kg.store import QAReads
+from amg.agents.finding_reader.reader import FINDING_NAMES
+from amg.tools.kg.pipeline_types import GraphPath, Step, Subgraph
+from amg.tools.kg.traversal.ranking import order, relevance, verbalise
+from amg.tools.kg.store.protocols import QAReads
 from amg.tools.kg.schema import STUDY_RESULTS, normalize_key
-from amg.tools.kg.traversal import Reached, direct_nodes, finding_steps, question_links, traverse
-from amg.tools.literature.words import query_words
+from amg.tools.kg.traversal.traverse import Reached, direct_nodes, finding_steps, question_links, traverse
+from amg.tools.literature.query_words import query_words
 
 Embed = Callable[[list[str]], list[list[float]]]
 DIRECT_PER_ENTITY = 50  # direct facts per question entity kept besides the traversal's node budget

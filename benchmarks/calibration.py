@@ -1,11 +1,11 @@
 """Calibration of the answer confidence: fit on one half of the dev set, report on the other.
 
 Reads the per-question results of `amg bench` (letter probabilities, graph support), fits the
-model's letter prior and a Platt map on the "fit" half (evaluation/calibration.py), and reports
+model's letter prior and a Platt map on the "fit" half (evaluation/map_fitting.py), and reports
 on the "eval" half: accuracy before/after dividing out the letter prior, the predicted-letter
 distribution, ECE of the raw probability and of the calibrated confidence, and how often a
 wrong answer prints >= 0.8. With --write each answering method's map is saved for the model
-(tools/llm/calibration/<model>.<method>.json; "kg" is the one `amg ask` uses), with how it was made.
+(tools/llm/maps/<model>.<method>.json; "kg" is the one `amg ask` uses), with how it was made.
 ``--kind open`` reads `amg bench --open` runs: P(True) of the open answer and its support, fitted the same way;
 ``--kind research-open`` the same for open questions asking whether a study's claim holds (PubMedQA asked plainly).
 
@@ -21,9 +21,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from benchmarks.report import emit
-from amg.evaluation.calibration import features, fit_map, fit_open_map, half, log_loss
+from amg.evaluation.map_fitting import features, fit_map, fit_open_map, half, log_loss
 from amg.evaluation.metrics import ece, reliability_png
-from amg.tools.llm.calibration import map_path
+from amg.tools.llm.confidence_maps import map_path
 
 
 def load_rows(folder: Path, kind: str = "exam") -> list[dict]:

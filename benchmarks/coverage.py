@@ -20,7 +20,7 @@ from benchmarks.report import emit
 from amg.evaluation.datasets import load
 from amg.graphs.context import Context
 from amg.graphs.resources import Resources
-from amg.tools.kg.traversal import Neighbors, question_links
+from amg.tools.kg.traversal.traverse import Neighbors, question_links
 
 DEV_SET = Path(__file__).resolve().parents[2] / "shared" / "data" / "mmlu-med-dev.jsonl"
 Seeds = dict[str, tuple[str, str]]  # key -> (name, type), as the traversal takes them

@@ -2,7 +2,7 @@
 
 Each patient has one disease (annotated with >= 8 phenotypes); each annotated phenotype is
 present with its annotated frequency. The case starts with 3 of the present findings; the
-rest is withheld. The differential (tools/kg/differential.py) is ranked, then 3 follow-up
+rest is withheld. The differential (tools/kg/traversal/differential.py) is ranked, then 3 follow-up
 questions are answered with the patient's truth: the findings with the most expected
 information gain (as `amg ask` proposes them) against findings picked at random among the
 candidates' phenotypes. Reports top-1/top-5 accuracy before and after, on the seeded graph
@@ -23,7 +23,7 @@ from amg.agents.diagnostician import CANDIDATE_POOL, read_annotations
 from benchmarks.report import emit
 from amg.graphs.context import Context
 from amg.graphs.resources import Resources
-from amg.tools.kg.differential import questions, rank
+from amg.tools.kg.traversal.differential import questions, rank
 
 SHOWN, ROUNDS, REVEALED = 10, 3, 3
 

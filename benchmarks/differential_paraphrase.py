@@ -23,7 +23,7 @@ import time
 from amg.agents.diagnostician import case_findings
 from amg.graphs.context import Context
 from amg.graphs.resources import Resources
-from amg.tools.kg.differential import questions
+from amg.tools.kg.traversal.differential import questions
 from amg.tools.phenotypes.lexicon import SCOPE_WEIGHT, Lexicon, hpo_lexicon
 from benchmarks.differential import NO_PATIENTS, REVEALED, ROUNDS, Patients
 from benchmarks.report import emit

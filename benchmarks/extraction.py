@@ -17,7 +17,7 @@ matches, with a 95% Wilson interval; recall = labelled positives kept / labelled
 
     python -m benchmarks.extraction --model 0.5b | 1.5b | <model at OPENAI_BASE_URL> [--write]
 
---write records the precision for the model's served name in tools/llm/calibration/extraction_reliability.json,
+--write records the precision for the model's served name in tools/llm/maps/extraction_reliability.json,
 which the scorer multiplies into every relation confidence it writes.
 """
 
@@ -34,13 +34,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from amg.agents.relation_scorer import assess, grounded_relations
-from amg.agents.structured import Usage
+from amg.tools.llm.structured import Usage
 from benchmarks.report import emit
 from amg.graphs.context import Context
 from amg.graphs.resources import Resources
 from amg.tools.kg.records import RelationRecord
 from amg.tools.kg.schema import RELATION_INVERSES, normalize_key, relation_type
-from amg.tools.llm import calibration
+from amg.tools.llm import confidence_maps
 from amg.tools.llm.weights import LOCAL_MODELS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -125,7 +125,7 @@ def dataset_id(path: Path) -> str:
 
 def write_reliability(figures: dict, dataset: str) -> Path:
     """Record the model's precision where ``extraction_reliability`` reads it; other models' entries stay."""
-    path = calibration.RELIABILITY
+    path = confidence_maps.RELIABILITY
     table = json.loads(path.read_text()) if path.exists() else {}
     table[figures["model"]] = {
         "precision": figures["precision"], "n_matched": figures["n_matched"], "ci95": figures["ci95"],
@@ -136,7 +136,7 @@ def write_reliability(figures: dict, dataset: str) -> Path:
     }  # fmt: skip
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(table, indent=2, sort_keys=True) + "\n")
-    calibration.extraction_reliability.cache_clear()  # this process reads the new figure too
+    confidence_maps.extraction_reliability.cache_clear()  # this process reads the new figure too
     return path
 
 

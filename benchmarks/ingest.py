@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.report import emit
-from amg.tools.evidence.embeddings import EmbeddingModelMissing, embed, model_path
-from amg.tools.evidence.passages import PassageStore
+from amg.tools.vectors.embeddings import EmbeddingModelMissing, embed, model_path
+from amg.tools.vectors.passages import PassageStore
 
 QUERIES = ["metformin mechanism", "beta blocker adverse effects", "tuberculosis first-line treatment",
            "insulin resistance", "asthma exacerbation management"]  # fmt: skip

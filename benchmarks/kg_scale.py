@@ -20,11 +20,11 @@ from pathlib import Path
 
 from benchmarks.report import emit
 from amg.evaluation.metrics import percentile
-from amg.tools.kg.neo4j_store import Neo4jStore
-from amg.tools.kg.connection import connect_graph
+from amg.tools.kg.store.neo4j_store import Neo4jStore
+from amg.tools.kg.store.connection import connect_graph
 from amg.tools.kg.records import EvidenceRecord, RelationRecord
 from amg.tools.kg.schema import RELATION_TYPES
-from amg.tools.kg.traversal import traverse
+from amg.tools.kg.traversal.traverse import traverse
 
 ENTITIES, RELATIONS = 76_681, 354_299
 CHECKPOINTS = (10_000, 50_000, 100_000, 200_000, RELATIONS)

@@ -16,7 +16,7 @@ import argparse
 import json
 import sys
 
-from amg.agents.gap_detector import is_research_question
+from amg.tools.question_kinds import is_research_question
 from amg.graphs.context import Context
 from amg.graphs.qa_graph import CLAIM_PAPERS
 from amg.graphs.resources import Resources

@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from amg.tools.evidence.embeddings import embed, model_path
+from amg.tools.vectors.embeddings import embed, model_path
 from amg.tools.literature.index import LiteratureIndex, index_path
 from benchmarks.report import SHARED_DATA
 

@@ -44,10 +44,10 @@ from amg.graphs.context import Context
 from amg.graphs.qa_graph import graph
 from amg.graphs.resources import Resources, install
 from amg.testing.scripted_llm import ScriptedServer, prompt_text
-from amg.tools.kg.connection import GraphUnavailable
+from amg.tools.kg.store.connection import GraphUnavailable
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 from amg.tools.kg.schema import RELATION_TYPES
-from amg.tools.kg.transfer import export_graph, import_graph
+from amg.tools.kg.transfer.export_import import export_graph, import_graph
 from amg.tools.llm.chat import ModelUnavailable
 from amg.tools.servers import LocalServerError
 

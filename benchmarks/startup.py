@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from benchmarks.report import emit
-from amg.tools.kg.server import embedded_graph_server
+from amg.tools.kg.store.server import embedded_graph_server
 from amg.tools.llm.server import embedded_llm_server
 
 

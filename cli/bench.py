@@ -17,7 +17,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from amg.agents.gap_detector import question_kind
+from amg.tools.question_kinds import question_kind
 from amg.cli.answer_format import pmids
 from amg.evaluation import baselines
 from amg.evaluation.citations import literature_figures, quote_check, relevance_figures

@@ -7,9 +7,9 @@ import sys
 
 REPORTED = {
     "builtins": ("ValueError", "FileNotFoundError"),
-    "amg.tools.kg.connection": ("GraphUnavailable",),
+    "amg.tools.kg.store.connection": ("GraphUnavailable",),
     "amg.tools.servers": ("LocalServerError",),
-    "amg.tools.evidence.embeddings": ("EmbeddingModelMissing",),
+    "amg.tools.vectors.embeddings": ("EmbeddingModelMissing",),
     "amg.tools.evidence.remote_calls": ("SourceUnavailable",),
     "amg.tools.llm.chat": ("ModelUnavailable",),
     "openai": ("APIConnectionError", "AuthenticationError", "NotFoundError"),

@@ -20,10 +20,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from amg.agents.finding_reader import FINDING_NAMES
+from amg.agents.finding_reader.reader import FINDING_NAMES
 from amg.agents.reasoner import shown_paths
 from amg.cli.answer_format import pmids
-from amg.tools.kg.paths import Step
+from amg.tools.kg.pipeline_types import Step
 from amg.tools.kg.schema import normalize_key
 
 CURATED, EXTRACTED, ANSWER = "#2b6cb0", "#dd6b20", "#2f855a"

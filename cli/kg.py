@@ -12,10 +12,10 @@ from tqdm import tqdm
 from amg.graphs.context import Context
 from amg.graphs.resources import Resources
 from amg.tools.kg.audit import audit
-from amg.tools.kg.seeding import VOCABULARIES, seed
-from amg.tools.kg.transfer import export_graph, import_graph
+from amg.tools.kg.vocabularies.seeding import VOCABULARIES, seed
+from amg.tools.kg.transfer.export_import import export_graph, import_graph
 from amg.tools.kg.schema import STUDY_RESULTS
-from amg.tools.kg.traversal import finding_steps, traverse
+from amg.tools.kg.traversal.traverse import finding_steps, traverse
 
 SHOW_POOL = 400  # nodes read before choosing what to show
 

@@ -16,7 +16,7 @@ from amg.cli.errors import GRAPH_LOST, REPORTED, loaded
 from amg.cli.terminal import printable
 from amg.evaluation import METHODS
 from amg.graphs.context import Context
-from amg.tools.kg.seeding import VOCABULARIES
+from amg.tools.kg.vocabularies.seeding import VOCABULARIES
 
 
 def _context_flags(parser: argparse.ArgumentParser) -> None:
@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"amg: error: {printable(str(exc))}", file=sys.stderr)
             return 2
         if isinstance(exc, loaded(GRAPH_LOST)):  # the graph went away after connecting
-            from amg.tools.kg.connection import graph_lost
+            from amg.tools.kg.store.connection import graph_lost
 
             print(f"amg: error: {graph_lost(exc)}", file=sys.stderr)
             return 2

@@ -4,13 +4,13 @@ is the ``kg`` method (the QA graph itself)."""
 
 from __future__ import annotations
 
-from amg.agents.answer_synthesizer import ask_answer, scored_option
-from amg.agents.conversation import request, talk
+from amg.agents.answer_synthesizer.synthesizer import ask_answer, scored_option
+from amg.tools.llm.conversation import request, talk
 from amg.agents.reasoner import REASONING_TOKENS
-from amg.agents.structured import Usage
+from amg.tools.llm.structured import Usage
 from amg.prompts import load
 from amg.tools.evidence.finder import EvidenceFinder
-from amg.tools.llm.calibration import CalibrationMap
+from amg.tools.llm.confidence_maps import CalibrationMap
 
 
 def _result(answered: tuple, usage: Usage, calibration: CalibrationMap | None) -> dict:

@@ -6,7 +6,7 @@ Per result row: ``gold_pmids``, ``fetched_pmids`` (the evidence fetched or read 
 an answer that cites nothing is counted by ``citation_hit``, not here.
 
 Citation relevance, for any kg answer (``quote_check``): the share of cited items whose quote names the answer's
-key entity (agents/citation_quotes.py). "model" counts what the model cited, an item dropped for having no such
+key entity (agents/answer_synthesizer/quotes.py). "model" counts what the model cited, an item dropped for having no such
 sentence counting as not naming it (what was printed before quotes); "printed" counts the citations printed.
 """
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import statistics
 
-from amg.agents.citation_quotes import key_entities, names_key, with_aliases
-from amg.tools.kg.store import QAReads
+from amg.agents.answer_synthesizer.quotes import key_entities, names_key, with_aliases
+from amg.tools.kg.store.protocols import QAReads
 
 
 def gold_recall(rows: list[dict]) -> float:

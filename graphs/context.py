@@ -15,7 +15,7 @@ from pathlib import Path
 from dotenv import load_dotenv
 
 from amg.tools.choices import PATH_RANKINGS, PUBMED
-from amg.tools.kg.traversal import HUB_DEGREE, MAX_DEPTH, MAX_NODES, STRATEGIES, STRATEGY, TAU
+from amg.tools.kg.traversal.traverse import HUB_DEGREE, MAX_DEPTH, MAX_NODES, STRATEGIES, STRATEGY, TAU
 from amg.tools.llm.weights import LOCAL_MODELS
 
 EVIDENCE_MODES = ("offline", "dynamic", "hybrid")

@@ -15,15 +15,15 @@ from langgraph.graph import END
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from amg.agents.answer_synthesizer import verdicts
-from amg.agents.finding_reader import learn_finding
+from amg.agents.answer_synthesizer.synthesizer import verdicts
+from amg.agents.finding_reader.reader import learn_finding
 from amg.graphs.context import Context, run_context
 from amg.graphs.expansion import learn
 from amg.graphs.resources import resources_for
 from amg.graphs.state import CLAIM, QAState, fetched, fetched_texts
 from amg.graphs.timing import timed
-from amg.tools.kg.connection import GraphUnavailable
-from amg.tools.llm.calibration import extraction_reliability
+from amg.tools.kg.store.connection import GraphUnavailable
+from amg.tools.llm.confidence_maps import extraction_reliability
 from amg.tools.llm.chat import ModelUnavailable
 
 MAX_ANSWER_ENTITIES = 2  # entities the answer names that are learned about after it (one scoring call each)

@@ -17,12 +17,13 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from amg.agents.answer_synthesizer import synthesize
-from amg.agents.citation_quotes import with_aliases
+from amg.agents.answer_synthesizer.synthesizer import synthesize
+from amg.agents.answer_synthesizer.quotes import with_aliases
 from amg.agents.diagnostician import differentiate, read_answers
-from amg.agents.gap_detector import confidence_kind, detect_gaps, is_research_question, question_kind
+from amg.agents.gap_detector import detect_gaps
+from amg.tools.question_kinds import confidence_kind, is_research_question, question_kind
 from amg.agents.query_parser import parse_query, spot_entities
-from amg.agents.glossary import glossary
+from amg.agents.answer_synthesizer.glossary import glossary
 from amg.agents.reasoner import number_evidence, reason, shown_paths, studies_read, study_reading, with_lead_text
 from amg.agents.traverser import traverse_subgraph, without_other_studies
 from amg.graphs.context import Context, run_context
@@ -33,7 +34,7 @@ from amg.graphs.reply import chat_reply
 from amg.graphs.resources import resources_for
 from amg.graphs.state import CLAIM, PER_TURN_RESET, QAInput, QAState, fetched, fetched_texts
 from amg.graphs.timing import timed
-from amg.tools.llm.calibration import extraction_reliability
+from amg.tools.llm.confidence_maps import extraction_reliability
 
 CLAIM_PAPERS = 1  # papers a research question reads: with 3, the 1.5B cited the second (not the best match) in 6 of 8
 

@@ -14,7 +14,7 @@ import unicodedata
 
 from langchain_core.messages import AIMessage, HumanMessage
 
-from amg.agents.citation_quotes import named_in
+from amg.agents.answer_synthesizer.quotes import named_in
 
 MAX_QUESTION_CHARS = 4000
 MAX_OPTIONS = 10

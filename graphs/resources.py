@@ -13,14 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from amg.graphs.context import Context
-from amg.tools.evidence.embeddings import embed, load_embedder, model_path
-from amg.tools.kg.store import GraphStore
+from amg.tools.vectors.embeddings import embed, load_embedder, model_path
+from amg.tools.kg.store.protocols import GraphStore
 from amg.tools.literature.index import LiteratureIndex, index_exists, index_path
-from amg.tools.llm.calibration import CalibrationMap, map_for
+from amg.tools.llm.confidence_maps import CalibrationMap, map_for
 
 if TYPE_CHECKING:  # each is imported where it is built: neo4j, chromadb, openai take seconds to load
     from amg.tools.evidence.finder import EvidenceFinder
-    from amg.tools.evidence.passages import PassageStore
+    from amg.tools.vectors.passages import PassageStore
     from amg.tools.kg.linking import EntityLinker
 
 class Resources:
@@ -35,8 +35,8 @@ class Resources:
 
     @cached_property
     def store(self) -> GraphStore:
-        from amg.tools.kg.connection import connect_graph
-        from amg.tools.kg.neo4j_store import Neo4jStore
+        from amg.tools.kg.store.connection import connect_graph
+        from amg.tools.kg.store.neo4j_store import Neo4jStore
 
         c = self.context
         with self._locks["store"]:
@@ -88,7 +88,7 @@ class Resources:
 
     def calibration(self, method: str = "kg", kind: str = "exam") -> CalibrationMap | None:
         """The answer-confidence map measured for this model answering ``kind`` questions by ``method``, if any
-        (tools/llm/calibration/); the QA graph's own mode's map first (``kg-hybrid``), then the graph's."""
+        (tools/llm/maps/); the QA graph's own mode's map first (``kg-hybrid``), then the graph's."""
         if method == "kg":
             return map_for(self.model_name, f"kg-{self.context.evidence_mode}", kind) or map_for(self.model_name, "kg", kind)
         return map_for(self.model_name, method, kind)
@@ -107,7 +107,7 @@ class Resources:
 
     @cached_property
     def passages(self) -> PassageStore:
-        from amg.tools.evidence.passages import PassageStore
+        from amg.tools.vectors.passages import PassageStore
 
         return PassageStore(self.context.data_path / "vectors", self.embedding_path)
 

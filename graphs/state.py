@@ -2,7 +2,7 @@
 
 ``messages`` makes Studio's chat work (the last human message is the question; the answer
 comes back as an AI message). What a path, a link, an evidence item and a citation are:
-tools/kg/paths.py. ``Turn`` declares the per-question fields, reset at the start of each
+tools/kg/pipeline_types.py. ``Turn`` declares the per-question fields, reset at the start of each
 turn (``PER_TURN_RESET``, derived from the declaration): the accumulating ones take ``RESET``
 through their reducers, the others an empty value of their type.
 """
@@ -16,7 +16,7 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict, is_typeddict
 
-from amg.tools.kg.paths import Citation, EvidenceItem, Subgraph
+from amg.tools.kg.pipeline_types import Citation, EvidenceItem, Subgraph
 
 RESET: Any = None  # an update of None empties an accumulating field
 CLAIM = "claim"  # the evidence key of what a research question's own search found (graphs/qa_graph.py)
@@ -71,14 +71,14 @@ class Turn(TypedDict, total=False):
     evidence_index: list[EvidenceItem]
     reasoning: dict[str, str]
     reading: str  # a research question's studies, read by the answer instead of a chain of thought
-    dialogue: list[dict]  # this question's conversation with the model (agents.conversation)
+    dialogue: list[dict]  # this question's conversation with the model (tools/llm/conversation.py)
     answer: str
     answer_entities: list[dict]  # vocabulary entities the answer names, learned about from its cited evidence
     option: str | None
     confidence: float
     confidence_basis: dict  # how the confidence was made (agents.answer_synthesizer)
     citations: list[Citation]
-    glossary: list[dict]  # curated definitions of the terms the answer rests on (agents.glossary)
+    glossary: list[dict]  # curated definitions of the terms the answer rests on (agents/answer_synthesizer/glossary.py)
     differential: list[dict]  # candidate diagnoses for the case's findings (agents.diagnostician)
     follow_up: list[dict]  # findings worth asking about next, as questions
     rationale: str

@@ -1,11 +1,11 @@
 """Test stagings of the graph that no product code does: empty it, age an entity, drop a source's edges.
 
-Each runs in one transaction of the store's own ``write`` (tools/kg/neo4j_store.py).
+Each runs in one transaction of the store's own ``write`` (tools/kg/store/neo4j_store.py).
 """
 
 from __future__ import annotations
 
-from amg.tools.kg.neo4j_store import Neo4jStore
+from amg.tools.kg.store.neo4j_store import Neo4jStore
 
 
 def clear(store: Neo4jStore) -> None:

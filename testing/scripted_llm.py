@@ -123,7 +123,7 @@ def answer_lines(option: str | None = None, answer: str = "", confidence: float 
 
 
 def asks_to_verify(body: dict) -> bool:
-    """The answer check's request: is the answer just given correct (agents/answer_check.py)."""
+    """The answer check's request: is the answer just given correct (agents/answer_synthesizer/self_check.py)."""
     return requested_tool(body) is None and "Is the answer you just gave correct" in last_turn(body)
 
 

@@ -39,8 +39,8 @@ socket.socket.connect = _loopback_only  # Entrez and wikipedia fail fast instead
 
 @pytest.fixture(scope="session")
 def graph_session():
-    from amg.tools.kg.connection import connect_graph
-    from amg.tools.kg.neo4j_store import Neo4jStore
+    from amg.tools.kg.store.connection import connect_graph
+    from amg.tools.kg.store.neo4j_store import Neo4jStore
 
     driver, database, server = connect_graph("", "", "", "", _SESSION_DIR / "data")
     store = Neo4jStore(driver, database)

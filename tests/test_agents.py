@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from amg.agents.answer_synthesizer import NO_KNOWLEDGE, bounded_by_differential, pick_option, read_reply, synthesize
+from amg.agents.answer_synthesizer.synthesizer import NO_KNOWLEDGE, bounded_by_differential, pick_option, read_reply, synthesize
 from amg.agents.gap_detector import detect_gaps
 from amg.agents.query_parser import parse_query, read_mentions
 from amg.agents.reasoner import (
@@ -20,9 +20,9 @@ from amg.agents.reasoner import (
     with_lead_text,
 )
 from amg.testing.fakes import PMID_EV, FakeChat, chat
-from amg.tools.evidence.embeddings import model_path
+from amg.tools.vectors.embeddings import model_path
 from amg.tools.kg.linking import EntityLinker
-from amg.tools.kg.paths import GraphPath, Step
+from amg.tools.kg.pipeline_types import GraphPath, Step
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 
 @pytest.fixture
@@ -216,7 +216,7 @@ def test_glossary_lists_curated_definitions_of_the_terms_on_the_paths(store):
         EntityRecord("Nausea", "phenotype", "A sensation of unease with an urge to vomit.", 1.0, ["HP:0002018"],
                      ["vocabulary:hpo"]),
     ])  # fmt: skip
-    from amg.agents.glossary import glossary
+    from amg.agents.answer_synthesizer.glossary import glossary
 
     nausea = Step(source="Metformin", relation="has_adverse_effect", target="Nausea", confidence=0.7, evidence_ids=[],
                   forward=True, description="")

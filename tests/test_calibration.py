@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from langchain_openai import ChatOpenAI
 
-from amg.agents.answer_synthesizer import synthesize
+from amg.agents.answer_synthesizer.synthesizer import synthesize
 from amg.testing.scripted_llm import answer_lines, asks_for_answer
-from amg.tools.llm.calibration import MAPS, CalibrationMap, debias, letter_probabilities
+from amg.tools.llm.confidence_maps import MAPS, CalibrationMap, debias, letter_probabilities
 
 
 def step(token: str, alternatives: dict[str, float]) -> dict:
@@ -69,8 +69,8 @@ def test_scripted_letter_logprobs_become_the_formula_confidence(scripted_server)
 def test_platt_fit_recovers_a_known_map_and_the_split_is_stable():
     import random
 
-    from amg.evaluation.calibration import fit_platt, half, letter_prior
-    from amg.tools.llm.calibration import logit
+    from amg.evaluation.map_fitting import fit_platt, half, letter_prior
+    from amg.tools.llm.confidence_maps import logit
 
     rng = random.Random(0)
     truth = CalibrationMap(a=0.7, b=1.5, c=-0.8)
@@ -87,33 +87,33 @@ def test_platt_fit_recovers_a_known_map_and_the_split_is_stable():
 
 
 def test_each_answering_method_has_its_own_map(tmp_path, monkeypatch):
-    from amg.tools.llm import calibration
+    from amg.tools.llm import confidence_maps
 
     for method in ("closed-book", "cot", "kg"):  # the shipped maps keep their file names
-        assert calibration.map_for("qwen2.5-coder-1.5b-instruct", method) is not None, method
-    monkeypatch.setattr(calibration, "MAPS", tmp_path)
-    CalibrationMap(a=2.0, letter_prior={"C": 0.7}).save(calibration.map_path("m", "kg"))
-    assert calibration.map_for("m", "kg").letter_prior == {"C": 0.7}
-    assert calibration.map_for("m", "closed-book") is None, "a kg prompt's letter lean is not another prompt's"
-    assert calibration.map_for("m", "kg", "research") is None, "an exam map is never applied to research questions"
-    CalibrationMap(a=3.0).save(calibration.map_path("m", "kg-hybrid", "research"))
-    assert calibration.map_path("m", "kg-hybrid", "research").name == "m.kg-hybrid.research.json"
+        assert confidence_maps.map_for("qwen2.5-coder-1.5b-instruct", method) is not None, method
+    monkeypatch.setattr(confidence_maps, "MAPS", tmp_path)
+    CalibrationMap(a=2.0, letter_prior={"C": 0.7}).save(confidence_maps.map_path("m", "kg"))
+    assert confidence_maps.map_for("m", "kg").letter_prior == {"C": 0.7}
+    assert confidence_maps.map_for("m", "closed-book") is None, "a kg prompt's letter lean is not another prompt's"
+    assert confidence_maps.map_for("m", "kg", "research") is None, "an exam map is never applied to research questions"
+    CalibrationMap(a=3.0).save(confidence_maps.map_path("m", "kg-hybrid", "research"))
+    assert confidence_maps.map_path("m", "kg-hybrid", "research").name == "m.kg-hybrid.research.json"
 
 
 def test_the_graph_reads_its_own_modes_map_first(tmp_path, monkeypatch):
     from amg.graphs.context import Context
     from amg.graphs.resources import Resources
-    from amg.tools.llm import calibration
+    from amg.tools.llm import confidence_maps
 
-    monkeypatch.setattr(calibration, "MAPS", tmp_path)
-    calibration.map_for.cache_clear()
-    CalibrationMap(a=1.0).save(calibration.map_path("m", "kg"))
-    CalibrationMap(a=2.0).save(calibration.map_path("m", "kg-offline"))
+    monkeypatch.setattr(confidence_maps, "MAPS", tmp_path)
+    confidence_maps.map_for.cache_clear()
+    CalibrationMap(a=1.0).save(confidence_maps.map_path("m", "kg"))
+    CalibrationMap(a=2.0).save(confidence_maps.map_path("m", "kg-offline"))
     resources = lambda mode: Resources(Context(data_dir=str(tmp_path), evidence_mode=mode), llm=None)  # noqa: E731
     monkeypatch.setattr(Resources, "model_name", property(lambda self: "m"))
     assert resources("offline").calibration().a == 2.0 and resources("hybrid").calibration().a == 1.0
     assert resources("offline").calibration(kind="research") is None
-    calibration.map_for.cache_clear()
+    confidence_maps.map_for.cache_clear()
 
 
 def _row(gold: str, probs: dict[str, float]) -> dict:
@@ -121,7 +121,7 @@ def _row(gold: str, probs: dict[str, float]) -> dict:
 
 
 def test_a_letter_prior_is_kept_only_when_dividing_it_out_helps():
-    from amg.evaluation.calibration import fit_map
+    from amg.evaluation.map_fitting import fit_map
 
     leaning = [_row(g, {"A": 0.3, "B": 0.2, "C": 0.5}) if g != "C" else _row("C", {"A": 0.1, "B": 0.1, "C": 0.8})
                for g in "ABCABC" * 5]  # the model says C whatever the question; A is its runner-up when C is wrong
@@ -133,7 +133,7 @@ def test_a_letter_prior_is_kept_only_when_dividing_it_out_helps():
 def test_platt_fit_converges_where_a_full_newton_step_diverged():
     """The fit half of a real kg run (option probability, graph support, correct): undamped Newton steps
     ran away to a = 6470 and printed 0.99 for wrong answers; the damped fit stays a modest map."""
-    from amg.evaluation.calibration import fit_platt
+    from amg.evaluation.map_fitting import fit_platt
 
     rows = json.loads((Path(__file__).parent / "data" / "platt_kg_fit_half.json").read_text())
     a, b, c = fit_platt([p for p, _, _ in rows], [s for _, s, _ in rows], [ok for _, _, ok in rows])
@@ -146,7 +146,7 @@ def test_platt_fit_converges_where_a_full_newton_step_diverged():
 def test_support_never_lowers_a_fitted_confidence():
     """A research run: nearly every answer cites its paper (support 0.73); the few off it happen to be wrong
     more often. Fitted freely, support weighs negatively; the fit drops it instead."""
-    from amg.evaluation.calibration import fit_platt
+    from amg.evaluation.map_fitting import fit_platt
 
     rng = np.random.default_rng(3)
     p = [float(rng.uniform(0.4, 0.95)) for _ in range(120)]
@@ -160,7 +160,7 @@ def test_support_never_lowers_a_fitted_confidence():
 def test_the_models_own_probability_never_lowers_a_fitted_confidence():
     """Open exam answers: P(True) near 0.9 whether right or wrong, and here a little higher on wrong ones;
     fitted freely it weighs negatively (surer, less likely right); the fit drops it and rests on support."""
-    from amg.evaluation.calibration import fit_platt
+    from amg.evaluation.map_fitting import fit_platt
 
     rng = np.random.default_rng(5)
     support = [float(rng.choice([0.0, 1.0])) for _ in range(150)]
@@ -180,7 +180,7 @@ def test_no_shipped_research_or_open_map_lowers_the_confidence_for_more_support(
 
 
 def test_verdict_options_are_answered_and_read_by_their_word():
-    from amg.agents.answer_synthesizer import answer_line, read_reply
+    from amg.agents.answer_synthesizer.synthesizer import answer_line, read_reply
 
     options = {"A": "yes", "B": "no", "C": "maybe"}
     assert answer_line(options) == "Answer: <one word: yes, no or maybe>"
@@ -213,7 +213,7 @@ def test_a_copied_verdict_list_is_asked_again_and_read_from_the_repaired_reply(s
 
 
 def test_a_verdict_prior_divides_out_the_lean_but_keeps_how_often_each_verdict_is_right():
-    from amg.evaluation.calibration import letter_prior
+    from amg.evaluation.map_fitting import letter_prior
 
     rows = [{"gold": gold, "confidence_basis": {"letter_probs": {"A": 0.6, "B": 0.3, "C": 0.1}}} for gold in "AABB"]
     shuffled, verdicts = letter_prior(rows), letter_prior(rows, base_rates=True)

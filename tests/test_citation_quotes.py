@@ -11,7 +11,7 @@ from langchain_core.messages import HumanMessage
 from langchain_openai import ChatOpenAI
 from langgraph.checkpoint.memory import InMemorySaver
 
-from amg.agents.citation_quotes import key_entities, names_key, quoted
+from amg.agents.answer_synthesizer.quotes import key_entities, names_key, quoted
 from amg.cli.answer_format import json_result
 from amg.cli.evidence_picture import render
 from amg.evaluation.citations import quote_check, relevance_figures

@@ -14,7 +14,7 @@ from amg.graphs.qa_graph import builder
 from amg.graphs.resources import Resources, install
 from amg.testing.graph_staging import set_entity_fields
 from amg.testing.scripted_llm import answer_lines, asks_for_answer, asks_for_entities
-from amg.tools.kg.differential import Candidate, fold_subtypes, frequency_of, inherit, questions, rank
+from amg.tools.kg.traversal.differential import Candidate, fold_subtypes, frequency_of, inherit, questions, rank
 from amg.tools.kg.records import EvidenceRecord, RelationRecord
 from amg.tools.kg.schema import normalize_key
 

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from amg.cli.evidence_picture import render, rested_on, to_dot
-from amg.tools.kg.paths import GraphPath, Step
+from amg.tools.kg.pipeline_types import GraphPath, Step
 
 pytestmark = pytest.mark.skipif(not (shutil.which("chromium") and shutil.which("dot")),
                                 reason="needs Debian's chromium and graphviz (make test installs them)")

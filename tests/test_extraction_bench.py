@@ -11,7 +11,7 @@ from benchmarks import extraction
 from amg.testing.scripted_llm import prompt_text, requested_tool
 from amg.tools.kg.grounding import mentions
 from amg.tools.kg.schema import ENTITY_TYPES, RELATION_TYPES, normalize_key
-from amg.tools.llm import calibration
+from amg.tools.llm import confidence_maps
 
 ITEMS = [
     {"id": "metformin", "entity": "Metformin", "entity_type": "drug",
@@ -77,12 +77,12 @@ def test_precision_recall_and_interval_from_known_replies(scripted_server, tmp_p
     assert figures["positives"] == 7 and figures["recall"] == 0.571
     assert figures["ci95"] == [0.3, 0.903], "Wilson interval of 4 / 6"
     assert figures["unusable_replies"] == 1 and figures["calls"] == 4, "one call each, plus one repair for Aspirin"
-    monkeypatch.setattr(calibration, "RELIABILITY", tmp_path / "extraction_reliability.json")
-    calibration.RELIABILITY.write_text(json.dumps({"other-model": {"precision": 0.9}}))
+    monkeypatch.setattr(confidence_maps, "RELIABILITY", tmp_path / "extraction_reliability.json")
+    confidence_maps.RELIABILITY.write_text(json.dumps({"other-model": {"precision": 0.9}}))
     extraction.write_reliability(figures, "test set")
-    assert calibration.extraction_reliability("scripted") == 0.667
-    assert calibration.extraction_reliability("other-model") == 0.9
-    assert calibration.extraction_reliability("unmeasured") == calibration.DEFAULT_RELIABILITY
+    assert confidence_maps.extraction_reliability("scripted") == 0.667
+    assert confidence_maps.extraction_reliability("other-model") == 0.9
+    assert confidence_maps.extraction_reliability("unmeasured") == confidence_maps.DEFAULT_RELIABILITY
 
 
 def test_relation_keys_read_inverses_forwards_and_symmetric_types_in_either_order():

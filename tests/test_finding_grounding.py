@@ -5,7 +5,7 @@ from __future__ import annotations
 
 
 def test_a_finding_is_grounded_word_by_word_and_lands_on_the_question_entity():
-    from amg.agents.finding_reader import StudyFinding, grounded_finding
+    from amg.agents.finding_reader.reader import StudyFinding, grounded_finding
 
     paper = {"id": "pmid:1", "kind": "pubmed", "title": "Students in day surgery"}
     text = "We recommend that students have a place in day surgery quality assurance programmes."
@@ -28,7 +28,7 @@ def test_a_finding_is_grounded_word_by_word_and_lands_on_the_question_entity():
 
 
 def test_a_finding_copied_loosely_is_stored_in_the_abstracts_own_words():
-    from amg.agents.finding_reader import StudyFinding, grounded_finding
+    from amg.agents.finding_reader.reader import StudyFinding, grounded_finding
 
     paper = {"id": "pmid:2", "kind": "pubmed", "title": "Peri-sinusoidal cells after laparoscopy"}
     text = ("CONCLUSIONS: Laparoscopic cholecystectomy activates peri-sinusoidal cells in the liver of patients. "
@@ -50,7 +50,7 @@ def test_a_finding_copied_loosely_is_stored_in_the_abstracts_own_words():
 
 
 def test_a_finding_must_agree_with_the_answer_read_from_its_paper():
-    from amg.agents.finding_reader import StudyFinding, finding_schema, grounded_finding
+    from amg.agents.finding_reader.reader import StudyFinding, finding_schema, grounded_finding
 
     paper = {"id": "pmid:3", "kind": "pubmed", "title": "Loss of consciousness after concussion"}
     text = "CONCLUSIONS: The results cast doubt on loss of consciousness as a predictor of test performance."
@@ -68,7 +68,7 @@ def test_a_finding_must_agree_with_the_answer_read_from_its_paper():
 
 
 def test_an_abbreviated_end_is_written_in_full_and_lands_on_the_question_entity():
-    from amg.agents.finding_reader import StudyFinding, grounded_finding
+    from amg.agents.finding_reader.reader import StudyFinding, grounded_finding
 
     paper = {"id": "pmid:4", "kind": "pubmed", "title": "Small for gestational age (SGA) infants"}
     text = ("CONCLUSIONS: Being SGA was not a significant risk factor for ROP in this cohort. "
@@ -85,7 +85,7 @@ def test_an_abbreviated_end_is_written_in_full_and_lands_on_the_question_entity(
 
 
 def test_a_finding_copied_with_a_second_sentence_keeps_the_first():
-    from amg.agents.finding_reader import sentence_in
+    from amg.agents.finding_reader.reader import sentence_in
 
     text = ("CONCLUSIONS: Tranexamic acid significantly reduces hyperfibrinolysis. Combined use decreases blood loss. "
             "METHODS: One hundred patients were randomised.")
@@ -95,7 +95,7 @@ def test_a_finding_copied_with_a_second_sentence_keeps_the_first():
 
 
 def test_a_long_or_variant_end_is_cut_to_its_head_and_kept():
-    from amg.agents.finding_reader import StudyFinding, grounded_finding
+    from amg.agents.finding_reader.reader import StudyFinding, grounded_finding
 
     paper = {"id": "pmid:5", "kind": "pubmed", "title": "p53 in rectal cancer"}
     text = ("CONCLUSIONS: p53 alterations do not predict tumour response to pre-operative chemo-radiotherapy in "

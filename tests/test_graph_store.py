@@ -111,7 +111,7 @@ def test_delete_by_origin(store):
 
 
 def test_export_import_roundtrip(store, tmp_path):
-    from amg.tools.kg.transfer import export_graph, import_graph
+    from amg.tools.kg.transfer.export_import import export_graph, import_graph
 
     store.upsert(entities=[EntityRecord("Metformin", "drug", description="A biguanide.", description_confidence=0.9,
                                         aliases=["Glucophage"])],
@@ -131,7 +131,7 @@ def _writer(args):
     uri, password, worker = args
     from neo4j import GraphDatabase
 
-    from amg.tools.kg.neo4j_store import Neo4jStore
+    from amg.tools.kg.store.neo4j_store import Neo4jStore
 
     with GraphDatabase.driver(uri, auth=("root", password)) as driver:
         store = Neo4jStore(driver)
@@ -160,7 +160,7 @@ def _claimer(args):
 
     from neo4j import GraphDatabase
 
-    from amg.tools.kg.neo4j_store import Neo4jStore
+    from amg.tools.kg.store.neo4j_store import Neo4jStore
 
     with GraphDatabase.driver(uri, auth=("root", password)) as driver:
         store = Neo4jStore(driver)

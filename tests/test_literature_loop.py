@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from langchain_openai import ChatOpenAI
 
-from amg.agents.gap_detector import is_research_question
+from amg.tools.question_kinds import is_research_question
 from amg.graphs.context import Context
 from amg.graphs.qa_graph import graph
 from amg.graphs.resources import Resources, install

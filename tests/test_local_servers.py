@@ -170,8 +170,8 @@ def test_a_busy_server_is_waited_for_not_killed(tmp_path):
 def test_the_graph_and_model_servers_start_at_the_same_time_and_once(monkeypatch, tmp_path):
     from amg.graphs.context import Context
     from amg.graphs.resources import Resources
-    from amg.tools.kg import connection
-    from amg.tools.kg.neo4j_store import Neo4jStore
+    from amg.tools.kg.store import connection
+    from amg.tools.kg.store.neo4j_store import Neo4jStore
     from amg.tools.llm import chat
 
     model_starting, starts = threading.Event(), []

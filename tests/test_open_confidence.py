@@ -10,9 +10,9 @@ from langchain_openai import ChatOpenAI
 from langgraph.checkpoint.memory import InMemorySaver
 
 from benchmarks.calibration import evaluate_open
-from amg.agents.answer_check import answer_likelihood
-from amg.agents.gap_detector import confidence_kind
-from amg.evaluation.calibration import fit_open_map
+from amg.agents.answer_synthesizer.self_check import answer_likelihood
+from amg.tools.question_kinds import confidence_kind
+from amg.evaluation.map_fitting import fit_open_map
 from amg.evaluation.open_answers import judged_option, verdict_of
 from amg.graphs.context import Context
 from amg.graphs.qa_graph import builder
@@ -20,7 +20,7 @@ from amg.graphs.resources import Resources, install
 from amg.graphs.reply import UNCALIBRATED
 from amg.testing.scripted_llm import answer_lines, asks_for_answer, asks_to_verify, prompt_text, verdict
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
-from amg.tools.llm.calibration import MAPS, CalibrationMap
+from amg.tools.llm.confidence_maps import MAPS, CalibrationMap
 
 PAPER = EvidenceRecord(id="pmid:31000001", kind="pubmed", pmid="31000001", title="Metformin in type 2 diabetes.",
                        snippet="Metformin is the first-line drug for type 2 diabetes mellitus.")  # fmt: skip

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from amg.agents.conversation import request
+from amg.tools.llm.conversation import request
 from amg.agents.reasoner import evidence_block, joint_context
 from amg.agents.relation_scorer import RELATION_LIST, format_evidence
 from amg.prompts import load, quote

@@ -8,9 +8,9 @@ import pytest
 
 from amg.agents.reasoner import MAX_PATHS, shown_paths, spoken
 from amg.agents.traverser import traverse_subgraph
-from amg.tools.evidence.embeddings import embed, model_path
-from amg.tools.kg.paths import GraphPath, Step
-from amg.tools.kg.ranking import order, verbalise
+from amg.tools.vectors.embeddings import embed, model_path
+from amg.tools.kg.pipeline_types import GraphPath, Step
+from amg.tools.kg.traversal.ranking import order, verbalise
 from amg.tools.kg.records import EvidenceRecord, RelationRecord
 
 

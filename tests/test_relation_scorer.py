@@ -184,7 +184,7 @@ def test_relation_types_have_one_home():
     assert "relations" in load("relation_scoring").inputs and "treated_by" not in load("relation_scoring").text
     listed = {name for line in RELATION_LIST.splitlines() for name in line[2:].split(" (")[0].split(", ")}
     assert listed == set(EXTRACTED_RELATIONS)
-    study = {r.name for r in RELATIONS if r.finding}  # the finding reader's (agents/finding_reader.py)
+    study = {r.name for r in RELATIONS if r.finding}  # the finding reader's (agents/finding_reader/reader.py)
     assert listed == {n for t in set(RELATION_TYPES) - CURATED_ONLY - study for n in (t, RELATION_INVERSES[t])}
     assert set(grounding.SIGNATURES) == set(RELATION_TYPES)
     assert set(grounding._SENTENCE_RULES) <= set(RELATION_TYPES)

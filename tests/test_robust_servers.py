@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from amg.tools.kg.server import embedded_graph_server
+from amg.tools.kg.store.server import embedded_graph_server
 from amg.tools.servers import LocalServer, LocalServerError, pid_alive, watch
 
 
@@ -44,7 +44,7 @@ HOLDER = """
 import sys, time
 sys.path.insert(0, {root!r})
 from pathlib import Path
-from amg.tools.kg.server import embedded_graph_server
+from amg.tools.kg.store.server import embedded_graph_server
 embedded_graph_server(Path({data!r}), heap="256m")[0].acquire()
 print("ready", flush=True)
 time.sleep(600)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from amg.cli.main import build_parser
-from amg.tools.kg.seeding import VOCABULARIES, seed
+from amg.tools.kg.vocabularies.seeding import VOCABULARIES, seed
 
 
 def test_seed_drugs_is_idempotent_and_resumable(store):

@@ -13,7 +13,7 @@ import pytest
 from langgraph_sdk import get_sync_client
 
 from amg.testing.scripted_llm import answer_lines, asks_for_answer, asks_for_entities
-from amg.tools.kg.server import embedded_graph_server
+from amg.tools.kg.store.server import embedded_graph_server
 from amg.tools.servers import free_port
 
 ROOT = Path(__file__).resolve().parents[1]

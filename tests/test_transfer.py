@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from amg.cli import main as cli
-from amg.tools.kg import transfer
+from amg.tools.kg.transfer import export_import
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 from amg.testing.graph_staging import clear
-from amg.tools.kg.neo4j_store import Neo4jStore
-from amg.tools.kg.transfer import export_graph, import_graph
+from amg.tools.kg.store.neo4j_store import Neo4jStore
+from amg.tools.kg.transfer.export_import import export_graph, import_graph
 
 EV = EvidenceRecord(id="pmid:1", kind="pubmed", title="T", pmid="1")
 
@@ -68,7 +68,7 @@ def write_jsonl(path, rows, extra_lines=()):
 
 
 def test_every_bad_row_is_reported_by_line_and_nothing_is_written(store, tmp_path, monkeypatch):
-    monkeypatch.setattr(transfer, "SHOWN_PROBLEMS", 100)
+    monkeypatch.setattr(export_import, "SHOWN_PROBLEMS", 100)
     seeded(store)
     before = snapshot(store)
     good = [entity("Aspirin"), relation("aspirin", "t2dm")]
@@ -199,7 +199,7 @@ import signal, sys, time
 signal.signal(signal.SIGINT, signal.default_int_handler)
 sys.path.insert(0, {root!r})
 from amg.cli import main
-from amg.tools.kg.neo4j_store import Neo4jStore
+from amg.tools.kg.store.neo4j_store import Neo4jStore
 real = Neo4jStore.export_records
 def slow(store):
     for row in real(store):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from amg.tools.kg.records import EvidenceRecord, RelationRecord
-from amg.tools.kg.traversal import question_links, traverse
+from amg.tools.kg.traversal.traverse import question_links, traverse
 
 # From metformin: t2dm 0.9; polyuria 0.9*0.8 (edge points into t2dm); nephropathy 0.9*0.6;
 # dialysis 0.54*0.9 only at depth 3; lactic acidosis 0.4 is under tau=0.5.
@@ -76,7 +76,7 @@ def test_hubs_are_expanded_as_seeds_only(small_graph):
 
 
 def in_memory_neighbors(edges):
-    """The QAReads.neighbors contract (tools/kg/store.py) over a list of (source, target, confidence)."""
+    """The QAReads.neighbors contract (tools/kg/store/protocols.py) over a list of (source, target, confidence)."""
 
     def neighbors(keys, floors, per_node, max_degree=None):
         out = []

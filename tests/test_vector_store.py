@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from amg.tools.evidence.embeddings import load_embedder, model_path
+from amg.tools.vectors.embeddings import load_embedder, model_path
 from amg.tools.evidence.finder import EvidenceFinder
-from amg.tools.evidence.passages import PassageStore, chunk_text
+from amg.tools.vectors.passages import PassageStore, chunk_text
 
 
 @pytest.fixture(scope="module")

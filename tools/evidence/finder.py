@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from amg.tools.evidence.passages import PassageStore
+from amg.tools.vectors.passages import PassageStore
 from amg.tools.evidence.pubmed import MalformedResponse
 from amg.tools.evidence.pubmed_sources import PubMedSources
 from amg.tools.evidence.remote_calls import SourceUnavailable

@@ -18,7 +18,7 @@ from Bio.Entrez.Parser import CorruptedXMLError, NotXMLError, ValidationError
 from amg.tools.batching import chunked
 from amg.tools.evidence.remote_calls import SourceUnavailable, call_remote, shared_limiter
 from amg.tools.evidence.request_cache import RequestCache
-from amg.tools.literature.words import query_words
+from amg.tools.literature.query_words import query_words
 from amg.tools.literature.pubmed_xml import Article, NotPubMedXML, read_articles
 
 Entrez.max_tries = 1

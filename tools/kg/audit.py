@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from amg.tools.kg.grounding import echoes, is_generic, mentions, sentence_problem, signature_problem
-from amg.tools.kg.store import AuditStore
+from amg.tools.kg.store.protocols import AuditStore
 
 PAGE = 2000
 

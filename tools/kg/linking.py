@@ -13,11 +13,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from amg.tools.evidence.embeddings import embed
-from amg.tools.evidence.passages import open_collection
+from amg.tools.vectors.embeddings import embed
+from amg.tools.vectors.passages import open_collection
 from amg.tools.kg.grounding import GENERIC_TERMS
 from amg.tools.kg.schema import normalize_key
-from amg.tools.kg.store import QAReads
+from amg.tools.kg.store.protocols import QAReads
 
 SYNC_BATCH = 2000
 MAX_NGRAM = 6

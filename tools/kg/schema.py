@@ -40,7 +40,7 @@ class RelationType:
     targets: frozenset[str] | None = None
     curated_only: bool = False
     hint: str = ""
-    finding: bool = False  # a study's result, stated only by the finding reader (agents/finding_reader.py)
+    finding: bool = False  # a study's result, stated only by the finding reader (agents/finding_reader/reader.py)
 
 
 RELATIONS = (
@@ -75,7 +75,7 @@ RELATIONS = (
 RELATION_INVERSES = {r.name: r.inverse for r in RELATIONS}  # relation type -> its name read backwards
 RELATION_TYPES = tuple(RELATION_INVERSES)
 CURATED_ONLY = frozenset(r.name for r in RELATIONS if r.curated_only)  # never stated by a model
-STUDY_RESULTS = tuple(r.name for r in RELATIONS if r.finding)  # only a study states them (agents/finding_reader.py)
+STUDY_RESULTS = tuple(r.name for r in RELATIONS if r.finding)  # only a study states them (agents/finding_reader/reader.py)
 FINDINGS = tuple(r for r in RELATIONS if r.finding) + tuple(r for r in RELATIONS if r.name == "associated_with")
 
 # a model's description never gets a higher confidence; curated definitions sit above it (WordNet's glosses 0.97,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from amg.tools.literature.fulltext import FullTextIndex
-from amg.tools.literature.words import query_words
+from amg.tools.literature.query_words import query_words
 from amg.tools.literature.pubmed_xml import Article
 from amg.tools.literature.record_store import RecordStore
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from amg.tools.kg.schema import normalize_key
 from amg.tools.package_files import package_dir
-from amg.tools.phenotypes.words import keys, written
+from amg.tools.phenotypes.word_keys import keys, written
 
 ABNORMALITY = "HP:0000118"
 SCOPE_WEIGHT = {"name": 1.0, "EXACT": 1.0, "RELATED": 0.9, "BROAD": 0.7, "NARROW": 0.7}

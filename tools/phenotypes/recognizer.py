@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 from amg.tools.phenotypes.lexicon import Lexicon, hpo_lexicon
 from amg.tools.phenotypes.negation import is_negated, negated_ranges
-from amg.tools.phenotypes.words import QUANTITY, SERIES, condition_adjective, key, keys, series, tokens, written
+from amg.tools.phenotypes.word_keys import QUANTITY, SERIES, condition_adjective, key, keys, series, tokens, written
 
 GAP_PENALTY = 0.85
 MULTIPLE = key("multiple")

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from amg.tools.kg.paths import Step
+from amg.tools.kg.pipeline_types import Step
 from amg.tools.kg.schema import RELATION_INVERSES
 
 

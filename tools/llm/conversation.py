@@ -14,7 +14,7 @@ import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-from amg.agents.structured import SYSTEM, Usage
+from amg.tools.llm.structured import SYSTEM, Usage
 from amg.prompts import load
 
 Turn = dict[str, str]  # {"role": "user" | "assistant", "content": ...}

@@ -1,7 +1,7 @@
 """The graph store's contracts: one small Protocol per consumer, as nano-graphrag's storage bases.
 
 Each caller asks for what it uses (a method may appear in two contracts); ``GraphStore`` is all of
-them, what a backend implements. ``Neo4jStore`` (tools/kg/neo4j_store.py) does, over Bolt and
+them, what a backend implements. ``Neo4jStore`` (tools/kg/store/neo4j_store.py) does, over Bolt and
 Cypher; the driver and every Cypher statement stay under tools/kg/.
 """
 
@@ -79,7 +79,7 @@ class AuditStore(Protocol):
 
 
 class TransferStore(Protocol):
-    """What export and import (tools/kg/transfer.py) need: every record streamed out, batches restored exactly."""
+    """What export and import (tools/kg/transfer/export_import.py) need: every record streamed out, batches restored exactly."""
 
     def export_records(self) -> Iterator[dict]: ...
     def restore(self, kind: str, rows: list[dict]) -> None: ...

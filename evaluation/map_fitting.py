@@ -1,4 +1,4 @@
-"""Fitting the answer-confidence map (tools/llm/calibration.py) on one half of a dev set.
+"""Fitting the answer-confidence map (tools/llm/confidence_maps.py) on one half of a dev set.
 
 The split is by a hash of the question id, so it is stable across runs and orderings:
 half "fit" learns the letter prior and the Platt map, half "eval" reports them.
@@ -10,7 +10,7 @@ import hashlib
 
 import numpy as np
 
-from amg.tools.llm.calibration import CalibrationMap, debias, logit
+from amg.tools.llm.confidence_maps import CalibrationMap, debias, logit
 
 
 def half(question_id: str) -> str:

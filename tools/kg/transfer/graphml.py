@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 from typing import IO, Iterable, Iterator
 from xml.sax.saxutils import escape, quoteattr
 
-from amg.tools.kg.import_rules import Rejected
+from amg.tools.kg.transfer.import_rules import Rejected
 
 NS = "http://graphml.graphdrawing.org/xmlns"
 _TYPES = {bool: "boolean", int: "long", float: "double", str: "string"}

@@ -9,7 +9,7 @@ self-consistent) into a temporary file beside the target, renamed into place onl
 complete: an interrupted export leaves no file under the target name.
 
 Import is all-or-nothing for bad input: every record is checked first against the rules
-of online writes (tools/kg/import_rules.py; every relation's entities and evidence must be
+of online writes (tools/kg/transfer/import_rules.py; every relation's entities and evidence must be
 in the file or already in the graph), and if any is rejected nothing is written and one
 error lists the rejected rows by line (JSONL) or element id (GraphML). A valid file is then
 written in idempotent batches, so an import interrupted while writing is completed by
@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import IO, Iterator
 
 from amg.tools.batching import chunked
-from amg.tools.kg.graphml import read_graphml, write_graphml
-from amg.tools.kg.import_rules import Rejected, check_record, identity, references
-from amg.tools.kg.store import TransferStore
+from amg.tools.kg.transfer.graphml import read_graphml, write_graphml
+from amg.tools.kg.transfer.import_rules import Rejected, check_record, identity, references
+from amg.tools.kg.store.protocols import TransferStore
 
 PAGE = 2000
 SHOWN_PROBLEMS = 20

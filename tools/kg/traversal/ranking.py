@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from amg.tools.choices import PATH_RANKINGS
-from amg.tools.kg.paths import Step
+from amg.tools.kg.pipeline_types import Step
 
 
 def verbalise(steps: list[Step]) -> str:

@@ -16,7 +16,7 @@ import chromadb
 from chromadb.config import Settings
 
 from amg.tools.batching import chunked
-from amg.tools.evidence.embeddings import embed, load_embedder
+from amg.tools.vectors.embeddings import embed, load_embedder
 from amg.tools.text_files import read_user_text
 
 TEXT_SUFFIXES = (".txt", ".md")

@@ -3,9 +3,9 @@
 Multiple choice: the confidence comes from the model's own probabilities. The log-probabilities
 of the option token give a distribution over the letters; the model's letter prior is divided
 out (which may change the chosen option); the chosen option's probability and the graph's
-``support`` go through the model's calibration map (tools/llm/calibration.py), fitted on half of
+``support`` go through the model's calibration map (tools/llm/confidence_maps.py), fitted on half of
 the dev set. Open questions: the model is asked whether its answer is correct, and the probability
-of its "yes" (agents/answer_check.py) and ``support`` go through the model's map for open answers.
+of its "yes" (agents/answer_synthesizer/self_check.py) and ``support`` go through the model's map for open answers.
 Without a map the probability is reported as it is (open: x (1/2 + 1/2 x support)) and marked
 uncalibrated; without log-probabilities (an endpoint that does not return them):
 confidence = stated x (1/2 + 1/2 x support), an uncited answer at most 0.5, also marked uncalibrated.
@@ -18,7 +18,7 @@ candidate: a small model's stated 0.96 for a diagnosis the findings make unlikel
 promise the graph can keep. (An answer naming none may answer something else, a treatment say.)
 
 Each citation carries its ``quote``, the cited item's sentence that states the claim and names the answer's
-key entity (agents/citation_quotes.py); a cited item with no such sentence is dropped, and an answer left
+key entity (agents/answer_synthesizer/quotes.py); a cited item with no such sentence is dropped, and an answer left
 citing nothing says it rests on the model's own knowledge (its support is then 0).
 
 The answer is the last turn of the question's conversation, in a few "Key: value" lines
@@ -33,14 +33,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from amg.agents.answer_check import answer_likelihood, p_true
-from amg.agents.citation_quotes import backing, key_entities, quoted
-from amg.agents.conversation import TOP_LOGPROBS, Turn, request, talk_scored
-from amg.agents.structured import Usage
+from amg.agents.answer_synthesizer.self_check import answer_likelihood, p_true
+from amg.agents.answer_synthesizer.quotes import backing, key_entities, quoted
+from amg.tools.llm.conversation import TOP_LOGPROBS, Turn, request, talk_scored
+from amg.tools.llm.structured import Usage
 from amg.prompts import load
-from amg.tools.kg.paths import Citation, EvidenceItem, GraphPath, Link
+from amg.tools.kg.pipeline_types import Citation, EvidenceItem, GraphPath, Link
 from amg.tools.kg.schema import normalize_key
-from amg.tools.llm.calibration import CalibrationMap, debias, letter_probabilities
+from amg.tools.llm.confidence_maps import CalibrationMap, debias, letter_probabilities
 
 MODEL_KNOWLEDGE = "the model's own knowledge: no cited item states the answer"
 ANSWER_TOKENS = 160

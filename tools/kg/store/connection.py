@@ -14,7 +14,7 @@ from neo4j.exceptions import (
     ServiceUnavailable,
 )
 
-from amg.tools.kg.server import USER, embedded_graph_server
+from amg.tools.kg.store.server import USER, embedded_graph_server
 from amg.tools.servers import LocalServer
 
 logging.getLogger("neo4j").setLevel(logging.ERROR)  # its retry chatter is not for end users

@@ -1,5 +1,5 @@
 """How a study finding's ends are worded: in full, on the question's entities, short enough to be an entity,
-and named by the abstract or the question. agents/finding_reader.py grounds a finding with these.
+and named by the abstract or the question. agents/finding_reader/reader.py grounds a finding with these.
 
 Of 200 PubMedQA dev questions read in kg hybrid, 28 findings were refused; 9 of them had an end of more than
 eight words ("tumour response to pre-operative chemo-radiotherapy in locally advanced rectal cancer"; 7 cut to
@@ -12,7 +12,7 @@ from __future__ import annotations
 from abbreviations.schwartz_hearst import extract_abbreviation_definition_pairs
 
 from amg.tools.kg.schema import normalize_key
-from amg.tools.literature.words import query_words
+from amg.tools.literature.query_words import query_words
 
 MAX_END_WORDS = 8  # a longer name is not an entity (tools/kg/grounding.py is_generic)
 # words that open a qualifier of a name: "... in locally advanced rectal cancer", "... during sitting positioning"

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 
-from amg.tools.kg.paths import GraphPath, Link
+from amg.tools.kg.pipeline_types import GraphPath, Link
 from amg.tools.kg.schema import LEARNED_DESCRIPTION_CAP, normalize_key
-from amg.tools.kg.store import QAReads
+from amg.tools.kg.store.protocols import QAReads
 
 MAX_TERMS = 12
 SOURCE_NAMES = {"vocabulary:hpo": "HPO", "vocabulary:mondo": "MONDO", "vocabulary:chebi": "ChEBI",

@@ -3,7 +3,7 @@ and the numbered evidence items and citations the answer rests on.
 
 TypedDicts rather than classes: they travel in the QA graph's state, which the sqlite checkpointer
 (`amg chat`) and LangGraph Studio keep as plain data, and `amg ask --json` prints as it is.
-The traversal (tools/kg/traversal.py) makes the steps; the traverser (agents/traverser.py) the paths.
+The traversal (tools/kg/traversal/traverse.py) makes the steps; the traverser (agents/traverser.py) the paths.
 """
 
 from __future__ import annotations
@@ -87,4 +87,4 @@ class Citation(TypedDict):
     year: int | None
     url: str | None
     evidence_id: str  # = id, the name `amg ask --json` gives it
-    quote: str  # the item's sentence that states the claim, naming the answer's key entity (agents/citation_quotes.py)
+    quote: str  # the item's sentence that states the claim, naming the answer's key entity (agents/answer_synthesizer/quotes.py)

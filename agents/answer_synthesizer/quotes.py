@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import re
 
-from amg.tools.kg.paths import EvidenceItem, GraphPath, Link
-from amg.tools.kg.ranking import verbalise
+from amg.tools.kg.pipeline_types import EvidenceItem, GraphPath, Link
+from amg.tools.kg.traversal.ranking import verbalise
 from amg.tools.kg.schema import normalize_key
-from amg.tools.kg.store import QAReads
+from amg.tools.kg.store.protocols import QAReads
 
 QUOTE_CHARS = 400
 MIN_ALIAS_CHARS = 3  # "DM" or "AS" would be found in too many sentences

@@ -22,14 +22,14 @@ from functools import cache
 
 from pydantic import BaseModel, Field, create_model
 
-from amg.agents.structured import Usage, ask
-from amg.agents.finding_wording import (abbreviations_in, content_words, end_named, head_of, named_words,
+from amg.tools.llm.structured import Usage, ask
+from amg.agents.finding_reader.ends import (abbreviations_in, content_words, end_named, head_of, named_words,
                                         on_question_entities, spelled_out)  # fmt: skip
 from amg.prompts import load
 from amg.tools.kg.grounding import is_generic
 from amg.tools.kg.records import EvidenceRecord, RelationRecord
 from amg.tools.kg.schema import FINDINGS, normalize_key, relation_type, score_to_confidence
-from amg.tools.kg.store import ExpansionWrites
+from amg.tools.kg.store.protocols import ExpansionWrites
 
 ABSTRACT_CHARS = 900  # the conclusion and the opening: ~250 tokens, read at ~20 tokens/s on the 1.5B here
 FINDING_NAMES = tuple(name for r in FINDINGS for name in dict.fromkeys((r.name, r.inverse)))

@@ -1,6 +1,6 @@
 """The graph store over the official neo4j driver (Neo4j 5, or the embedded ArcadeDB over Bolt).
 
-``Neo4jStore`` implements every contract of tools/kg/store.py: its plumbing, writes, export and
+``Neo4jStore`` implements every contract of tools/kg/store/protocols.py: its plumbing, writes, export and
 import are here; its knowledge reads, bookkeeping and inspection reads are mixed in from the other
 neo4j_* modules. Every statement is parameterised; labels and relationship types are fixed strings.
 One logical write (entities + evidence + relations) is one transaction, retried as a
@@ -26,10 +26,10 @@ from tenacity import (
     wait_random_exponential,
 )
 
-from amg.tools.kg.neo4j_bookkeeping import BookkeepingQueries
-from amg.tools.kg.neo4j_inspection import InspectionQueries
-from amg.tools.kg.neo4j_reads import KnowledgeQueries
-from amg.tools.kg.neo4j_writes import EXISTING_RELATIONS, UPDATE_RELATIONS, write_unit
+from amg.tools.kg.store.neo4j_bookkeeping import BookkeepingQueries
+from amg.tools.kg.store.neo4j_inspection import InspectionQueries
+from amg.tools.kg.store.neo4j_reads import KnowledgeQueries
+from amg.tools.kg.store.neo4j_writes import EXISTING_RELATIONS, UPDATE_RELATIONS, write_unit
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord, WriteSummary, utc_now
 from amg.tools.kg.schema import normalize_key, score_to_confidence
 
@@ -69,7 +69,7 @@ _RETRYABLE = (ConstraintError, TransientError, ServiceUnavailable, SessionExpire
 
 
 class Neo4jStore(KnowledgeQueries, BookkeepingQueries, InspectionQueries):
-    """The ``GraphStore`` contracts (tools/kg/store.py) over the neo4j driver."""
+    """The ``GraphStore`` contracts (tools/kg/store/protocols.py) over the neo4j driver."""
 
     def __init__(self, driver: Driver, database: str | None = None):
         self._driver = driver
@@ -159,7 +159,7 @@ class Neo4jStore(KnowledgeQueries, BookkeepingQueries, InspectionQueries):
         self.write(lambda tx: tx.run(query, keys=keys, now=utc_now()).consume())
 
 
-    # -- export and import (tools/kg/transfer.py) -----------------------------------------
+    # -- export and import (tools/kg/transfer/export_import.py) -----------------------------------------
     def export_records(self) -> Iterator[dict]:
         """Every record of the graph, streamed: one query per kind, references before their targets."""
         with self._driver.session(database=self._database, default_access_mode=READ_ACCESS,

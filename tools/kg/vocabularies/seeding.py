@@ -15,7 +15,7 @@ import importlib
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterator
 
-from amg.tools.kg.store import SeedingStore
+from amg.tools.kg.store.protocols import SeedingStore
 
 VOCABULARIES = ("hpo", "icd10", "drugs", "chebi", "mondo", "ddi", "essential_medicines", "mesh", "wordnet")
 

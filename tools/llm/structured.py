@@ -3,7 +3,7 @@
 Agents that need nested typed output (the relation scorer's entity assessment) go through
 ``ask``: if the reply does not parse into the schema, the model is asked once more with the
 parse error; if that fails too, ``ask`` returns None and the agent degrades instead of
-crashing. The QA conversation itself uses plain lines (``agents.conversation``).
+crashing. The QA conversation itself uses plain lines (tools/llm/conversation.py).
 """
 
 from __future__ import annotations
