@@ -3,7 +3,8 @@
 The case is the question's phenotype entities and the HPO phenotypes its words name
 (tools/phenotypes: synonyms, word order, morphology), a negated one ("no lens dislocation") absent,
 plus the answers to earlier follow-up questions (present or absent). A question that names a
-disease is not asking for one: no differential. Candidates come from the graph's HPO disease-phenotype annotations, ranked by
+disease is not asking for one: no differential. Candidates come from the graph's HPO disease-phenotype annotations,
+ranked by
 tools/kg/traversal/differential.py, with subtypes folded into their disease; when the leading ones are
 close, the 1-3 findings that together carry the most information are proposed as questions.
 A finding the case already settles is never asked: one it states, an ancestor of one it has
@@ -16,9 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import asdict
 
-from amg.tools.kg.traversal.differential import fold_subtypes, frequency_of, inherit, is_close, questions, rank
 from amg.tools.kg.schema import normalize_key
 from amg.tools.kg.store.protocols import QAReads
+from amg.tools.kg.traversal.differential import fold_subtypes, frequency_of, inherit, is_close, questions, rank
 from amg.tools.phenotypes.lexicon import hpo_lexicon
 from amg.tools.phenotypes.recognizer import recognise
 
@@ -60,13 +61,28 @@ def differentiate(entities: list[dict], store: QAReads, answered: dict[str, bool
     known = present | absent | implied_by(present, store) | lexicon.implied(present, absent)
     asked = questions(annotations, candidates, known) if is_close(candidates) else []
     label = {**finding_names, **{e["key"]: e["name"] for e in entities}, **lexicon.names(present | absent)}
-    shown = [{**asdict(c), "present": [label.get(f, f) for f in c.present], "absent": [label.get(f, f) for f in c.absent],
-              "subtypes": [names.get(k, k) for k in c.subtypes],
-              "frequencies": {label.get(f, f): round(annotations[c.key].get(f, 0.0), 3) for f in c.present},
-              "evidence_ids": sorted({i for d in [c.key, *c.subtypes] for f in c.present for i in behind.get((d, f), [])})}
-             for c in candidates[:SHOWN]]  # fmt: skip
-    follow = [{"finding": f, "name": label.get(f, f), "question": f"Does the patient have {label.get(f, f).lower()}?",
-               "information_gain_bits": round(g, 3)} for f, g in asked]  # fmt: skip
+    shown = [
+        {
+            **asdict(c),
+            "present": [label.get(f, f) for f in c.present],
+            "absent": [label.get(f, f) for f in c.absent],
+            "subtypes": [names.get(k, k) for k in c.subtypes],
+            "frequencies": {label.get(f, f): round(annotations[c.key].get(f, 0.0), 3) for f in c.present},
+            "evidence_ids": sorted(
+                {i for d in [c.key, *c.subtypes] for f in c.present for i in behind.get((d, f), [])}
+            ),
+        }
+        for c in candidates[:SHOWN]
+    ]
+    follow = [
+        {
+            "finding": f,
+            "name": label.get(f, f),
+            "question": f"Does the patient have {label.get(f, f).lower()}?",
+            "information_gain_bits": round(g, 3),
+        }
+        for f, g in asked
+    ]
     return {"differential": shown, "follow_up": follow}
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from amg.tools.evidence.finder import EvidenceFinder
 
 
-def search_evidence(entity: dict, question: str, finder: EvidenceFinder, sources: list[str], k: int,
-                    mindate: str | None = None) -> dict:  # fmt: skip
+def search_evidence(
+    entity: dict, question: str, finder: EvidenceFinder, sources: list[str], k: int, mindate: str | None = None
+) -> dict:
     """Evidence records (as dicts) and their texts for ``entity``; source faults become degradations."""
     batch = finder.find_evidence(entity["name"], sources, k=k, context=question, mindate=mindate)
     return {

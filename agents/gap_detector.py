@@ -11,14 +11,14 @@ otherwise ``claim_gap`` sends the question itself to the literature (graphs/qa_g
 
 from __future__ import annotations
 
-import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from amg.tools.kg.records import iso_utc
 from amg.tools.kg.schema import FINDINGS, normalize_key
 from amg.tools.kg.store.protocols import QAStore
 from amg.tools.kg.traversal.traverse import LINK_FLOOR
 from amg.tools.question_kinds import is_research_question
+
 
 def claim_held(question: str, keys: list[str], store: QAStore) -> bool:
     """Whether a study's finding resting on a paper joins a question entity to another thing the question names."""
@@ -29,15 +29,22 @@ def claim_held(question: str, keys: list[str], store: QAStore) -> bool:
     )
 
 
-def detect_gaps(entities: list[dict], store: QAStore, tau: float, stale_days: int, min_relations: int,
-                question: str = "", options: dict[str, str] | None = None) -> dict:  # fmt: skip
+def detect_gaps(
+    entities: list[dict],
+    store: QAStore,
+    tau: float,
+    stale_days: int,
+    min_relations: int,
+    question: str = "",
+    options: dict[str, str] | None = None,
+) -> dict:
     """State update: ``gaps`` ([{key, name, status}]) for entities that need evidence, and ``claim_gap``."""
     keys = [e["key"] for e in entities]
     research = is_research_question(question, options)
     claim_gap = research and not claim_held(question, keys, store)
     if not entities:
         return {"gaps": [], "claim_gap": claim_gap}
-    stale_before = iso_utc(datetime.now(timezone.utc) - timedelta(days=stale_days))
+    stale_before = iso_utc(datetime.now(UTC) - timedelta(days=stale_days))
     reports = {r.key: r for r in store.gap_check(keys, tau, stale_before, min_relations)}
     present = [k for k in keys if reports[k].status != "missing"]
     if present:

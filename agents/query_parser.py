@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import re
 
-from amg.tools.llm.conversation import request, talk
-from amg.tools.llm.structured import Usage
 from amg.prompts import load
 from amg.tools.kg.linking import EntityLinker
 from amg.tools.kg.schema import (
@@ -27,6 +25,8 @@ from amg.tools.kg.schema import (
     entity_type,
     normalize_key,
 )
+from amg.tools.llm.conversation import request, talk
+from amg.tools.llm.structured import Usage
 from amg.tools.phenotypes.recognizer import recognise
 
 TOKENS_PER_ENTITY = 12
@@ -43,9 +43,14 @@ def read_mentions(reply: str) -> list[tuple[str, str]]:
         name, sep, kind = _BULLET.sub("", line).partition("|")
         name = name.strip().strip("`\"'*").strip()
         words = name.split()
-        if (not words or len(words) > 8 or len(name) > 120 or _NOT_A_NAME.search(name)
-                or name.lower().rstrip("s") in _PLACEHOLDERS
-                or (not sep and name.endswith((".", ":", "?", "!")))):  # fmt: skip
+        if (
+            not words
+            or len(words) > 8
+            or len(name) > 120
+            or _NOT_A_NAME.search(name)
+            or name.lower().rstrip("s") in _PLACEHOLDERS
+            or (not sep and name.endswith((".", ":", "?", "!")))
+        ):
             continue
         mentions.append((name, kind.strip().strip("`*").lower() if sep else "other"))
     return mentions
@@ -61,13 +66,23 @@ def phenotype_entities(text: str, linker: EntityLinker) -> tuple[list[dict], set
     mentions = recognise(text)
     said = [m for m in mentions if not m.negated]
     held = linker.store.lookup([m.key for m in said]) if said else {}
-    stated = [{"key": m.key, "name": m.name, "type": "phenotype", "linked": True, "how": "phenotype"}
-              for m in said if any(hit["key"] == m.key for hit in held.get(m.key, []))]  # fmt: skip
+    stated = [
+        {"key": m.key, "name": m.name, "type": "phenotype", "linked": True, "how": "phenotype"}
+        for m in said
+        if any(hit["key"] == m.key for hit in held.get(m.key, []))
+    ]
     return stated, {m.key for m in mentions if m.negated}
 
 
-def parse_query(question: str, options: dict[str, str], llm, linker: EntityLinker, max_entities: int,
-                use_options: bool = True, parser: str = "llm") -> dict:  # fmt: skip
+def parse_query(
+    question: str,
+    options: dict[str, str],
+    llm,
+    linker: EntityLinker,
+    max_entities: int,
+    use_options: bool = True,
+    parser: str = "llm",
+) -> dict:
     """State update: ``entities`` ([{key, name, type, linked, how}]), the opened conversation, usage.
 
     With ``use_options`` off, entities come from the question stem only: the model then sees
@@ -76,13 +91,22 @@ def parse_query(question: str, options: dict[str, str], llm, linker: EntityLinke
     usage = Usage()
     shown = options if use_options else {}
     stated, negated = phenotype_entities(question, linker)  # "no fever": absent, for the differential, not a topic
-    from_vocab = [e for e in spot_entities(question + "\n" + "\n".join(shown.values()), linker)
-                  if not (e["type"] == "phenotype" and e["key"] in negated)]  # fmt: skip
+    from_vocab = [
+        e
+        for e in spot_entities(question + "\n" + "\n".join(shown.values()), linker)
+        if not (e["type"] == "phenotype" and e["key"] in negated)
+    ]
     from_vocab += [e for e in stated if e["key"] not in {v["key"] for v in from_vocab}]
     if parser == "vocabulary" or (parser == "auto" and from_vocab):
         return {"entities": from_vocab[:max_entities], "dialogue": [], "degradations": []}
-    text = request([], question, shown, load("entity_extraction").format(
-        scope="the question and its options" if shown else "the question", max_entities=max_entities))
+    text = request(
+        [],
+        question,
+        shown,
+        load("entity_extraction").format(
+            scope="the question and its options" if shown else "the question", max_entities=max_entities
+        ),
+    )
     reply, dialogue = talk(llm, [], text, usage, max_tokens=TOKENS_PER_ENTITY * max_entities)
     mentions = read_mentions(reply)
     degradations = [] if mentions else ["query parser: the LLM named no entities; used vocabularies only"]
@@ -95,12 +119,14 @@ def parse_query(question: str, options: dict[str, str], llm, linker: EntityLinke
             best = found[0]
             from_llm.append({"key": best.key, "name": best.name, "type": best.type, "linked": True, "how": best.how})
         else:
-            from_llm.append({"key": normalize_key(name), "name": name, "type": entity_type(kind), "linked": False,
-                             "how": "llm"})  # fmt: skip
+            from_llm.append(
+                {"key": normalize_key(name), "name": name, "type": entity_type(kind), "linked": False, "how": "llm"}
+            )
     vocab_keys = {e["key"] for e in from_vocab}
     # an unlinked mention that wraps a vocabulary entity ("first-line for type 2 diabetes") is that entity
-    from_llm = [e for e in from_llm
-                if e["key"] in vocab_keys or not any(f" {k} " in f" {e['key']} " for k in vocab_keys)]  # fmt: skip
+    from_llm = [
+        e for e in from_llm if e["key"] in vocab_keys or not any(f" {k} " in f" {e['key']} " for k in vocab_keys)
+    ]
     # both agree first, then the LLM's order, then vocabulary-only finds
     ranked = [e for e in from_llm if e["key"] in vocab_keys] + from_llm + from_vocab
     entities, seen = [], set()
@@ -108,5 +134,9 @@ def parse_query(question: str, options: dict[str, str], llm, linker: EntityLinke
         if entity["key"] not in seen:
             seen.add(entity["key"])
             entities.append(entity)
-    return {"entities": entities[:max_entities], "dialogue": dialogue if shown == options else [],
-            "degradations": degradations, **usage.as_update()}  # fmt: skip
+    return {
+        "entities": entities[:max_entities],
+        "dialogue": dialogue if shown == options else [],
+        "degradations": degradations,
+        **usage.as_update(),
+    }

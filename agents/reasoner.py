@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import re
 
-from amg.tools.llm.conversation import Turn, request, talk
 from amg.agents.finding_reader.reader import FINDING_NAMES
-from amg.tools.llm.structured import Usage
 from amg.prompts import load, quote
 from amg.tools.kg.pipeline_types import EvidenceItem, GraphPath, Link, read_by_a_model
-from amg.tools.kg.traversal.ranking import verbalise
 from amg.tools.kg.store.protocols import QAReads
+from amg.tools.kg.traversal.ranking import verbalise
+from amg.tools.llm.conversation import Turn, request, talk
+from amg.tools.llm.structured import Usage
 
 MAX_EVIDENCE = 12
 MAX_VOCABULARY = 4
@@ -52,11 +52,19 @@ def shown_paths(nodes: list[GraphPath]) -> dict[str, list[GraphPath]]:
     visible = (n for n in nodes if n["depth"] > 0 and not n["hidden"])
     for node in sorted(visible, key=lambda n: (n["rank"], -n["score"])):
         by_seed.setdefault(node["seed_key"], []).append(node)
-    rounds = sorted(((place, -node.get("relevance", 0.0), seed) for seed, paths in by_seed.items()
-                     for place, node in enumerate(paths[:MAX_PATHS_PER_ENTITY])))[:MAX_PATHS]  # fmt: skip
+    rounds = sorted(
+        (
+            (place, -node.get("relevance", 0.0), seed)
+            for seed, paths in by_seed.items()
+            for place, node in enumerate(paths[:MAX_PATHS_PER_ENTITY])
+        )
+    )[:MAX_PATHS]
     chosen = {(seed, place) for place, _, seed in rounds}
-    return {seed: [n for place, n in enumerate(paths) if (seed, place) in chosen] for seed, paths in by_seed.items()
-            if (seed, 0) in chosen}  # fmt: skip
+    return {
+        seed: [n for place, n in enumerate(paths) if (seed, place) in chosen]
+        for seed, paths in by_seed.items()
+        if (seed, 0) in chosen
+    }
 
 
 def spoken(node: GraphPath) -> str:
@@ -65,8 +73,11 @@ def spoken(node: GraphPath) -> str:
     Half the tokens of the arrow notation, which repeated every edge's confidence. A step a model read from
     evidence adds its sentence (a study's finding, its population too): "improves" alone does not say by how
     much, or in whom, nor "has adverse effect Hypoglycemia" that the textbook said "rarely causes hypoglycemia"."""
-    return (f"{verbalise(node['steps'])} ({node['score']:.2f})" + (" [weak]" if node["weak"] else "")
-            + _stated_words(node["steps"]))
+    return (
+        f"{verbalise(node['steps'])} ({node['score']:.2f})"
+        + (" [weak]" if node["weak"] else "")
+        + _stated_words(node["steps"])
+    )
 
 
 def _stated_words(steps: list[Link]) -> str:
@@ -74,8 +85,9 @@ def _stated_words(steps: list[Link]) -> str:
     return "".join(f': "{shorten(d, FINDING_CHARS)}"' for d in said)
 
 
-def number_evidence(nodes: list[GraphPath], fetched: list[dict], store: QAReads, links: list[Link] = (),
-                    differential: list[dict] = ()) -> list[EvidenceItem]:  # fmt: skip
+def number_evidence(
+    nodes: list[GraphPath], fetched: list[dict], store: QAReads, links: list[Link] = (), differential: list[dict] = ()
+) -> list[EvidenceItem]:
     """The evidence the answer may cite, numbered from 1.
 
     Evidence fetched for this question first (``fetched`` records, which may not be stored yet),
@@ -117,8 +129,9 @@ def _refs(evidence_ids: list[str], number: dict[str, int]) -> str:
     return (" " + "".join(f"[{r}]" for r in refs)) if refs else ""
 
 
-def entity_contexts(entities: list[dict], nodes: list[GraphPath], evidence_index: list[EvidenceItem],
-                    neighbours: bool = False) -> dict[str, str]:  # fmt: skip
+def entity_contexts(
+    entities: list[dict], nodes: list[GraphPath], evidence_index: list[EvidenceItem], neighbours: bool = False
+) -> dict[str, str]:
     """Per question entity, its description and paths with evidence numbers ("" when the graph has none).
 
     Entities are matched to the graph by key, so "metformin" finds "Metformin"; with ``neighbours``
@@ -146,8 +159,10 @@ def entity_contexts(entities: list[dict], nodes: list[GraphPath], evidence_index
 def links_context(links: list[Link], evidence_index: list[EvidenceItem]) -> str:
     """The edges between question entities, strongest first ("" when there are none)."""
     number = {e["id"]: e["n"] for e in evidence_index}
-    lines = [f"- {verbalise([x])} ({x['confidence']:.2f})" + _refs(x["evidence_ids"], number) + _stated_words([x])
-             for x in links[:MAX_LINKS]]
+    lines = [
+        f"- {verbalise([x])} ({x['confidence']:.2f})" + _refs(x["evidence_ids"], number) + _stated_words([x])
+        for x in links[:MAX_LINKS]
+    ]
     return "Between the question's entities:\n" + "\n".join(lines) if lines else ""
 
 
@@ -160,17 +175,23 @@ def differential_context(differential: list[dict]) -> str:
     """The leading candidate diagnoses with the share of patients having each finding ("" for no case)."""
     if not is_case(differential):
         return ""
-    lines = [f"- {c['name']} {c['probability']:.2f} ("
-             + ", ".join(f"{f} in {p:.0%} of patients" for f, p in c.get("frequencies", {}).items()) + ")"
-             for c in differential[:DIFFERENTIAL_SHOWN]]  # fmt: skip
+    lines = [
+        f"- {c['name']} {c['probability']:.2f} ("
+        + ", ".join(f"{f} in {p:.0%} of patients" for f, p in c.get("frequencies", {}).items())
+        + ")"
+        for c in differential[:DIFFERENTIAL_SHOWN]
+    ]
     return "Candidate diagnoses for the findings (disease annotations, ranked naive-Bayes style):\n" + "\n".join(lines)
 
 
 def joint_context(contexts: dict[str, str], links: str = "") -> str:
     """The links (and differential), then all entities' contexts; those the graph knows nothing about share one line."""
     unknown = [name for name, text in contexts.items() if not text]
-    parts = [links] * bool(links) + [text for text in contexts.values() if text] + (
-        [f"Nothing relevant in the knowledge graph on: {', '.join(unknown)}."] if unknown else [])  # fmt: skip
+    parts = (
+        [links] * bool(links)
+        + [text for text in contexts.values() if text]
+        + ([f"Nothing relevant in the knowledge graph on: {', '.join(unknown)}."] if unknown else [])
+    )
     return "\n\n".join(parts) or "(no entities)"
 
 
@@ -181,9 +202,13 @@ def evidence_block(evidence_index: list[EvidenceItem]) -> str:
     description, already in the context)."""
     lines = "\n".join(
         f"[{e['n']}] ({e['kind']}{', ' + str(e['year']) if e.get('year') else ''}) {prompt_title(e)}"
-        + (f": {e.get('lead') or shorten(e['snippet'], SNIPPET_CHARS)}" if e.get("snippet") and e["kind"] != "vocabulary" else "")
+        + (
+            f": {e.get('lead') or shorten(e['snippet'], SNIPPET_CHARS)}"
+            if e.get("snippet") and e["kind"] != "vocabulary"
+            else ""
+        )
         for e in evidence_index
-    )  # fmt: skip
+    )
     return load("evidence").format(evidence=lines or "(none)")
 
 
@@ -230,9 +255,18 @@ def studies_read(evidence_index: list[EvidenceItem], links: list[Link] = ()) -> 
     return sorted({number[i] for i in found[0]["evidence_ids"] if i in number}) if found else []
 
 
-def reason(question: str, options: dict[str, str], entities: list[dict], nodes: list[GraphPath],
-           evidence_index: list[EvidenceItem], llm, per_entity: bool, dialogue: list[Turn], links: list[Link] = (),
-           differential: list[dict] = ()) -> dict:  # fmt: skip
+def reason(
+    question: str,
+    options: dict[str, str],
+    entities: list[dict],
+    nodes: list[GraphPath],
+    evidence_index: list[EvidenceItem],
+    llm,
+    per_entity: bool,
+    dialogue: list[Turn],
+    links: list[Link] = (),
+    differential: list[dict] = (),
+) -> dict:
     """State update: ``reasoning`` ({entity: text}), its conclusion as the ``rationale`` (joint mode),
     the conversation with the reasoning turn, usage.
 
@@ -241,22 +275,33 @@ def reason(question: str, options: dict[str, str], entities: list[dict], nodes: 
     """
     usage = Usage()
     contexts = entity_contexts(entities, nodes, evidence_index, neighbours=per_entity)
-    between = "\n\n".join(filter(None, [links_context(list(links), evidence_index), differential_context(list(differential))]))
+    between = "\n\n".join(
+        filter(None, [links_context(list(links), evidence_index), differential_context(list(differential))])
+    )
     evidence = evidence_block(evidence_index)
     prompt = load("reasoning")
-    whole = request(dialogue, question, options, prompt.format(context=joint_context(contexts, between),
-                                                               evidence=evidence))  # fmt: skip
+    whole = request(
+        dialogue, question, options, prompt.format(context=joint_context(contexts, between), evidence=evidence)
+    )
     if not per_entity:
         said, dialogue = talk(llm, dialogue, whole, usage, REASONING_TOKENS)
         update = {"reasoning": {"all": said}, "rationale": conclusion(said), "dialogue": dialogue, **usage.as_update()}
         return update if said else {**update, "degradations": [NO_REASONING]}
     reasoning = {
-        name: talk(llm, dialogue, request(dialogue, question, options,
-                                          prompt.format(context=joint_context({name: context}, between),
-                                                        evidence=evidence)),
-                   usage, REASONING_TOKENS)[0]
+        name: talk(
+            llm,
+            dialogue,
+            request(
+                dialogue,
+                question,
+                options,
+                prompt.format(context=joint_context({name: context}, between), evidence=evidence),
+            ),
+            usage,
+            REASONING_TOKENS,
+        )[0]
         for name, context in contexts.items()
-    }  # fmt: skip
+    }
     said = "\n\n".join(f"{name}: {text}" for name, text in reasoning.items() if text)
     turns = [{"role": "user", "content": whole}, {"role": "assistant", "content": said}]
     return {"reasoning": reasoning, "dialogue": [*dialogue, *turns], **usage.as_update()}

@@ -16,17 +16,28 @@ from functools import cache
 
 from pydantic import BaseModel, Field
 
-from amg.tools.llm.structured import Usage, ask
 from amg.prompts import load, quote
 from amg.tools.kg.grounding import (
-    echoes, fitting_type, is_generic, listed_members, mentions, sentence_problem, signature_problem,
+    echoes,
+    fitting_type,
+    is_generic,
+    listed_members,
+    mentions,
+    sentence_problem,
+    signature_problem,
 )
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 from amg.tools.kg.schema import (
-    CURATED_ONLY, LEARNED_DESCRIPTION_CAP, RELATIONS, normalize_key, relation_type, score_to_confidence,
+    CURATED_ONLY,
+    LEARNED_DESCRIPTION_CAP,
+    RELATIONS,
+    normalize_key,
+    relation_type,
+    score_to_confidence,
 )
 from amg.tools.kg.store.protocols import QAStore
 from amg.tools.llm.confidence_maps import extraction_reliability
+from amg.tools.llm.structured import Usage, ask
 
 # the prompt asks for the question's entities and five others; a bound in the tool schema also ends the
 # grammar-constrained JSON of a small model that repeats relations until its token limit (the 0.5B did)
@@ -38,8 +49,9 @@ MAX_RELATIONS = 10
 _STATED = tuple(r for r in RELATIONS if not r.curated_only and not r.finding)
 EXTRACTED_RELATIONS = tuple(name for r in _STATED for name in dict.fromkeys((r.name, r.inverse)))
 # the prompt's list of them: a line per type, its inverse and its hint
-RELATION_LIST = "\n".join(f"- {', '.join(dict.fromkeys((r.name, r.inverse)))}" + (f" ({r.hint})" if r.hint else "")
-                          for r in _STATED)  # fmt: skip
+RELATION_LIST = "\n".join(
+    f"- {', '.join(dict.fromkeys((r.name, r.inverse)))}" + (f" ({r.hint})" if r.hint else "") for r in _STATED
+)
 
 
 class ScoredRelation(BaseModel):
@@ -72,24 +84,39 @@ def format_evidence(records: list[dict], texts: dict[str, str]) -> str:
     for number, record in enumerate(records, 1):
         label = f"E{number}"
         body = quote(texts.get(record["id"], record.get("snippet", "")))
-        blocks.append(f'<evidence id="{label}" source="{quote(record["kind"])}" year="{quote(record.get("year") or "")}">\n'
-                      f"{body}\n</evidence>")  # fmt: skip
+        blocks.append(
+            f'<evidence id="{label}" source="{quote(record["kind"])}" year="{quote(record.get("year") or "")}">\n'
+            f"{body}\n</evidence>"
+        )
     return "\n\n".join(blocks)
 
 
-def assess(entity: dict, question: str, others: list[dict], records: list[dict], texts: dict[str, str], llm,
-           usage: Usage) -> tuple[EntityAssessment | None, str]:  # fmt: skip
+def assess(
+    entity: dict, question: str, others: list[dict], records: list[dict], texts: dict[str, str], llm, usage: Usage
+) -> tuple[EntityAssessment | None, str]:
     """One structured call on the scoring prompt: the assessment (None if unusable) and the prompt."""
     block = format_evidence(records, texts)
     prompt = load("relation_scoring").format(
-        entity=entity["name"], entity_type=entity["type"], evidence=block, question=question, relations=RELATION_LIST,
+        entity=entity["name"],
+        entity_type=entity["type"],
+        evidence=block,
+        question=question,
+        relations=RELATION_LIST,
         related_entities=", ".join(o["name"] for o in others if o["key"] != entity["key"]) or "(none)",
-    )  # fmt: skip
+    )
     return ask(llm, EntityAssessment, prompt, usage), prompt
 
 
-def score_relations(entity: dict, question: str, others: list[dict], evidence: dict, llm, model_name: str,
-                    store: QAStore, keep_score: int) -> dict:  # fmt: skip
+def score_relations(
+    entity: dict,
+    question: str,
+    others: list[dict],
+    evidence: dict,
+    llm,
+    model_name: str,
+    store: QAStore,
+    keep_score: int,
+) -> dict:
     """Assess ``entity`` from ``evidence`` ({records, texts}) for ``question``; write what passes; a state update."""
     records = evidence.get("records", [])
     if not records:
@@ -97,13 +124,17 @@ def score_relations(entity: dict, question: str, others: list[dict], evidence: d
     usage = Usage()
     reply, prompt = assess(entity, question, others, records, evidence.get("texts", {}), llm, usage)
     if reply is None:
-        return {"new_relations": [], "degradations": [f"relation scorer: no usable assessment for {entity['name']}"],
-                **usage.as_update()}  # fmt: skip
+        return {
+            "new_relations": [],
+            "degradations": [f"relation scorer: no usable assessment for {entity['name']}"],
+            **usage.as_update(),
+        }
     reliability = extraction_reliability(model_name)
     aliases, types = _known(store, [entity["name"], *(rel.other for rel in spelled_out(reply.relations))])
     types[entity["key"]] = entity["type"]
-    relations, weakened, refused = grounded_relations(entity, reply, keep_score, model_name, records, aliases,
-                                                      reliability, types)  # fmt: skip
+    relations, weakened, refused = grounded_relations(
+        entity, reply, keep_score, model_name, records, aliases, reliability, types
+    )
     evidence_records = [EvidenceRecord(**r) for r in records]
     description = reply.description.strip()[:2000] or None
     if description and echoes(description, [prompt, *echo_sources()]):
@@ -113,16 +144,30 @@ def score_relations(entity: dict, question: str, others: list[dict], evidence: d
         description, refused = None, refused + [f"description of {entity['name']}: no evidence item names it"]
     confidence = min(score_to_confidence(reply.description_score) * reliability, LEARNED_DESCRIPTION_CAP)
     store.upsert(
-        entities=[EntityRecord(name=entity["name"], type=entity["type"], description=description,
-                               description_confidence=confidence if description else None,
-                               sources=sorted({r["kind"] for r in records}))],
+        entities=[
+            EntityRecord(
+                name=entity["name"],
+                type=entity["type"],
+                description=description,
+                description_confidence=confidence if description else None,
+                sources=sorted({r["kind"] for r in records}),
+            )
+        ],
         evidence=evidence_records,
         relations=relations,
         supports=[(entity["name"], r.id) for r in evidence_records],
-    )  # fmt: skip
+    )
     store.touch([entity["key"]], "refreshed_at")
-    new = [{"source": r.source, "type": r.type, "target": r.target, "confidence": r.confidence,
-            "evidence_ids": r.evidence_ids} for r in relations]  # fmt: skip
+    new = [
+        {
+            "source": r.source,
+            "type": r.type,
+            "target": r.target,
+            "confidence": r.confidence,
+            "evidence_ids": r.evidence_ids,
+        }
+        for r in relations
+    ]
     return {"new_relations": new, "weakened": weakened, "refused": refused, **usage.as_update()}
 
 
@@ -131,13 +176,22 @@ def _known(store: QAStore, names: list[str]) -> tuple[dict[str, list[str]], dict
     keys = {normalize_key(n) for n in names} - {""}
     found = store.lookup(sorted(keys))
     linked = store.entities(sorted({hits[0]["key"] for hits in found.values()}))
-    aliases = {key: [hits[0]["name"], *(linked.get(hits[0]["key"], {}).get("aliases") or [])]
-               for key, hits in found.items()}  # fmt: skip
+    aliases = {
+        key: [hits[0]["name"], *(linked.get(hits[0]["key"], {}).get("aliases") or [])] for key, hits in found.items()
+    }
     return aliases, {key: hits[0].get("type") for key, hits in found.items()}
 
 
-def grounded_relations(entity, reply: EntityAssessment, keep_score, model_name, records, aliases, reliability,
-                       types: dict[str, str] | None = None):  # fmt: skip
+def grounded_relations(
+    entity,
+    reply: EntityAssessment,
+    keep_score,
+    model_name,
+    records,
+    aliases,
+    reliability,
+    types: dict[str, str] | None = None,
+):
     """Relations to write; (source, type, target, score, evidence) of those scored under the threshold; refusals."""
     texts = {r["id"]: f"{r.get('title') or ''} {r.get('snippet') or ''}" for r in records}  # as stored: auditable later
     kept: dict[tuple, RelationRecord] = {}
@@ -156,22 +210,37 @@ def grounded_relations(entity, reply: EntityAssessment, keep_score, model_name, 
         if swapped:
             (source, source_type), (target, target_type) = (target, target_type), (source, source_type)
         cited, problem = _grounds(rel.sentence, source, target, texts, normalized, aliases)
-        problem = (problem or signature_problem(rel_type, source_type, target_type)
-                   or sentence_problem(rel_type, rel.sentence))
+        problem = (
+            problem or signature_problem(rel_type, source_type, target_type) or sentence_problem(rel_type, rel.sentence)
+        )
         if problem:
             refused.append(f"{source} -{rel_type}-> {target}: {problem}")
             continue
         if rel.score < keep_score:
-            weakened.append({"source": source, "type": rel_type, "target": target, "score": rel.score,
-                             "confidence": round(score_to_confidence(rel.score) * reliability, 3),
-                             "evidence_ids": cited})  # fmt: skip
+            weakened.append(
+                {
+                    "source": source,
+                    "type": rel_type,
+                    "target": target,
+                    "score": rel.score,
+                    "confidence": round(score_to_confidence(rel.score) * reliability, 3),
+                    "evidence_ids": cited,
+                }
+            )
             continue
         origin = kinds[cited[0]] if len({kinds[c] for c in cited}) == 1 else "mixed"
         try:
             record = RelationRecord(
-                source, target, rel_type, round(score_to_confidence(rel.score) * reliability, 3), cited,
-                rel.score, rel.sentence.strip()[:500], origin, model_name,
-            )  # fmt: skip
+                source,
+                target,
+                rel_type,
+                round(score_to_confidence(rel.score) * reliability, 3),
+                cited,
+                rel.score,
+                rel.sentence.strip()[:500],
+                origin,
+                model_name,
+            )
         except ValueError:
             continue  # empty names, self-loops, oversized text: not a relation
         kept[(record.source_key, record.target_key, record.type)] = record
@@ -181,12 +250,16 @@ def grounded_relations(entity, reply: EntityAssessment, keep_score, model_name, 
 def spelled_out(relations: list[ScoredRelation]) -> list[ScoredRelation]:
     """The first MAX_RELATIONS relations; one whose other end is a class its sentence spells out after a colon
     becomes one per member."""
-    return [rel.model_copy(update={"other": member}) if member else rel
-            for rel in relations[:MAX_RELATIONS] for member in listed_members(rel.other, rel.sentence) or [None]]  # fmt: skip
+    return [
+        rel.model_copy(update={"other": member}) if member else rel
+        for rel in relations[:MAX_RELATIONS]
+        for member in listed_members(rel.other, rel.sentence) or [None]
+    ]
 
 
-def _grounds(sentence: str, source: str, target: str, texts: dict[str, str], normalized: dict[str, str],
-            aliases: dict) -> tuple[list[str], str | None]:  # fmt: skip
+def _grounds(
+    sentence: str, source: str, target: str, texts: dict[str, str], normalized: dict[str, str], aliases: dict
+) -> tuple[list[str], str | None]:
     """The evidence items that hold the quoted sentence and name both ends; or why the relation may not be written.
 
     The sentence itself must name one end ("Diarrhea is its most common adverse effect" names the other through

@@ -17,13 +17,13 @@ curated edges (0.8-1.00) always fill the budget before a learned one (0.5-0.73) 
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from amg.agents.finding_reader.reader import FINDING_NAMES
 from amg.tools.kg.pipeline_types import GraphPath, Step, Subgraph
-from amg.tools.kg.traversal.ranking import order, relevance, verbalise
-from amg.tools.kg.store.protocols import QAReads
 from amg.tools.kg.schema import STUDY_RESULTS, normalize_key
+from amg.tools.kg.store.protocols import QAReads
+from amg.tools.kg.traversal.ranking import order, relevance, verbalise
 from amg.tools.kg.traversal.traverse import Reached, direct_nodes, finding_steps, question_links, traverse
 from amg.tools.literature.query_words import query_words
 
@@ -33,10 +33,21 @@ WORDED_FINDINGS = 3  # findings read because they state the question's words
 STATED_WORDS, STATED_SHARE = 2, 0.5  # a finding states the question when it holds this many and this share of its words
 
 
-def traverse_subgraph(entities: list[dict], store: QAReads, tau: float, max_depth: int, max_nodes: int,
-                      strategy: str, hub_degree: int, query: str = "", embed: Embed | None = None,
-                      ranking: str = "mmr", with_links: bool = True, min_relevance: float = 0.0,
-                      question: str = "") -> dict:  # fmt: skip
+def traverse_subgraph(
+    entities: list[dict],
+    store: QAReads,
+    tau: float,
+    max_depth: int,
+    max_nodes: int,
+    strategy: str,
+    hub_degree: int,
+    query: str = "",
+    embed: Embed | None = None,
+    ranking: str = "mmr",
+    with_links: bool = True,
+    min_relevance: float = 0.0,
+    question: str = "",
+) -> dict:
     """State update: the ``subgraph`` reached from the entities in the graph, with the findings that state the
     ``question``'s words."""
     present = store.entities([e["key"] for e in entities])
@@ -44,13 +55,27 @@ def traverse_subgraph(entities: list[dict], store: QAReads, tau: float, max_dept
     worded = findings_worded_like(question, store) if with_links and question else []
     if not seeds:
         return {"subgraph": Subgraph(nodes=[], seeds=[], links=worded)}
-    reached = traverse(store.neighbors, seeds, tau=tau, max_depth=max_depth, max_nodes=max_nodes, strategy=strategy,
-                       hub_degree=hub_degree)
+    reached = traverse(
+        store.neighbors,
+        seeds,
+        tau=tau,
+        max_depth=max_depth,
+        max_nodes=max_nodes,
+        strategy=strategy,
+        hub_degree=hub_degree,
+    )
     # every direct fact about a question entity stays in the subgraph, hidden from the reasoner: the budget fills
     # with 1.00 curated paths (a drug class's members), and the 0.68 "metformin has_adverse_effect diarrhea"
     # behind the demo's answer was missing from its picture (ranking them with the rest: kg 0.455, was 0.488; README)
-    direct = traverse(store.neighbors, seeds, tau=tau, max_depth=1, max_nodes=DIRECT_PER_ENTITY * len(seeds),
-                      strategy=strategy, hub_degree=hub_degree)  # fmt: skip
+    direct = traverse(
+        store.neighbors,
+        seeds,
+        tau=tau,
+        max_depth=1,
+        max_nodes=DIRECT_PER_ENTITY * len(seeds),
+        strategy=strategy,
+        hub_degree=hub_degree,
+    )
     read = store.learned(list(seeds), list(STUDY_RESULTS), tau, DIRECT_PER_ENTITY)
     learned = {key: node for key, node in direct_nodes(read, seeds).items() if key not in reached}
     seed_of = {name: key for key, (name, _) in seeds.items()}
@@ -58,16 +83,29 @@ def traverse_subgraph(entities: list[dict], store: QAReads, tau: float, max_dept
 
     def as_path(node: Reached, rank: int = 0, hidden: bool = False) -> GraphPath:
         seed = node.path[0]["source"] if node.path else node.name
-        return GraphPath(key=node.key, name=node.name, type=node.type,
-                         description=_description(details.get(node.key) or {}), score=round(node.score, 4),
-                         depth=node.depth, weak=node.weak, seed=seed,
-                         seed_key=seed_of.get(seed, node.key) if node.path else node.key, path=node.explain(),
-                         steps=node.path, rank=rank, hidden=hidden)  # fmt: skip
+        return GraphPath(
+            key=node.key,
+            name=node.name,
+            type=node.type,
+            description=_description(details.get(node.key) or {}),
+            score=round(node.score, 4),
+            depth=node.depth,
+            weak=node.weak,
+            seed=seed,
+            seed_key=seed_of.get(seed, node.key) if node.path else node.key,
+            path=node.explain(),
+            steps=node.path,
+            rank=rank,
+            hidden=hidden,
+        )
 
     nodes = [as_path(node) for node in [*reached.values(), *learned.values()]]
     _rank(nodes, query, embed, ranking, min_relevance)
-    nodes += [as_path(node, rank=len(nodes), hidden=True) for key, node in direct.items()
-              if key not in reached and key not in learned]  # fmt: skip
+    nodes += [
+        as_path(node, rank=len(nodes), hidden=True)
+        for key, node in direct.items()
+        if key not in reached and key not in learned
+    ]
     links = question_links(store.neighbors, seeds) if with_links else []
     said = {(x["source"], x["relation"], x["target"]) for x in links}
     studies = finding_steps(store.findings(list(seeds), list(STUDY_RESULTS), 0.0), seeds)
@@ -86,7 +124,8 @@ def without_other_studies(subgraph: Subgraph, papers: list[str]) -> Subgraph:
 
     def other(step: Step) -> bool:
         return step["relation"] in FINDING_NAMES and any(
-            i.startswith("pmid:") and i not in own for i in step["evidence_ids"])  # fmt: skip
+            i.startswith("pmid:") and i not in own for i in step["evidence_ids"]
+        )
 
     nodes = [n for n in subgraph["nodes"] if not any(other(step) for step in n["steps"])]
     return Subgraph(nodes=nodes, seeds=subgraph["seeds"], links=[x for x in subgraph["links"] if not other(x)])

@@ -8,8 +8,19 @@ import sys
 
 from benchmarks.report import emit
 
-BENCHMARKS = ("startup", "kg_scale", "ingest", "pipeline", "build", "differential", "phenotype_recognition", "coverage",
-              "pubmed_index", "literature_recall", "robustness")
+BENCHMARKS = (
+    "startup",
+    "kg_scale",
+    "ingest",
+    "pipeline",
+    "build",
+    "differential",
+    "phenotype_recognition",
+    "coverage",
+    "pubmed_index",
+    "literature_recall",
+    "robustness",
+)
 
 
 def main() -> None:
@@ -23,8 +34,12 @@ def main() -> None:
             figures[name] = json.loads(last)
         except ValueError:
             figures[name] = {"error": (proc.stderr.strip().splitlines() or ["no output"])[-1]}
-    rows = [(f"{name}.{key}", value) for name, result in figures.items() for key, value in result.items()
-            if not isinstance(value, (list, dict))]  # fmt: skip
+    rows = [
+        (f"{name}.{key}", value)
+        for name, result in figures.items()
+        for key, value in result.items()
+        if not isinstance(value, (list, dict))
+    ]
     emit("All benchmarks", rows, figures)
 
 

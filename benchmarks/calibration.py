@@ -17,20 +17,22 @@ from __future__ import annotations
 import argparse
 import json
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
-from benchmarks.report import emit
 from amg.evaluation.map_fitting import features, fit_map, fit_open_map, half, log_loss
 from amg.evaluation.metrics import ece, reliability_png
 from amg.tools.llm.confidence_maps import map_path
+from benchmarks.report import emit
 
 
 def load_rows(folder: Path, kind: str = "exam") -> list[dict]:
     """Rows whose basis holds what ``kind``'s map reads: letter probabilities, or for open answers P(True)."""
     path = folder / "results.jsonl"
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
-    return [r for r in rows if (r.get("confidence_basis") or {}).get("p_true" if kind.endswith("open") else "letter_probs")]
+    return [
+        r for r in rows if (r.get("confidence_basis") or {}).get("p_true" if kind.endswith("open") else "letter_probs")
+    ]
 
 
 FEATURE_MARGIN = 0.01  # the answer's likelihood replaces P(True) only when its fit log loss is lower by this
@@ -43,28 +45,45 @@ def evaluate_open(method: str, rows: list[dict], model: str, dataset: str, kind:
     features = [f for f in ("p_true", "p_answer") if all(f in r["confidence_basis"] for r in rows)]
     fit = [r for r in rows if half(r["id"]) == "fit"]
     held = [r for r in rows if half(r["id"]) == "eval"]
-    about = {"model": model, "method": method, "dataset": dataset, "kind": kind,
-             "split": "sha1(id) even = fit, odd = eval", "n_fit": len(fit), "n_eval": len(held),
-             "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")}  # fmt: skip
+    about = {
+        "model": model,
+        "method": method,
+        "dataset": dataset,
+        "kind": kind,
+        "split": "sha1(id) even = fit, odd = eval",
+        "n_fit": len(fit),
+        "n_eval": len(held),
+        "date": datetime.now(UTC).strftime("%Y-%m-%d"),
+    }
     maps = {f: fit_open_map(fit, about, f) for f in features}
-    cmap = min(maps.values(), key=lambda m: log_loss(m, fit) + (0 if m.about["feature"] == "p_true" else FEATURE_MARGIN))
+    cmap = min(
+        maps.values(), key=lambda m: log_loss(m, fit) + (0 if m.about["feature"] == "p_true" else FEATURE_MARGIN)
+    )
     basis = [r["confidence_basis"] for r in held]
     support = [float(b.get("support") or 0.0) for b in basis]
     correct = [bool(r["correct"]) for r in held]
-    figures = {"n_fit": len(fit), "n_eval": len(held), "accuracy": round(sum(correct) / len(held), 3),
-               "ece_stated_formula": round(ece([b["stated"] * (0.5 + 0.5 * s) for b, s in zip(basis, support)], correct), 3),
-               "chosen_feature": cmap.about["feature"]}  # fmt: skip
+    figures = {
+        "n_fit": len(fit),
+        "n_eval": len(held),
+        "accuracy": round(sum(correct) / len(held), 3),
+        "ece_stated_formula": round(ece([b["stated"] * (0.5 + 0.5 * s) for b, s in zip(basis, support)], correct), 3),
+        "chosen_feature": cmap.about["feature"],
+    }
     for feature, fitted in maps.items():
         printed = [fitted(b[feature], s) for b, s in zip(basis, support)]
         high = [ok for c, ok in zip(printed, correct) if c >= 0.8]
         figures[feature] = {
             "ece_raw": round(ece([b[feature] for b in basis], correct), 3),
-            "ece_uncalibrated_print": round(ece([b[feature] * (0.5 + 0.5 * s) for b, s in zip(basis, support)], correct), 3),
-            "ece_calibrated": round(ece(printed, correct), 3), "auroc": auroc([b[feature] for b in basis], correct),
-            "fit_log_loss": round(log_loss(fitted, fit), 4), "printed_0.8_or_more": len(high),
+            "ece_uncalibrated_print": round(
+                ece([b[feature] * (0.5 + 0.5 * s) for b, s in zip(basis, support)], correct), 3
+            ),
+            "ece_calibrated": round(ece(printed, correct), 3),
+            "auroc": auroc([b[feature] for b in basis], correct),
+            "fit_log_loss": round(log_loss(fitted, fit), 4),
+            "printed_0.8_or_more": len(high),
             "wrong_share_at_0.8_or_more": round(high.count(False) / len(high), 3) if high else 0.0,
             "map": {"a": fitted.a, "b": fitted.b, "c": fitted.c},
-        }  # fmt: skip
+        }
     chosen = cmap.about["feature"]
     calibrated = [cmap(b[chosen], s) for b, s in zip(basis, support)]
     return figures, (cmap, calibrated, correct)
@@ -83,10 +102,19 @@ def auroc(scores: list[float], correct: list[bool]) -> float | None:
 def evaluate(method: str, rows: list[dict], model: str, dataset: str, kind: str = "exam") -> tuple[dict, object]:
     fit = [r for r in rows if half(r["id"]) == "fit"]
     held = [r for r in rows if half(r["id"]) == "eval"]
-    cmap = fit_map(fit, {"model": model, "method": method, "dataset": dataset, "split": "sha1(id) even = fit, odd = eval",
-                         "n_fit": len(fit), "n_eval": len(held),
-                         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")},
-                   base_rates=kind == "research")  # fmt: skip
+    cmap = fit_map(
+        fit,
+        {
+            "model": model,
+            "method": method,
+            "dataset": dataset,
+            "split": "sha1(id) even = fit, odd = eval",
+            "n_fit": len(fit),
+            "n_eval": len(held),
+            "date": datetime.now(UTC).strftime("%Y-%m-%d"),
+        },
+        base_rates=kind == "research",
+    )
     raw_option = [r["confidence_basis"]["model_option"] for r in held]
     raw_p = [r["confidence_basis"]["letter_probs"].get(o or "", 0.0) for r, o in zip(held, raw_option)]
     scored = [features(r, cmap.letter_prior) for r in held]
@@ -95,7 +123,8 @@ def evaluate(method: str, rows: list[dict], model: str, dataset: str, kind: str 
     stated = [_stated(r["confidence_basis"], method) for r in held]  # the formula before this map
     correct = [o == r["gold"] for (o, _, _), r in zip(scored, held)]
     figures = {
-        "n_fit": len(fit), "n_eval": len(held),
+        "n_fit": len(fit),
+        "n_eval": len(held),
         "accuracy_model_option": round(sum(correct_raw) / len(held), 3),
         "accuracy_debiased": round(sum(correct) / len(held), 3),
         "letters_model": dict(sorted(Counter(raw_option).items())),
@@ -119,9 +148,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folder", type=Path, help="bench-out/<dataset>, holding one folder per answering method")
     parser.add_argument("--write", action="store_true", help="save each method's map for its model")
-    parser.add_argument("--kind", choices=("exam", "research", "open", "research-open"), default="exam",
-                        help="the questions' kind: research = yes / no / maybe on a study's claim (PubMedQA); "
-                             "open = asked without options (amg bench --open); research-open = research, asked so")
+    parser.add_argument(
+        "--kind",
+        choices=("exam", "research", "open", "research-open"),
+        default="exam",
+        help="the questions' kind: research = yes / no / maybe on a study's claim (PubMedQA); "
+        "open = asked without options (amg bench --open); research-open = research, asked so",
+    )
     args = parser.parse_args()
     figures, rows_out = {}, []
     for method_dir in sorted(p for p in args.folder.iterdir() if (p / "summary.json").exists()):
@@ -130,16 +163,26 @@ def main() -> None:
         if len(rows) < 20:
             continue
         if args.kind.endswith("open"):
-            found, (cmap, calibrated, correct) = evaluate_open(method_dir.name, rows, summary["model"], args.folder.name,
-                                                               args.kind)  # fmt: skip
+            found, (cmap, calibrated, correct) = evaluate_open(
+                method_dir.name, rows, summary["model"], args.folder.name, args.kind
+            )
         else:
-            found, (cmap, calibrated, correct) = evaluate(method_dir.name, rows, summary["model"], args.folder.name,
-                                                          args.kind)  # fmt: skip
+            found, (cmap, calibrated, correct) = evaluate(
+                method_dir.name, rows, summary["model"], args.folder.name, args.kind
+            )
         figures[method_dir.name] = found
-        reliability_png(calibrated, correct, method_dir / "reliability-calibrated.png",
-                        f"{method_dir.name}, calibrated, held-out half (n={found['n_eval']})")  # fmt: skip
-        rows_out += [(f"{method_dir.name} {k}", v) for k, v in found.items() if k != "map" and k not in ("p_true", "p_answer")]
-        rows_out += [(f"{method_dir.name} {f} {k}", v) for f in ("p_true", "p_answer") for k, v in found.get(f, {}).items()]
+        reliability_png(
+            calibrated,
+            correct,
+            method_dir / "reliability-calibrated.png",
+            f"{method_dir.name}, calibrated, held-out half (n={found['n_eval']})",
+        )
+        rows_out += [
+            (f"{method_dir.name} {k}", v) for k, v in found.items() if k != "map" and k not in ("p_true", "p_answer")
+        ]
+        rows_out += [
+            (f"{method_dir.name} {f} {k}", v) for f in ("p_true", "p_answer") for k, v in found.get(f, {}).items()
+        ]
         if args.write:
             cmap.about["eval_figures"] = {k: v for k, v in found.items() if k != "map"}
             path = map_path(summary["model"], method_dir.name.removesuffix("-open"), args.kind)

@@ -16,11 +16,11 @@ import argparse
 import time
 from pathlib import Path
 
-from benchmarks.report import emit
 from amg.evaluation.datasets import load
 from amg.graphs.context import Context
 from amg.graphs.resources import Resources
 from amg.tools.kg.traversal.traverse import Neighbors, question_links
+from benchmarks.report import emit
 
 DEV_SET = Path(__file__).resolve().parents[2] / "shared" / "data" / "mmlu-med-dev.jsonl"
 Seeds = dict[str, tuple[str, str]]  # key -> (name, type), as the traversal takes them
@@ -34,7 +34,7 @@ def option_links(question: Seeds, options: dict[str, Seeds], neighbors: Neighbor
     key_of = {name: key for key, (name, _) in seeds.items()}
     linked: dict[str, list[str]] = {}
     for step in question_links(neighbors, seeds):
-        ends = {key_of.get(step['source']), key_of.get(step['target'])}
+        ends = {key_of.get(step["source"]), key_of.get(step["target"])}
         if not ends & set(question):
             continue
         for letter, found in own.items():
@@ -73,23 +73,34 @@ def main() -> None:
     try:
         for item in items:
             question = {c.key: (c.name, c.type) for c in res.linker.spot(item["question"])}
-            options = {letter: {c.key: (c.name, c.type) for c in res.linker.spot(text)}
-                       for letter, text in item["options"].items()}  # fmt: skip
+            options = {
+                letter: {c.key: (c.name, c.type) for c in res.linker.spot(text)}
+                for letter, text in item["options"].items()
+            }
             rows.append((item["answer"], question, options, option_links(question, options, res.store.neighbors)))
     finally:
         res.close()
     figures = {**tally(rows), "dataset": args.dataset.name, "s": round(time.perf_counter() - started, 1)}
     linked, alone = figures["with_a_linked_option"], figures["one_option_linked"]
-    emit(f"Knowledge coverage of {args.dataset.name}: question-option links in the graph", [
-        ("questions", figures["questions"]),
-        ("with vocabulary entities in the question", figures["with_question_entities"]),
-        ("with vocabulary entities in an option", figures["with_option_entities"]),
-        ("with an option the graph links to the question", linked),
-        ("  of these, the right option linked", f"{figures['gold_option_linked']} of {linked}"
-         f" ({figures['options_linked']} options linked in all)"),
-        ("  exactly one option linked, and it is right", f"{figures['one_option_linked_is_gold']} of {alone}"
-         f" (by chance: {figures['one_option_linked_is_gold_by_chance']})"),
-    ], figures)  # fmt: skip
+    emit(
+        f"Knowledge coverage of {args.dataset.name}: question-option links in the graph",
+        [
+            ("questions", figures["questions"]),
+            ("with vocabulary entities in the question", figures["with_question_entities"]),
+            ("with vocabulary entities in an option", figures["with_option_entities"]),
+            ("with an option the graph links to the question", linked),
+            (
+                "  of these, the right option linked",
+                f"{figures['gold_option_linked']} of {linked} ({figures['options_linked']} options linked in all)",
+            ),
+            (
+                "  exactly one option linked, and it is right",
+                f"{figures['one_option_linked_is_gold']} of {alone}"
+                f" (by chance: {figures['one_option_linked_is_gold_by_chance']})",
+            ),
+        ],
+        figures,
+    )
 
 
 if __name__ == "__main__":

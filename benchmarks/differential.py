@@ -20,10 +20,10 @@ import time
 from collections import defaultdict
 
 from amg.agents.diagnostician import CANDIDATE_POOL, read_annotations
-from benchmarks.report import emit
 from amg.graphs.context import Context
 from amg.graphs.resources import Resources
 from amg.tools.kg.traversal.differential import questions, rank
+from benchmarks.report import emit
 
 SHOWN, ROUNDS, REVEALED = 10, 3, 3
 
@@ -92,8 +92,13 @@ def main() -> None:
         print(json.dumps({"skipped": NO_PATIENTS}))  # one line, read by benchmarks/all.py
         return
     diseases = random.Random(args.seed).sample(eligible, min(args.patients, len(eligible)))
-    figures: dict = {"patients": len(diseases), "questions": ROUNDS, "revealed_findings": REVEALED,
-                     "annotated_diseases": len(patients.annotations), "load_s": round(loaded_s, 1)}  # fmt: skip
+    figures: dict = {
+        "patients": len(diseases),
+        "questions": ROUNDS,
+        "revealed_findings": REVEALED,
+        "annotated_diseases": len(patients.annotations),
+        "load_s": round(loaded_s, 1),
+    }
     rows = []
     for strategy in ("information gain", "random"):
         started = time.perf_counter()
@@ -101,11 +106,20 @@ def main() -> None:
         n = len(hits)
         top1_before, top5_before, top1_after, top5_after = (round(sum(h[i] for h in hits) / n, 3) for i in range(4))
         name = strategy.replace(" ", "_")
-        figures.update({"top1_before": top1_before, "top5_before": top5_before, f"top1_after_{name}": top1_after,
-                        f"top5_after_{name}": top5_after,
-                        f"ms_per_patient_{name}": round((time.perf_counter() - started) * 1000 / n, 1)})  # fmt: skip
+        figures.update(
+            {
+                "top1_before": top1_before,
+                "top5_before": top5_before,
+                f"top1_after_{name}": top1_after,
+                f"top5_after_{name}": top5_after,
+                f"ms_per_patient_{name}": round((time.perf_counter() - started) * 1000 / n, 1),
+            }
+        )
         rows.append((f"after {ROUNDS} {strategy} questions", f"top-1 {top1_after:.3f}  top-5 {top5_after:.3f}"))
-    rows.insert(0, (f"first {REVEALED} findings only", f"top-1 {figures['top1_before']:.3f}  top-5 {figures['top5_before']:.3f}"))
+    rows.insert(
+        0,
+        (f"first {REVEALED} findings only", f"top-1 {figures['top1_before']:.3f}  top-5 {figures['top5_before']:.3f}"),
+    )
     emit(f"Differential diagnosis, {len(diseases)} simulated patients (HPO annotations)", rows, figures)
 
 

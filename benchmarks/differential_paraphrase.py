@@ -34,13 +34,20 @@ _ACRONYM = re.compile(r"[A-Z0-9]{2,}")
 def paraphrase(term_key: str, lexicon: Lexicon, rng: random.Random) -> tuple[str, bool]:
     """(words for the finding, whether they differ from its name): one of its synonyms, drawn at random."""
     term = lexicon.terms[lexicon.by_key[term_key]]
-    others = [label for label, weight in term.labels[1:] if weight >= SCOPE_WEIGHT["RELATED"]
-              and label.lower() != term.name.lower() and not _ACRONYM.search(label)]  # fmt: skip
+    others = [
+        label
+        for label, weight in term.labels[1:]
+        if weight >= SCOPE_WEIGHT["RELATED"] and label.lower() != term.name.lower() and not _ACRONYM.search(label)
+    ]
     return (rng.choice(others), True) if others else (term.name, False)
 
 
 def sentence(findings: list[str]) -> str:
-    return "A patient with " + (", ".join(findings[:-1]) + " and " + findings[-1] if len(findings) > 1 else findings[0]) + "."
+    return (
+        "A patient with "
+        + (", ".join(findings[:-1]) + " and " + findings[-1] if len(findings) > 1 else findings[0])
+        + "."
+    )
 
 
 def read_case(how: str, text: str, linker) -> set[str]:
@@ -70,8 +77,15 @@ def simulate(patients: Patients, disease: str, seed: int, how: str, linker, lexi
         (present if asked[0][0] in truth else absent).add(asked[0][0])
         subset, ranked = patients.differential(present, absent)
     after = [c.key for c in ranked]
-    return (disease in before[:1], disease in before[:5], disease in after[:1], disease in after[:5], right,
-            len(given), sum(changed for _, changed in written))  # fmt: skip
+    return (
+        disease in before[:1],
+        disease in before[:5],
+        disease in after[:1],
+        disease in after[:5],
+        right,
+        len(given),
+        sum(changed for _, changed in written),
+    )
 
 
 def main() -> None:
@@ -88,8 +102,12 @@ def main() -> None:
         print(json.dumps({"skipped": NO_PATIENTS}))  # one line, read by benchmarks/all.py
         return
     diseases = random.Random(args.seed).sample(eligible, min(args.patients, len(eligible)))
-    figures: dict = {"patients": len(diseases), "questions": ROUNDS, "revealed_findings": REVEALED,
-                     "load_s": round(time.perf_counter() - started, 1)}  # fmt: skip
+    figures: dict = {
+        "patients": len(diseases),
+        "questions": ROUNDS,
+        "revealed_findings": REVEALED,
+        "load_s": round(time.perf_counter() - started, 1),
+    }
     rows = []
     for how in ("names", "vocabulary", "recogniser", "both"):
         started = time.perf_counter()
@@ -97,17 +115,34 @@ def main() -> None:
         n, findings = len(hits), sum(h[5] for h in hits)
         top = [round(sum(h[i] for h in hits) / n, 3) for i in range(4)]
         read = round(sum(h[4] for h in hits) / findings, 3)
-        figures.update({f"{how}_top1_before": top[0], f"{how}_top5_before": top[1], f"{how}_top1_after": top[2],
-                        f"{how}_top5_after": top[3], f"{how}_findings_read": read,
-                        f"{how}_ms_per_patient": round((time.perf_counter() - started) * 1000 / n, 1)})  # fmt: skip
+        figures.update(
+            {
+                f"{how}_top1_before": top[0],
+                f"{how}_top5_before": top[1],
+                f"{how}_top1_after": top[2],
+                f"{how}_top5_after": top[3],
+                f"{how}_findings_read": read,
+                f"{how}_ms_per_patient": round((time.perf_counter() - started) * 1000 / n, 1),
+            }
+        )
         figures["reworded_share"] = round(sum(h[6] for h in hits) / findings, 3)
         label = {"names": "HPO names (today's benchmark)", "both": "paraphrased, read by both"}.get(
-            how, f"paraphrased, read by the {how}")
-        rows.append((label, f"findings read {read:.3f}  top-1 {top[0]:.3f}  top-5 {top[1]:.3f}  "
-                            f"after {ROUNDS} questions top-1 {top[2]:.3f}  top-5 {top[3]:.3f}"))  # fmt: skip
+            how, f"paraphrased, read by the {how}"
+        )
+        rows.append(
+            (
+                label,
+                f"findings read {read:.3f}  top-1 {top[0]:.3f}  top-5 {top[1]:.3f}  "
+                f"after {ROUNDS} questions top-1 {top[2]:.3f}  top-5 {top[3]:.3f}",
+            )
+        )
     res.close()
-    emit(f"Differential diagnosis, {len(diseases)} simulated patients, {REVEALED} findings each "
-         f"({figures['reworded_share']:.0%} of them reworded)", rows, figures)  # fmt: skip
+    emit(
+        f"Differential diagnosis, {len(diseases)} simulated patients, {REVEALED} findings each "
+        f"({figures['reworded_share']:.0%} of them reworded)",
+        rows,
+        figures,
+    )
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ them (prevents, not treats; an adverse effect, not an indication), or the candid
 
 Each passage goes through the production path: the relation_scoring prompt and one structured call
 (``agents.relation_scorer.assess``), then the grounding and keep-threshold filter (``grounded_relations``),
-with the passage as the only evidence item, the entity's own type and no graph aliases. A kept relation matches a candidate on
+with the passage as the only evidence item, the entity's own type and no graph aliases. A kept relation matches a
+candidate on
 normalised names and type (an inverse such as treated_by is read forwards; symmetric types match either
 way); one that matches none is "unlabelled" and not counted. precision = correct / (correct + incorrect)
 matches, with a 95% Wilson interval; recall = labelled positives kept / labelled positives.
@@ -30,18 +31,18 @@ import math
 import sys
 import time
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from amg.agents.relation_scorer import assess, grounded_relations
-from amg.tools.llm.structured import Usage
-from benchmarks.report import emit
 from amg.graphs.context import Context
 from amg.graphs.resources import Resources
 from amg.tools.kg.records import RelationRecord
 from amg.tools.kg.schema import RELATION_INVERSES, normalize_key, relation_type
 from amg.tools.llm import confidence_maps
+from amg.tools.llm.structured import Usage
 from amg.tools.llm.weights import LOCAL_MODELS
+from benchmarks.report import emit
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "evaluation" / "data" / "extraction_pairs.jsonl"
@@ -66,11 +67,14 @@ def extract(item: dict, llm, model_name: str, keep_score: int, usage: Usage) -> 
     """What the production scorer would write from the passage; None when the model gave no usable reply."""
     entity = {"key": normalize_key(item["entity"]), "name": item["entity"], "type": item["entity_type"]}
     record = {"id": f"textbook:{DATA.name}::{item['id']}", "kind": "textbook", "title": "", "snippet": item["passage"]}
-    reply, _ = assess(entity, f"What is known about {item['entity']}?", [], [record], {record["id"]: item["passage"]}, llm, usage)
+    reply, _ = assess(
+        entity, f"What is known about {item['entity']}?", [], [record], {record["id"]: item["passage"]}, llm, usage
+    )
     if reply is None:
         return None
-    kept, _, _ = grounded_relations(entity, reply, keep_score, model_name, [record], {}, 1.0,
-                                    {entity["key"]: entity["type"]})
+    kept, _, _ = grounded_relations(
+        entity, reply, keep_score, model_name, [record], {}, 1.0, {entity["key"]: entity["type"]}
+    )
     return kept
 
 
@@ -106,14 +110,23 @@ def evaluate(items: list[dict], llm, model_name: str, keep_score: int) -> dict:
         print(f"[{number}/{len(items)}] {item['id']}: {state}", file=sys.stderr, flush=True)
     matched = totals["correct"] + totals["incorrect"]
     return {
-        "model": model_name, "passages": len(items), "pairs": sum(len(i["relations"]) for i in items),
-        "positives": totals["positives"], "correct": totals["correct"], "incorrect": totals["incorrect"],
-        "n_matched": matched, "precision": round(totals["correct"] / matched, 3) if matched else None,
+        "model": model_name,
+        "passages": len(items),
+        "pairs": sum(len(i["relations"]) for i in items),
+        "positives": totals["positives"],
+        "correct": totals["correct"],
+        "incorrect": totals["incorrect"],
+        "n_matched": matched,
+        "precision": round(totals["correct"] / matched, 3) if matched else None,
         "ci95": wilson(totals["correct"], matched),
         "recall": round(totals["correct"] / totals["positives"], 3) if totals["positives"] else None,
-        "unlabelled": totals["unlabelled"], "unusable_replies": totals["unusable"], "keep_score": keep_score,
-        "calls": usage.llm_calls, "tokens": usage.tokens, "seconds": round(time.perf_counter() - started, 1),
-    }  # fmt: skip
+        "unlabelled": totals["unlabelled"],
+        "unusable_replies": totals["unusable"],
+        "keep_score": keep_score,
+        "calls": usage.llm_calls,
+        "tokens": usage.tokens,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
 
 
 def dataset_id(path: Path) -> str:
@@ -128,12 +141,17 @@ def write_reliability(figures: dict, dataset: str) -> Path:
     path = confidence_maps.RELIABILITY
     table = json.loads(path.read_text()) if path.exists() else {}
     table[figures["model"]] = {
-        "precision": figures["precision"], "n_matched": figures["n_matched"], "ci95": figures["ci95"],
-        "dataset": dataset, "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-        "how": (f"benchmarks/extraction.py: relation_scoring prompt, grounding and keep score {figures['keep_score']} "
-                f"on {figures['passages']} passages; precision = correct / (correct + incorrect) matched relations; "
-                f"recall {figures['recall']}, {figures['unlabelled']} unlabelled"),
-    }  # fmt: skip
+        "precision": figures["precision"],
+        "n_matched": figures["n_matched"],
+        "ci95": figures["ci95"],
+        "dataset": dataset,
+        "date": datetime.now(UTC).strftime("%Y-%m-%d"),
+        "how": (
+            f"benchmarks/extraction.py: relation_scoring prompt, grounding and keep score {figures['keep_score']} "
+            f"on {figures['passages']} passages; precision = correct / (correct + incorrect) matched relations; "
+            f"recall {figures['recall']}, {figures['unlabelled']} unlabelled"
+        ),
+    }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(table, indent=2, sort_keys=True) + "\n")
     confidence_maps.extraction_reliability.cache_clear()  # this process reads the new figure too
@@ -163,9 +181,24 @@ def main(argv: list[str] | None = None) -> None:
         figures = evaluate(items, res.llm, res.model_name, res.context.keep_score)
     finally:
         res.close()
-    rows = [(name, figures[name]) for name in ("model", "passages", "pairs", "positives", "correct", "incorrect",
-                                               "precision", "ci95", "recall", "unlabelled", "unusable_replies",
-                                               "calls", "seconds")]  # fmt: skip
+    rows = [
+        (name, figures[name])
+        for name in (
+            "model",
+            "passages",
+            "pairs",
+            "positives",
+            "correct",
+            "incorrect",
+            "precision",
+            "ci95",
+            "recall",
+            "unlabelled",
+            "unusable_replies",
+            "calls",
+            "seconds",
+        )
+    ]
     if args.write and figures["precision"] is not None:
         rows.append(("written to", str(write_reliability(figures, dataset_id(args.data)))))
     elif args.write:

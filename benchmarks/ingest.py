@@ -16,17 +16,24 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.report import emit
 from amg.tools.vectors.embeddings import EmbeddingModelMissing, embed, model_path
 from amg.tools.vectors.passages import PassageStore
+from benchmarks.report import emit
 
-QUERIES = ["metformin mechanism", "beta blocker adverse effects", "tuberculosis first-line treatment",
-           "insulin resistance", "asthma exacerbation management"]  # fmt: skip
+QUERIES = [
+    "metformin mechanism",
+    "beta blocker adverse effects",
+    "tuberculosis first-line treatment",
+    "insulin resistance",
+    "asthma exacerbation management",
+]
 
 
 def make_corpus(folder: Path, files: int, rng: random.Random) -> None:
-    words = ("metformin insulin glucose hepatic kidney tubule nephron cardiac output beta receptor asthma bronchus "
-             "infection antibiotic dose adverse effect patient therapy guideline trial placebo mortality").split()
+    words = (
+        "metformin insulin glucose hepatic kidney tubule nephron cardiac output beta receptor asthma bronchus "
+        "infection antibiotic dose adverse effect patient therapy guideline trial placebo mortality"
+    ).split()
     folder.mkdir(parents=True, exist_ok=True)
     for i in range(files):
         (folder / f"chapter{i:03d}.txt").write_text(" ".join(rng.choice(words) for _ in range(3000)))
@@ -51,10 +58,12 @@ def query_p50(data: Path, size: int) -> float:
         n = min(5000, size - start)
         vectors = rng.normal(size=(n, 384)).astype("float32")
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        store.collection.add(ids=[f"f{start + i}" for i in range(n)], embeddings=vectors.tolist(),
-                             documents=["filler"] * n,
-                             metadatas=[{"file": "f", "source": "f", "chunk": i, "start": 0, "end": 0, "sha256": ""}
-                                        for i in range(n)])  # fmt: skip
+        store.collection.add(
+            ids=[f"f{start + i}" for i in range(n)],
+            embeddings=vectors.tolist(),
+            documents=["filler"] * n,
+            metadatas=[{"file": "f", "source": "f", "chunk": i, "start": 0, "end": 0, "sha256": ""} for i in range(n)],
+        )
     embed(str(path), ["warm up"])
     times = []
     for query in QUERIES * 8:

@@ -18,13 +18,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.report import emit
 from amg.evaluation.metrics import percentile
-from amg.tools.kg.store.neo4j_store import Neo4jStore
-from amg.tools.kg.store.connection import connect_graph
 from amg.tools.kg.records import EvidenceRecord, RelationRecord
 from amg.tools.kg.schema import RELATION_TYPES
+from amg.tools.kg.store.connection import connect_graph
+from amg.tools.kg.store.neo4j_store import Neo4jStore
 from amg.tools.kg.traversal.traverse import traverse
+from benchmarks.report import emit
 
 ENTITIES, RELATIONS = 76_681, 354_299
 CHECKPOINTS = (10_000, 50_000, 100_000, 200_000, RELATIONS)
@@ -36,7 +36,9 @@ def synthetic_relations(rng: random.Random, n_entities: int, n_relations: int):
     names = [f"Entity {i:06d}" for i in range(n_entities)]
     seen = set()
     while len(seen) < n_relations:
-        for s, t in zip(rng.choices(range(n_entities), weights, k=20_000), rng.choices(range(n_entities), weights, k=20_000)):
+        for s, t in zip(
+            rng.choices(range(n_entities), weights, k=20_000), rng.choices(range(n_entities), weights, k=20_000)
+        ):
             rel = rng.choice(RELATION_TYPES)
             if s != t and (s, t, rel) not in seen and len(seen) < n_relations:
                 seen.add((s, t, rel))
@@ -53,20 +55,28 @@ def traversal_latency(store: Neo4jStore, rng: random.Random, n_entities: int, sa
     return times
 
 
-
 def time_seed(data: Path) -> tuple[float, dict]:
     """Seconds for `amg kg seed --vocabulary all` into an empty data dir, and its counts per source."""
     env = {**os.environ, "AMG_DATA_DIR": str(data / "seed")}
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "amg.cli.main", "kg", "seed", "--vocabulary", "all"], env=env, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "amg.cli.main", "kg", "seed", "--vocabulary", "all"],
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     seconds = round(time.perf_counter() - started, 1)
     driver, database, server = connect_graph("", "", "", "", data / "seed")
     stats = Neo4jStore(driver, database).stats()
     driver.close()
     server.release()
-    return seconds, {"entities": stats["entities_by_source"], "relations": stats["relations_by_origin"],
-                     "total_entities": stats["entities"], "total_relations": stats["relations"]}  # fmt: skip
+    return seconds, {
+        "entities": stats["entities_by_source"],
+        "relations": stats["relations_by_origin"],
+        "total_entities": stats["entities"],
+        "total_relations": stats["relations"],
+    }
 
 
 def main() -> None:
@@ -103,13 +113,19 @@ def main() -> None:
     server.release()
     seed_s, seeded = (None, None) if args.skip_seed else time_seed(data)
     figures = {
-        "write_rels_per_s": round(written / write_s), "traversal_p50_ms": growth[-1][1],
-        "traversal_p95_ms": growth[-1][2], "nodes": stats["entities"], "relations": stats["relations"],
-        "latency_growth": [{"relations": n, "p50_ms": a, "p95_ms": b} for n, a, b in growth], "seed_all_s": seed_s,
+        "write_rels_per_s": round(written / write_s),
+        "traversal_p50_ms": growth[-1][1],
+        "traversal_p95_ms": growth[-1][2],
+        "nodes": stats["entities"],
+        "relations": stats["relations"],
+        "latency_growth": [{"relations": n, "p50_ms": a, "p95_ms": b} for n, a, b in growth],
+        "seed_all_s": seed_s,
         "seeded_per_source": seeded,
-    }  # fmt: skip
-    rows = [("entities / relations", f"{stats['entities']:,} / {stats['relations']:,}"),
-            ("write throughput", f"{figures['write_rels_per_s']:,} relations/s (with evidence, one tx per 5,000)")]
+    }
+    rows = [
+        ("entities / relations", f"{stats['entities']:,} / {stats['relations']:,}"),
+        ("write throughput", f"{figures['write_rels_per_s']:,} relations/s (with evidence, one tx per 5,000)"),
+    ]
     rows += [(f"traversal @ {n:,} rels", f"p50 {a} ms, p95 {b} ms") for n, a, b in growth]
     rows.append(("amg kg seed --vocabulary all", f"{seed_s} s" if seed_s else "skipped"))
     for source, n in (seeded or {}).get("relations", {}).items():

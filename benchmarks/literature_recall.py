@@ -16,12 +16,12 @@ import argparse
 import json
 import sys
 
-from amg.tools.question_kinds import is_research_question
 from amg.graphs.context import Context
 from amg.graphs.qa_graph import CLAIM_PAPERS
 from amg.graphs.resources import Resources
 from amg.tools.literature.index import LiteratureIndex, index_path
 from amg.tools.literature.ingest import ingest_files
+from amg.tools.question_kinds import is_research_question
 from benchmarks.report import SHARED_DATA, emit
 
 DEPTHS = (1, 3, 5, 10)
@@ -52,12 +52,18 @@ def main(argv: list[str] | None = None) -> int:
         res.close()
     n = len(rows)
     figures = {
-        "benchmark": "literature_recall", "n": n, "research_questions": research, "claim_papers": CLAIM_PAPERS,
+        "benchmark": "literature_recall",
+        "n": n,
+        "research_questions": research,
+        "claim_papers": CLAIM_PAPERS,
         "gold_recall_claim_search": round(hits["claim_search"] / n, 3),
         **{f"recall_at_{k}_question": round(hits[f"question@{k}"] / n, 3) for k in DEPTHS},
-    }  # fmt: skip
-    emit(f"Gold-PMID recall, PubMedQA dev (n={n}), local PubMed index", [(key, value) for key, value in
-         figures.items() if key != "benchmark"], figures)  # fmt: skip
+    }
+    emit(
+        f"Gold-PMID recall, PubMedQA dev (n={n}), local PubMed index",
+        [(key, value) for key, value in figures.items() if key != "benchmark"],
+        figures,
+    )
     return 0
 
 

@@ -7,7 +7,8 @@ as BioC). Its repository has no licence, so it is not copied here: the benchmark
 Gold is annotator lwit, the only one with a file for all 290 documents. azankl's files cover 16, and only
 5 of them hold an HPO id, on some sentences: her precision against lwit on those 5 is the human
 agreement; her recall says how little she annotated, not a ceiling. The guidelines annotate only abnormal
-findings that are there ("no kidney anomalies were found" is not), so only present mentions count. A discontinuous phenotype is a relation between spans that carries the HPO term; its spans
+findings that are there ("no kidney anomalies were found" is not), so only present mentions count. A discontinuous
+phenotype is a relation between spans that carries the HPO term; its spans
 are all of its parts. Spans without an HPO term (an "unlinked phenotype") are left out and counted, and a
 prediction on one is not counted either way.
 
@@ -110,8 +111,10 @@ def read_bioc(xml: str, name: str = "") -> Document:
 
 def read_corpus(path: Path, annotator: str) -> list[Document]:
     """Every document the annotator's file exists for, in name order."""
-    return [read_bioc(f.read_text(encoding="utf-8"), f.parent.name)
-            for f in sorted((path / "Annotations_BioC").glob(f"*/{annotator}.xml"))]  # fmt: skip
+    return [
+        read_bioc(f.read_text(encoding="utf-8"), f.parent.name)
+        for f in sorted((path / "Annotations_BioC").glob(f"*/{annotator}.xml"))
+    ]
 
 
 def recogniser(text: str, lexicon: Lexicon) -> list[tuple[str, Span]]:
@@ -151,8 +154,9 @@ def spotter(text: str, index: dict[str, str]) -> list[tuple[str, Span]]:
 
 def predict(doc: Document, system) -> list[Mention]:
     """The system's mentions of a document, read sentence by sentence, at document offsets."""
-    return [Mention(term, ((offset + a, offset + b),)) for offset, text in doc.sentences
-            for term, (a, b) in system(text)]  # fmt: skip
+    return [
+        Mention(term, ((offset + a, offset + b),)) for offset, text in doc.sentences for term, (a, b) in system(text)
+    ]
 
 
 def _overlap(one: Mention, other: Mention) -> bool:
@@ -196,22 +200,36 @@ def score(pairs: list[tuple[Document, list[Mention]]], related) -> dict[str, flo
     for doc, predicted in pairs:
         predicted = counted(doc, predicted)
         gold_ids, pred_ids = {m.id for m in doc.mentions}, {m.id for m in predicted}
-        totals.update(gold=len(doc.mentions), predicted=len(predicted), right=matches(doc.mentions, predicted),
-                      lenient=matches(doc.mentions, predicted, related), gold_ids=len(gold_ids),
-                      pred_ids=len(pred_ids), right_ids=len(gold_ids & pred_ids))  # fmt: skip
+        totals.update(
+            gold=len(doc.mentions),
+            predicted=len(predicted),
+            right=matches(doc.mentions, predicted),
+            lenient=matches(doc.mentions, predicted, related),
+            gold_ids=len(gold_ids),
+            pred_ids=len(pred_ids),
+            right_ids=len(gold_ids & pred_ids),
+        )
         macro.append(prf(len(gold_ids & pred_ids), len(pred_ids), len(gold_ids)))
     figures = {}
-    for name, right, predicted, gold in (("mention", "right", "predicted", "gold"), ("mention_lenient", "lenient",
-                                         "predicted", "gold"), ("document_micro", "right_ids", "pred_ids", "gold_ids")):
+    for name, right, predicted, gold in (
+        ("mention", "right", "predicted", "gold"),
+        ("mention_lenient", "lenient", "predicted", "gold"),
+        ("document_micro", "right_ids", "pred_ids", "gold_ids"),
+    ):
         values = prf(totals[right], totals[predicted], totals[gold])
         figures.update({f"{name}_{m}": round(v, 3) for m, v in zip(("precision", "recall", "f1"), values)})
-    figures.update({f"document_macro_{m}": round(sum(v[i] for v in macro) / max(len(macro), 1), 3)
-                    for i, m in enumerate(("precision", "recall", "f1"))})  # fmt: skip
+    figures.update(
+        {
+            f"document_macro_{m}": round(sum(v[i] for v in macro) / max(len(macro), 1), 3)
+            for i, m in enumerate(("precision", "recall", "f1"))
+        }
+    )
     return figures
 
 
 def related_in(lexicon: Lexicon):
     """Whether two ids are the same term or one is the other's is_a parent."""
+
     def parents(term_id: str) -> list[str]:
         return lexicon.terms[term_id].parents if term_id in lexicon.terms else []
 
@@ -220,7 +238,9 @@ def related_in(lexicon: Lexicon):
 
 def words(doc: Document, mention: Mention) -> str:
     """The text of a mention's parts."""
-    return " … ".join(next(t[a - o : b - o] for o, t in doc.sentences if o <= a <= o + len(t)) for a, b in mention.spans)
+    return " … ".join(
+        next(t[a - o : b - o] for o, t in doc.sentences if o <= a <= o + len(t)) for a, b in mention.spans
+    )
 
 
 def errors(pairs: list[tuple[Document, list[Mention]]], lexicon: Lexicon, count: int) -> None:
@@ -256,10 +276,14 @@ def main() -> None:
     second = {d.name: d for d in read_corpus(args.path, SECOND)}
     index, related = spotter_index(lexicon), related_in(lexicon)
     ids = [m.id for d in docs for m in d.mentions]
-    figures: dict = {"n_documents": len(docs), "n_gold_mentions": len(ids), "n_gold_terms": len(set(ids)),
-                     "gold_mentions_not_in_lexicon": sum(i not in lexicon.terms for i in ids),
-                     "unlinked_spans_left_out": sum(len(d.unlinked) for d in docs),
-                     "load_s": round(time.perf_counter() - started, 1)}  # fmt: skip
+    figures: dict = {
+        "n_documents": len(docs),
+        "n_gold_mentions": len(ids),
+        "n_gold_terms": len(set(ids)),
+        "gold_mentions_not_in_lexicon": sum(i not in lexicon.terms for i in ids),
+        "unlinked_spans_left_out": sum(len(d.unlinked) for d in docs),
+        "load_s": round(time.perf_counter() - started, 1),
+    }
     systems = {"recogniser": lambda t: recogniser(t, lexicon), "spotter_emulated": lambda t: spotter(t, index)}
     runs = {}
     for name, system in systems.items():
@@ -273,25 +297,38 @@ def main() -> None:
     human = score([(d, second[d.name].mentions) for d in shared], related)
     figures.update({"human_documents": len(shared), **{f"human_{k}": v for k, v in human.items()}})
     for name in systems:
-        figures.update({f"{name}_on_human_documents_{k}": v for k, v in
-                        score([(d, p) for d, p in runs[name] if d.name in names], related).items()})  # fmt: skip
+        figures.update(
+            {
+                f"{name}_on_human_documents_{k}": v
+                for k, v in score([(d, p) for d, p in runs[name] if d.name in names], related).items()
+            }
+        )
     if args.errors:
         errors(runs["recogniser"], lexicon, args.errors)
 
     def cells(prefix: str) -> str:
-        return "   ".join(" ".join(f"{figures[f'{prefix}_{part}_{m}']:.3f}" for m in ("precision", "recall", "f1"))
-                          for part in ("mention", "mention_lenient", "document_micro", "document_macro"))  # fmt: skip
+        return "   ".join(
+            " ".join(f"{figures[f'{prefix}_{part}_{m}']:.3f}" for m in ("precision", "recall", "f1"))
+            for part in ("mention", "mention_lenient", "document_micro", "document_macro")
+        )
 
-    labels = {"recogniser": "today's recogniser (tools/phenotypes)",
-              "spotter_emulated": "vocabulary spotter before 83438e8 (emulated)"}  # fmt: skip
+    labels = {
+        "recogniser": "today's recogniser (tools/phenotypes)",
+        "spotter_emulated": "vocabulary spotter before 83438e8 (emulated)",
+    }
     parts = ("mentions", "lenient mentions", "documents micro", "documents macro")
     rows = [("", "".join(f"{part:<20}" for part in parts)), ("", "P     R     F1      " * 4)]
     rows += [(labels[n], cells(n)) for n in systems]
     rows += [(f"{labels[n]}, the {len(shared)} documents", cells(f"{n}_on_human_documents")) for n in systems]
     rows += [(f"{SECOND} against {GOLD} (the {len(shared)} documents she annotated, in part)", cells("human"))]
-    rows += [("gold", f"{len(docs)} documents by {GOLD}, {len(ids)} mentions with an HPO id "
-                      f"({figures['gold_mentions_not_in_lexicon']} of an id the lexicon lacks), "
-                      f"{figures['unlinked_spans_left_out']} spans without one left out")]  # fmt: skip
+    rows += [
+        (
+            "gold",
+            f"{len(docs)} documents by {GOLD}, {len(ids)} mentions with an HPO id "
+            f"({figures['gold_mentions_not_in_lexicon']} of an id the lexicon lacks), "
+            f"{figures['unlinked_spans_left_out']} spans without one left out",
+        )
+    ]
     emit("Phenotype recognition on case reports (azankl/phenotypeCR_eval, present findings)", rows, figures)
 
 

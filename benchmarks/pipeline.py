@@ -15,7 +15,6 @@ import statistics
 import time
 from pathlib import Path
 
-from benchmarks.report import emit
 from amg.evaluation.metrics import percentile
 from amg.graphs.context import Context
 from amg.graphs.qa_graph import graph
@@ -27,6 +26,7 @@ from amg.testing.scripted_llm import (
     asks_for_entities,
     last_turn,
 )
+from benchmarks.report import emit
 
 DEV = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "mmlu-med-dev.jsonl"
 
@@ -59,7 +59,6 @@ def run(questions: list[dict], ctx: Context) -> tuple[list[float], dict[str, lis
     return totals, by_node, calls, with_paths
 
 
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--questions", type=int, default=40)
@@ -82,20 +81,28 @@ def main() -> None:
     rich = [s / 1000 for s, has in zip(e2e, e2e_paths) if has]
     bare = [s / 1000 for s, has in zip(e2e, e2e_paths) if not has]
     figures = {
-        "nonllm_p50_ms": round(percentile(totals, 50), 1), "nonllm_p95_ms": round(percentile(totals, 95), 1),
+        "nonllm_p50_ms": round(percentile(totals, 50), 1),
+        "nonllm_p95_ms": round(percentile(totals, 95), 1),
         "llm_calls_per_question": round(statistics.mean(calls), 2),
         "e2e_p50_s_embedded": round(statistics.median(e2e) / 1000, 2),
         "e2e_p50_s_with_graph_paths": round(statistics.median(rich), 2) if rich else None,
         "e2e_p50_s_without_graph_paths": round(statistics.median(bare), 2) if bare else None,
         "nonllm_p50_ms_by_node": {node: round(percentile(v, 50), 1) for node, v in sorted(by_node.items())},
-    }  # fmt: skip
-    rows = [(f"node {node}", f"p50 {round(percentile(v, 50), 1)} ms, p95 {round(percentile(v, 95), 1)} ms") for node, v in sorted(by_node.items())]
-    rows += [("whole question (zero-latency LLM)", f"p50 {figures['nonllm_p50_ms']} ms, p95 {figures['nonllm_p95_ms']} ms"),
-             ("LLM calls per question", figures["llm_calls_per_question"]),
-             (f"end to end, embedded 0.5B ({len(e2e)} q)", f"p50 {figures['e2e_p50_s_embedded']} s, "
-              f"{statistics.mean(e2e_calls):.1f} calls"),
-             (f"  questions the graph has paths for ({len(rich)})", f"p50 {figures['e2e_p50_s_with_graph_paths']} s"),
-             (f"  questions it has none for ({len(bare)})", f"p50 {figures['e2e_p50_s_without_graph_paths']} s")]  # fmt: skip
+    }
+    rows = [
+        (f"node {node}", f"p50 {round(percentile(v, 50), 1)} ms, p95 {round(percentile(v, 95), 1)} ms")
+        for node, v in sorted(by_node.items())
+    ]
+    rows += [
+        ("whole question (zero-latency LLM)", f"p50 {figures['nonllm_p50_ms']} ms, p95 {figures['nonllm_p95_ms']} ms"),
+        ("LLM calls per question", figures["llm_calls_per_question"]),
+        (
+            f"end to end, embedded 0.5B ({len(e2e)} q)",
+            f"p50 {figures['e2e_p50_s_embedded']} s, {statistics.mean(e2e_calls):.1f} calls",
+        ),
+        (f"  questions the graph has paths for ({len(rich)})", f"p50 {figures['e2e_p50_s_with_graph_paths']} s"),
+        (f"  questions it has none for ({len(bare)})", f"p50 {figures['e2e_p50_s_without_graph_paths']} s"),
+    ]
     emit(f"QA pipeline, offline mode, {len(totals)} MMLU medical questions", rows, figures)
 
 

@@ -26,8 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from amg.tools.vectors.embeddings import embed, model_path
 from amg.tools.literature.index import LiteratureIndex, index_path
+from amg.tools.vectors.embeddings import embed, model_path
 from benchmarks.report import SHARED_DATA
 
 FIRST_PMID = 90_000_000
@@ -53,19 +53,35 @@ def write_synthetic(path: Path, start: int, count: int, pools, mesh, years, seed
     with path.open("w", encoding="utf-8") as out:
         for pmid in range(start, start + count):
             chosen = rng.sample(labels, k=min(len(labels), rng.randint(2, 4)))
-            sections = [{"label": label, "text": " ".join(rng.sample(pools[label], k=rng.randint(2, 4)))}
-                        for label in chosen]  # fmt: skip
+            sections = [
+                {"label": label, "text": " ".join(rng.sample(pools[label], k=rng.randint(2, 4)))} for label in chosen
+            ]
             title = rng.choice(pools[chosen[0]])[:160]
-            out.write(json.dumps({"pmid": str(pmid), "year": rng.choice(years), "title": title,
-                                  "mesh": rng.sample(mesh, k=5), "sections": sections}) + "\n")  # fmt: skip
+            out.write(
+                json.dumps(
+                    {
+                        "pmid": str(pmid),
+                        "year": rng.choice(years),
+                        "title": title,
+                        "mesh": rng.sample(mesh, k=5),
+                        "sections": sections,
+                    }
+                )
+                + "\n"
+            )
 
 
 def ingest_step(path: Path, data_dir: Path) -> tuple[float, float, str]:
     """Seconds and peak RSS (MB) of one ``amg ingest pubmed`` process, and its closing report line."""
     env = {**os.environ, "AMG_DATA_DIR": str(data_dir)}
     started = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-m", "amg.cli.main", "ingest", "pubmed", str(path)], env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)  # fmt: skip
+    child = subprocess.Popen(
+        [sys.executable, "-m", "amg.cli.main", "ingest", "pubmed", str(path)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     _, status, usage = os.wait4(child.pid, 0)
     seconds = time.perf_counter() - started
     report = child.stdout.read().strip().splitlines()[0] if child.stdout else ""
@@ -74,8 +90,9 @@ def ingest_step(path: Path, data_dir: Path) -> tuple[float, float, str]:
     return seconds, usage.ru_maxrss / 1024, report
 
 
-def query_latency(data_dir: Path, questions: list[dict], min_year: int | None = None,
-                  rerank: int = 0) -> tuple[float, float, float]:  # fmt: skip
+def query_latency(
+    data_dir: Path, questions: list[dict], min_year: int | None = None, rerank: int = 0
+) -> tuple[float, float, float]:
     """p50 and p95 ms of a top-10 search and fetch, and the gold PMID's recall@5."""
     index = LiteratureIndex(index_path(data_dir))
     try:
@@ -97,7 +114,9 @@ def query_latency(data_dir: Path, questions: list[dict], min_year: int | None = 
 
 def reranked(question: str, articles: list) -> list:
     """``articles`` ordered by the embedder's cosine similarity of their opening (conclusion first) to ``question``."""
-    vectors = embed(str(model_path("minilm", Path.home())), [question] + [a.conclusion_first()[:1000] for a in articles])
+    vectors = embed(
+        str(model_path("minilm", Path.home())), [question] + [a.conclusion_first()[:1000] for a in articles]
+    )
     scores = [sum(q * d for q, d in zip(vectors[0], v)) for v in vectors[1:]]
     return [a for _, a in sorted(zip(scores, articles), key=lambda pair: -pair[0])]
 
@@ -127,30 +146,63 @@ def main(argv: list[str] | None = None) -> int:
             p50, p95, recall = query_latency(work / "home", questions)
             p50_year, p95_year, _ = query_latency(work / "home", questions, min_year=2000)
             disk = sum(f.stat().st_size for f in (work / "home" / "pubmed").rglob("*") if f.is_file())
-            rows.append({"records": size, "ingest_records_per_s": round((size - held) / seconds),
-                         "disk_mb": round(disk / 2**20), "ingest_peak_rss_mb": round(rss), "query_p50_ms": round(p50, 1),
-                         "query_p95_ms": round(p95, 1), "query_p50_ms_since_2000": round(p50_year, 1),
-                         "query_p95_ms_since_2000": round(p95_year, 1), "gold_recall_at_5": round(recall, 3)})  # fmt: skip
+            rows.append(
+                {
+                    "records": size,
+                    "ingest_records_per_s": round((size - held) / seconds),
+                    "disk_mb": round(disk / 2**20),
+                    "ingest_peak_rss_mb": round(rss),
+                    "query_p50_ms": round(p50, 1),
+                    "query_p95_ms": round(p95, 1),
+                    "query_p50_ms_since_2000": round(p50_year, 1),
+                    "query_p95_ms_since_2000": round(p95_year, 1),
+                    "gold_recall_at_5": round(recall, 3),
+                }
+            )
             print(f"{size:>9,} records  {report}", file=sys.stderr)
             held = size
         rerank = query_latency(work / "home", questions, rerank=args.rerank) if args.rerank else None
-    print(f"{'records':>9}  {'ingest rec/s':>12}  {'disk MB':>8}  {'peak RSS MB':>11}  {'p50 ms':>7}  {'p95 ms':>7}  "
-          f"{'p50/p95 ms, year >= 2000':>24}  gold recall@5")  # fmt: skip
+    print(
+        f"{'records':>9}  {'ingest rec/s':>12}  {'disk MB':>8}  {'peak RSS MB':>11}  {'p50 ms':>7}  {'p95 ms':>7}  "
+        f"{'p50/p95 ms, year >= 2000':>24}  gold recall@5"
+    )
     for r in rows:
-        print(f"{r['records']:>9,}  {r['ingest_records_per_s']:>12,}  {r['disk_mb']:>8,}  {r['ingest_peak_rss_mb']:>11,}  "
-              f"{r['query_p50_ms']:>7}  {r['query_p95_ms']:>7}  {r['query_p50_ms_since_2000']:>11} / "
-              f"{r['query_p95_ms_since_2000']:<6}  {r['gold_recall_at_5']}")  # fmt: skip
+        print(
+            f"{r['records']:>9,}  {r['ingest_records_per_s']:>12,}  {r['disk_mb']:>8,}  "
+            f"{r['ingest_peak_rss_mb']:>11,}  "
+            f"{r['query_p50_ms']:>7}  {r['query_p95_ms']:>7}  {r['query_p50_ms_since_2000']:>11} / "
+            f"{r['query_p95_ms_since_2000']:<6}  {r['gold_recall_at_5']}"
+        )
     if rerank:
-        print(f"BM25 top {args.rerank} re-ranked by the embedder at {rows[-1]['records']:,}: p50 {rerank[0]:.0f} ms, "
-              f"p95 {rerank[1]:.0f} ms, gold recall@5 {rerank[2]:.3f}")  # fmt: skip
+        print(
+            f"BM25 top {args.rerank} re-ranked by the embedder at {rows[-1]['records']:,}: p50 {rerank[0]:.0f} ms, "
+            f"p95 {rerank[1]:.0f} ms, gold recall@5 {rerank[2]:.3f}"
+        )
     last = rows[-1]
-    print(json.dumps({"benchmark": "pubmed_index", "records": last["records"], "queries": len(questions),
-                      "ingest_records_per_s": round(held / ingest_s), "disk_mb": last["disk_mb"],
-                      "peak_rss_mb": round(peak_rss), "query_p50_ms": last["query_p50_ms"],
-                      "query_p95_ms": last["query_p95_ms"], "gold_recall_at_5": last["gold_recall_at_5"],
-                      "rerank": {"top": args.rerank, "p50_ms": round(rerank[0]), "p95_ms": round(rerank[1]),
-                                 "gold_recall_at_5": round(rerank[2], 3)} if rerank else None,
-                      "growth": rows}))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "benchmark": "pubmed_index",
+                "records": last["records"],
+                "queries": len(questions),
+                "ingest_records_per_s": round(held / ingest_s),
+                "disk_mb": last["disk_mb"],
+                "peak_rss_mb": round(peak_rss),
+                "query_p50_ms": last["query_p50_ms"],
+                "query_p95_ms": last["query_p95_ms"],
+                "gold_recall_at_5": last["gold_recall_at_5"],
+                "rerank": {
+                    "top": args.rerank,
+                    "p50_ms": round(rerank[0]),
+                    "p95_ms": round(rerank[1]),
+                    "gold_recall_at_5": round(rerank[2], 3),
+                }
+                if rerank
+                else None,
+                "growth": rows,
+            }
+        )
+    )
     return 0
 
 

@@ -25,6 +25,17 @@ import tempfile
 import time
 from pathlib import Path
 
+from amg.cli.errors import user_errors
+from amg.graphs.context import Context
+from amg.graphs.qa_graph import graph
+from amg.graphs.resources import Resources, install
+from amg.testing.scripted_llm import ScriptedServer, prompt_text
+from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
+from amg.tools.kg.schema import RELATION_TYPES
+from amg.tools.kg.store.connection import GraphUnavailable
+from amg.tools.kg.transfer.export_import import export_graph, import_graph
+from amg.tools.llm.chat import ModelUnavailable
+from amg.tools.servers import LocalServerError
 from benchmarks import robustness_inputs as inputs
 from benchmarks.report import emit
 from benchmarks.robustness_literature import literature_probe
@@ -39,17 +50,6 @@ from benchmarks.robustness_runs import (
     secrets_in,
     write_inputs,
 )
-from amg.cli.errors import user_errors
-from amg.graphs.context import Context
-from amg.graphs.qa_graph import graph
-from amg.graphs.resources import Resources, install
-from amg.testing.scripted_llm import ScriptedServer, prompt_text
-from amg.tools.kg.store.connection import GraphUnavailable
-from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
-from amg.tools.kg.schema import RELATION_TYPES
-from amg.tools.kg.transfer.export_import import export_graph, import_graph
-from amg.tools.llm.chat import ModelUnavailable
-from amg.tools.servers import LocalServerError
 
 HANG_S = 30.0  # one in-process question: a few model calls of AMG_LLM_TIMEOUT=2 s each, plus retries
 
@@ -70,18 +70,29 @@ class Switch:
 def seed_graph(store) -> None:
     """A small graph whose evidence and descriptions carry injection payloads."""
     hostile = " ".join(inputs.PAYLOADS)
-    evidence = [EvidenceRecord(id=f"pmid:{i}", kind="pubmed", title=f"Trial {i} {hostile}", snippet=hostile, pmid=str(i))
-                for i in range(1, 7)]  # fmt: skip
-    relations = [RelationRecord(drug.title(), disease, "treats", 0.9, [f"pmid:{i}"], 9, hostile, "pubmed", "m")
-                 for i, (drug, disease) in enumerate(inputs.PARTNERS.items(), 1)]  # fmt: skip
-    store.upsert([EntityRecord("Metformin", "drug", f"A biguanide. {hostile}", 0.9, ["Glucophage"])], evidence,
-                 relations, [("Metformin", "pmid:1")])  # fmt: skip
+    evidence = [
+        EvidenceRecord(id=f"pmid:{i}", kind="pubmed", title=f"Trial {i} {hostile}", snippet=hostile, pmid=str(i))
+        for i in range(1, 7)
+    ]
+    relations = [
+        RelationRecord(drug.title(), disease, "treats", 0.9, [f"pmid:{i}"], 9, hostile, "pubmed", "m")
+        for i, (drug, disease) in enumerate(inputs.PARTNERS.items(), 1)
+    ]
+    store.upsert(
+        [EntityRecord("Metformin", "drug", f"A biguanide. {hostile}", 0.9, ["Glucophage"])],
+        evidence,
+        relations,
+        [("Metformin", "pmid:1")],
+    )
 
 
 def sane(result: dict) -> bool:
     """An answer the user can trust to be well-formed: a known option (or none), a confidence in [0, 1]."""
-    return (result.get("option") in (None, *result.get("options", {})) and 0.0 <= float(result.get("confidence", 0)) <= 1
-            and isinstance(result.get("answer", ""), str))  # fmt: skip
+    return (
+        result.get("option") in (None, *result.get("options", {}))
+        and 0.0 <= float(result.get("confidence", 0)) <= 1
+        and isinstance(result.get("answer", ""), str)
+    )
 
 
 def ask_in_process(tally: Tally, ctx: Context, item: dict, texts: list[str]) -> None:
@@ -116,8 +127,12 @@ def fault_probe(ctx: Context, switch: Switch, texts: list[str], every_agent: boo
     for n, (name, fault) in enumerate(inputs.MODEL_FAULTS.items()):
         for at in agents if every_agent else [agents[n % len(agents)]]:
             switch.to(inputs.faulty(fault, at))
-            item = {"kind": f"{name} at {at}", "question": inputs.MEDICAL[n % len(inputs.MEDICAL)], "refused": None,
-                    "options": {"A": "Metformin", "B": "Insulin"} if n % 2 else {}}  # fmt: skip
+            item = {
+                "kind": f"{name} at {at}",
+                "question": inputs.MEDICAL[n % len(inputs.MEDICAL)],
+                "refused": None,
+                "options": {"A": "Metformin", "B": "Insulin"} if n % 2 else {},
+            }
             ask_in_process(tally, ctx, item, texts)
     switch.to(inputs.healthy)
     return tally
@@ -152,8 +167,16 @@ def import_probe(store, work: Path, rng: random.Random, n: int) -> tuple[Tally, 
 
 def defects(store) -> dict[str, int]:
     """Relations breaking the graph's invariants (evidence, confidence, vocabulary, self-loops)."""
-    rows = [{"s": r["source"], "t": r["target"], "type": r["props"].get("type"), "c": r["props"].get("confidence"),
-             "ev": r["props"].get("evidence_ids")} for r in store.all_relations()]  # fmt: skip
+    rows = [
+        {
+            "s": r["source"],
+            "t": r["target"],
+            "type": r["props"].get("type"),
+            "c": r["props"].get("confidence"),
+            "ev": r["props"].get("evidence_ids"),
+        }
+        for r in store.all_relations()
+    ]
     known = store.evidence_ids()
     found = {
         "without_evidence": sum(not r["ev"] or not set(r["ev"]) <= known for r in rows),
@@ -184,10 +207,22 @@ def injections(server: ScriptedServer) -> tuple[int, int]:
 
 def _environment(server: ScriptedServer, keys: dict[str, str]) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "NEO4J_", "AMG_", "NCBI_"))}
-    return {**env, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": keys["openai"],
-            "NCBI_API_KEY": keys["ncbi"], "NEO4J_PASSWORD": keys["neo4j"], "NCBI_EMAIL": "robustness@example.invalid",
-            "AMG_LLM_MODEL": "scripted", "AMG_MODE": "offline", "AMG_KEEP_ALIVE": str(KEEP_ALIVE_S), "AMG_SOURCES": "textbook", "AMG_LLM_TIMEOUT": "10",
-            "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False"}  # fmt: skip
+    return {
+        **env,
+        "OPENAI_BASE_URL": server.base_url,
+        "OPENAI_API_KEY": keys["openai"],
+        "NCBI_API_KEY": keys["ncbi"],
+        "NEO4J_PASSWORD": keys["neo4j"],
+        "NCBI_EMAIL": "robustness@example.invalid",
+        "AMG_LLM_MODEL": "scripted",
+        "AMG_MODE": "offline",
+        "AMG_KEEP_ALIVE": str(KEEP_ALIVE_S),
+        "AMG_SOURCES": "textbook",
+        "AMG_LLM_TIMEOUT": "10",
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "ANONYMIZED_TELEMETRY": "False",
+    }
 
 
 def in_process(ctx: Context, switch: Switch, server: ScriptedServer, work: Path, rng, args) -> dict:
@@ -196,12 +231,20 @@ def in_process(ctx: Context, switch: Switch, server: ScriptedServer, work: Path,
     install(res)
     seed_graph(res.store)
     texts: list[str] = []
-    tallies = {"questions (in process)": question_probe(ctx, res.store, rng, args.questions, texts),
-               "model faults (in process)": fault_probe(ctx, switch, texts, not args.short)}  # fmt: skip
+    tallies = {
+        "questions (in process)": question_probe(ctx, res.store, rng, args.questions, texts),
+        "model faults (in process)": fault_probe(ctx, switch, texts, not args.short),
+    }
     tallies["crafted imports"], files = import_probe(res.store, work, rng, args.imports)
     carried, escaped = injections(server)
-    found = {"tallies": tallies, "files": files, "texts": texts, "injections_tried": carried,
-             "injections_escaped": escaped, "edges_without_evidence": defects(res.store)["without_evidence"]}  # fmt: skip
+    found = {
+        "tallies": tallies,
+        "files": files,
+        "texts": texts,
+        "injections_tried": carried,
+        "injections_escaped": escaped,
+        "edges_without_evidence": defects(res.store)["without_evidence"],
+    }
     res.close()
     return found
 
@@ -227,15 +270,31 @@ def _defects_of(data: Path) -> int | None:
         return None
 
 
-GOALS = ("tracebacks", "hangs", "lost_writes", "half_written_records", "edges_without_evidence", "orphaned_servers",
-         "secrets_found", "injections_escaped", "failed")  # fmt: skip
-SHORT = {"questions": 12, "imports": 3, "kills": 1, "records": 10_000, "vocabulary": "icd10", "asks": 2}  # `make test`'s form
+GOALS = (
+    "tracebacks",
+    "hangs",
+    "lost_writes",
+    "half_written_records",
+    "edges_without_evidence",
+    "orphaned_servers",
+    "secrets_found",
+    "injections_escaped",
+    "failed",
+)
+SHORT = {
+    "questions": 12,
+    "imports": 3,
+    "kills": 1,
+    "records": 10_000,
+    "vocabulary": "icd10",
+    "asks": 2,
+}  # `make test`'s form
 
 
 def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--short", action="store_true", help="a few of each (%s); each fault once" % SHORT)
+    parser.add_argument("--short", action="store_true", help=f"a few of each ({SHORT}); each fault once")
     parser.add_argument("--questions", type=int, default=520)
     parser.add_argument("--imports", type=int, default=60)
     parser.add_argument("--kills", type=int, default=2, help="kill -9 trials per command")
@@ -252,9 +311,17 @@ def campaign(args: argparse.Namespace, work: Path) -> tuple[dict[str, Tally], di
     switch = Switch(inputs.healthy)
     server = ScriptedServer(switch)
     dirs = {name: work / name for name in ("in-process", "processes", "concurrency", "literature")}
-    ctx = Context(data_dir=str(dirs["in-process"]), openai_base_url=server.base_url, openai_api_key=keys["openai"],
-                  llm_model="scripted", evidence_mode="offline", sources="textbook", llm_timeout=2.0, neo4j_uri="",
-                  keep_alive=KEEP_ALIVE_S)  # fmt: skip
+    ctx = Context(
+        data_dir=str(dirs["in-process"]),
+        openai_base_url=server.base_url,
+        openai_api_key=keys["openai"],
+        llm_model="scripted",
+        evidence_mode="offline",
+        sources="textbook",
+        llm_timeout=2.0,
+        neo4j_uri="",
+        keep_alive=KEEP_ALIVE_S,
+    )
     clock = Clock()
     with clock("in process"):
         inner = in_process(ctx, switch, server, work, rng, args)
@@ -275,18 +342,25 @@ def campaign(args: argparse.Namespace, work: Path) -> tuple[dict[str, Tally], di
     leaks = secrets_in([work], amg.outputs + inner["texts"], [*keys.values(), *_passwords(work)])
     unchecked = _defects_of(dirs["processes"])
     figures = {
-        "tracebacks": sum(t.tracebacks for t in tallies.values()), "hangs": sum(t.hangs for t in tallies.values()),
+        "tracebacks": sum(t.tracebacks for t in tallies.values()),
+        "hangs": sum(t.hangs for t in tallies.values()),
         "lost_writes": sum(t.lost for t in tallies.values()),
         "half_written_records": literature["half_written_records"],
-        "edges_without_evidence": None if unchecked is None
+        "edges_without_evidence": None
+        if unchecked is None
         else inner["edges_without_evidence"] + crowded["edges_without_evidence"] + unchecked,
         "orphaned_servers": killed["orphaned_servers"] + sum(orphans_after(d) for d in dirs.values()),
-        "secrets_found": len(leaks) + crowded["cmdline_secrets"], "injections_escaped": inner["injections_escaped"],
-        "injections_tried": inner["injections_tried"], "tried": sum(t.tried for t in tallies.values()),
-        "failed": sum(t.failed for t in tallies.values()), "seed": args.seed, "short": args.short,
-        "notes": {name: t.notes for name, t in tallies.items() if t.notes}, "secret_locations": leaks[:10],
+        "secrets_found": len(leaks) + crowded["cmdline_secrets"],
+        "injections_escaped": inner["injections_escaped"],
+        "injections_tried": inner["injections_tried"],
+        "tried": sum(t.tried for t in tallies.values()),
+        "failed": sum(t.failed for t in tallies.values()),
+        "seed": args.seed,
+        "short": args.short,
+        "notes": {name: t.notes for name, t in tallies.items() if t.notes},
+        "secret_locations": leaks[:10],
         "phase_seconds": clock.seconds,
-    }  # fmt: skip
+    }
     return tallies, figures
 
 

@@ -12,9 +12,11 @@ from pathlib import Path
 from amg.tools.literature.index import LiteratureIndex, index_path
 from benchmarks.robustness_runs import Amg, Run, Tally, folder_size, once
 
-ARTICLE = ("<PubmedArticle><MedlineCitation><PMID Version=\"1\">{pmid}</PMID><Article><ArticleTitle>{title}"
-           "</ArticleTitle><Abstract><AbstractText>Metformin lowers blood glucose.</AbstractText></Abstract>"
-           "</Article></MedlineCitation></PubmedArticle>")  # fmt: skip
+ARTICLE = (
+    '<PubmedArticle><MedlineCitation><PMID Version="1">{pmid}</PMID><Article><ArticleTitle>{title}'
+    "</ArticleTitle><Abstract><AbstractText>Metformin lowers blood glucose.</AbstractText></Abstract>"
+    "</Article></MedlineCitation></PubmedArticle>"
+)
 SECRET_FILE_TEXT = "robustness-local-file-must-never-be-read"
 
 
@@ -25,8 +27,11 @@ def _xml(body: str, doctype: str = "") -> str:
 def crafted_files(work: Path) -> dict[str, bytes]:
     """Files an ingest must refuse or read partly, each with one kind of damage or hostility."""
     (work / "local-secret.txt").write_text(SECRET_FILE_TEXT)
-    laughs = '<!DOCTYPE lolz [<!ENTITY a "lol"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">' + "".join(
-        f'<!ENTITY {c} "{("&" + p + ";") * 10}">' for p, c in zip("bcdefgh", "cdefghi")) + "]>"  # fmt: skip
+    laughs = (
+        '<!DOCTYPE lolz [<!ENTITY a "lol"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">'
+        + "".join(f'<!ENTITY {c} "{("&" + p + ";") * 10}">' for p, c in zip("bcdefgh", "cdefghi"))
+        + "]>"
+    )
     external = f'<!DOCTYPE a [<!ENTITY leak SYSTEM "file://{work / "local-secret.txt"}">]>'
     good = _xml(ARTICLE.format(pmid=90000001, title="Metformin first line"))
     return {
@@ -45,8 +50,12 @@ def synthetic_jsonl(path: Path, first: int, count: int) -> Path:
     """``count`` records with PMIDs from ``first``, in PubMedQA's corpus format."""
     with open(path, "w") as out:
         for pmid in range(first, first + count):
-            row = {"pmid": str(pmid), "year": 2000 + pmid % 25, "mesh": ["Metformin"],
-                   "sections": [{"label": "CONCLUSION", "text": f"Record {pmid}: metformin lowers glucose."}]}  # fmt: skip
+            row = {
+                "pmid": str(pmid),
+                "year": 2000 + pmid % 25,
+                "mesh": ["Metformin"],
+                "sections": [{"label": "CONCLUSION", "text": f"Record {pmid}: metformin lowers glucose."}],
+            }
             out.write(json.dumps(row) + "\n")
     return path
 
@@ -75,8 +84,11 @@ def literature_probe(amg: Amg, data: Path, work: Path, rng: random.Random, recor
         run = amg.run(["ingest", "pubmed", *paths], data)  # exit 1: a file not read to its end
         leaked = SECRET_FILE_TEXT in run.out + run.err
         for n, name in enumerate(names):
-            crafted.add(_finished(run, (0, 1)) and not leaked, f"{name} -> {run.code}: {run.err[-200:]}",
-                        run.tracebacks if n == 0 else 0)  # fmt: skip
+            crafted.add(
+                _finished(run, (0, 1)) and not leaked,
+                f"{name} -> {run.code}: {run.err[-200:]}",
+                run.tracebacks if n == 0 else 0,
+            )
     held, found = index_counts(data)
     half_written = abs(held - found)
     crafted.add(held <= 3, f"{held} records held from crafted files")  # at most the few valid articles in them
@@ -88,10 +100,12 @@ def literature_probe(amg: Amg, data: Path, work: Path, rng: random.Random, recor
     resumed = amg.run(["ingest", "pubmed", str(big)], data)
     after, found = index_counts(data)
     half_written += abs(after - found)
-    tallies["kill -9 ingest pubmed"].add(killed.killed and _finished(resumed) and after == held + records,
-                                         f"killed={killed.killed}, {after - held} of {records} held: "
-                                         f"{resumed.err[-200:]}", killed.tracebacks + resumed.tracebacks,
-                                         lost=abs(held + records - after))  # fmt: skip
+    tallies["kill -9 ingest pubmed"].add(
+        killed.killed and _finished(resumed) and after == held + records,
+        f"killed={killed.killed}, {after - held} of {records} held: {resumed.err[-200:]}",
+        killed.tracebacks + resumed.tracebacks,
+        lost=abs(held + records - after),
+    )
 
     halves = [synthetic_jsonl(work / f"half-{n}.jsonl", 20_000_000 + n * records, records // 2) for n in (0, 1)]
     runs = amg.run_together([["ingest", "pubmed", str(path)] for path in halves], data)

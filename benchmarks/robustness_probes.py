@@ -7,8 +7,8 @@ import random
 import time
 from pathlib import Path
 
-from benchmarks.robustness_inputs import MODEL_FAULTS, healthy
 from amg.testing.scripted_llm import asks_for_answer
+from benchmarks.robustness_inputs import MODEL_FAULTS, healthy
 from benchmarks.robustness_runs import (
     DRUGS,
     Amg,
@@ -39,7 +39,8 @@ def _hang(run: Run, amg: Amg) -> bool:
 
 
 def cli_probe(amg: Amg, data: Path, switch, files: dict[str, Path]) -> Tally:
-    """Hostile command lines and endpoints: an answer or one `amg: error:` line, and nothing that drives the terminal."""
+    """Hostile command lines and endpoints: an answer or one `amg: error:` line, and nothing that drives the
+    terminal."""
     tally = Tally()
     cases = [  # (argv, environment, responder, expected exit code)
         (ASK, {}, hostile, 0),
@@ -63,12 +64,15 @@ def cli_probe(amg: Amg, data: Path, switch, files: dict[str, Path]) -> Tally:
     return tally
 
 
-def kill_probes(amg: Amg, data: Path, switch, files: dict[str, Path], rng: random.Random, kills: int,
-                vocabulary: str = "drugs") -> dict:
+def kill_probes(
+    amg: Amg, data: Path, switch, files: dict[str, Path], rng: random.Random, kills: int, vocabulary: str = "drugs"
+) -> dict:
     """kill -9 at random moments of ask, build, bench and seed, and of the graph server during a question."""
     amg.run(["ingest", str(files["corpus"])], data)
-    tallies = {name: Tally() for name in ("kill -9 ask", "kill -9 build", "kill -9 bench", "kill -9 seed",
-                                          "graph killed mid-question")}  # fmt: skip
+    tallies = {
+        name: Tally()
+        for name in ("kill -9 ask", "kill -9 build", "kill -9 bench", "kill -9 seed", "graph killed mid-question")
+    }
     orphaned = 0
     for _ in range(kills):
         run = amg.run(ASK, data, kill_after=rng.uniform(1.0, 10.0))
@@ -78,6 +82,7 @@ def kill_probes(amg: Amg, data: Path, switch, files: dict[str, Path], rng: rando
     orphaned += _killed_builds(amg, data, switch, files, rng, kills, tallies["kill -9 build"])
     orphaned += _killed_benches(amg, data, switch, files, rng, kills, tallies["kill -9 bench"])
     orphaned += _killed_seed(amg, data, rng, tallies["kill -9 seed"], vocabulary)
+
     def graph_dies(body: dict) -> dict:
         kill_graph(data)
         return healthy(body)
@@ -102,8 +107,13 @@ def _killed_builds(amg: Amg, data: Path, switch, files, rng, kills: int, tally: 
         missing = max(len(DRUGS) - built(resumed), 0) if built(resumed) >= 0 else len(DRUGS)
         with graph_of(data) as store:
             twice = written_twice(store)
-        tally.add(resumed.code == 0 and missing == 0 and twice == 0, f"{twice} written twice; {resumed.err[-300:]}",
-                  run.tracebacks + resumed.tracebacks, _hang(resumed, amg), lost=missing + twice)  # fmt: skip
+        tally.add(
+            resumed.code == 0 and missing == 0 and twice == 0,
+            f"{twice} written twice; {resumed.err[-300:]}",
+            run.tracebacks + resumed.tracebacks,
+            _hang(resumed, amg),
+            lost=missing + twice,
+        )
     switch.to(healthy)
     return orphaned + orphans_after(data)
 
@@ -120,7 +130,7 @@ def _killed_benches(amg: Amg, data: Path, switch, files, rng, kills: int, tally:
     for n in range(kills):
         out = files["bench"].parent / f"bench-out-{n}"
         results = out / "closed-book" / "results.jsonl"
-        due = once(lambda: results.exists() and results.stat().st_size > 0, rng.uniform(0.0, 2.0))
+        due = once(lambda: results.exists() and results.stat().st_size > 0, rng.uniform(0.0, 2.0))  # noqa: B023 (called within this iteration)
         argv = ["bench", str(files["bench"]), "--method", "closed-book", "--out", str(out)]
         run = amg.run(argv, data, kill_when=due)
         orphaned += orphans_after(data)
@@ -131,8 +141,9 @@ def _killed_benches(amg: Amg, data: Path, switch, files, rng, kills: int, tally:
         except ValueError:
             ids = []
         ok = resumed.code == 0 and len(ids) == len(set(ids)) == 12
-        tally.add(ok, resumed.err[-300:], run.tracebacks + resumed.tracebacks, _hang(resumed, amg),
-                  lost=12 - len(set(ids)))  # fmt: skip
+        tally.add(
+            ok, resumed.err[-300:], run.tracebacks + resumed.tracebacks, _hang(resumed, amg), lost=12 - len(set(ids))
+        )
     switch.to(healthy)
     return orphaned
 
@@ -144,8 +155,12 @@ def _killed_seed(amg: Amg, data: Path, rng: random.Random, tally: Tally, vocabul
     run = amg.run(argv, data, kill_when=writing)
     orphaned = orphans_after(data)
     resumed = amg.run(argv, data)
-    tally.add(run.killed and resumed.code == 0, f"killed={run.killed}; {resumed.err[-300:]}",
-              run.tracebacks + resumed.tracebacks, _hang(resumed, amg))  # fmt: skip
+    tally.add(
+        run.killed and resumed.code == 0,
+        f"killed={run.killed}; {resumed.err[-300:]}",
+        run.tracebacks + resumed.tracebacks,
+        _hang(resumed, amg),
+    )
     return orphaned
 
 
@@ -158,7 +173,10 @@ def concurrency_probe(amg: Amg, data: Path, store, files: dict[str, Path], secre
     per_ask = _hits(store) - before
     started = _hits(store)
     began, procs = time.monotonic(), [amg.start(ASK, data) for _ in range(asks)]
-    procs += [amg.start(["refresh", "--limit", "3"], data), amg.start(["build", "--topics", str(files["topics"])], data)]
+    procs += [
+        amg.start(["refresh", "--limit", "3"], data),
+        amg.start(["build", "--topics", str(files["topics"])], data),
+    ]
     exposed = 0
     while any(p.poll() is None for p in procs):
         exposed += cmdline_secrets(data, secrets)

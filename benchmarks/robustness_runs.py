@@ -20,8 +20,14 @@ from amg.tools.servers import pid_alive
 
 ROOT = Path(__file__).resolve().parents[1]
 KEEP_ALIVE_S = 3  # AMG_KEEP_ALIVE in the campaign: servers kept up by design, yet gone before orphans are counted
-DRUGS = {"metformin": "type 2 diabetes mellitus", "insulin": "hyperglycemia", "aspirin": "headache",
-         "warfarin": "thrombosis", "amoxicillin": "otitis media", "lisinopril": "hypertension"}  # fmt: skip
+DRUGS = {
+    "metformin": "type 2 diabetes mellitus",
+    "insulin": "hyperglycemia",
+    "aspirin": "headache",
+    "warfarin": "thrombosis",
+    "amoxicillin": "otitis media",
+    "lisinopril": "hypertension",
+}
 
 
 @dataclass
@@ -66,9 +72,15 @@ class Amg:
 
     def start(self, argv: list, data: Path, **env: str) -> subprocess.Popen:
         full = {**self.env, "AMG_DATA_DIR": str(data), **env}
-        return subprocess.Popen([sys.executable, "-m", "amg.cli.main", *argv], cwd=ROOT, env=full, text=True,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
+        return subprocess.Popen(
+            [sys.executable, "-m", "amg.cli.main", *argv],
+            cwd=ROOT,
+            env=full,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
 
     def run_together(self, argvs: list[list], data: Path) -> list[Run]:
         """Start every command at once on ``data`` and wait for them all."""
@@ -221,9 +233,16 @@ def write_inputs(work: Path) -> dict[str, Path]:
         text = f"{drug.title()} treats {disease}. {drug.title()} is used for {disease} in adults."  # under the
         (paths["corpus"] / f"{drug}.md").write_text(text)  # passage floor (0.3): its build found no evidence
     paths["topics"].write_text("\n".join(DRUGS))
-    rows = [{"id": f"q{i}", "question": f"Question {i}: which drug treats type 2 diabetes mellitus?", "subject": "x",
-             "options": {"A": "Metformin", "B": "Aspirin", "C": "Warfarin", "D": "Insulin"}, "answer": "A"}
-            for i in range(12)]  # fmt: skip
+    rows = [
+        {
+            "id": f"q{i}",
+            "question": f"Question {i}: which drug treats type 2 diabetes mellitus?",
+            "subject": "x",
+            "options": {"A": "Metformin", "B": "Aspirin", "C": "Warfarin", "D": "Insulin"},
+            "answer": "A",
+        }
+        for i in range(12)
+    ]
     paths["bench"].write_text("".join(json.dumps(r) + "\n" for r in rows))
     return paths
 

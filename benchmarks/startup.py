@@ -12,9 +12,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.report import emit
 from amg.tools.kg.store.server import embedded_graph_server
 from amg.tools.llm.server import embedded_llm_server
+from benchmarks.report import emit
 
 
 def _timed_start(make, keep_alive_s: float = 0.0) -> float:
@@ -38,8 +38,11 @@ def main() -> None:
         figures[f"{name}_cold_s"] = round(_timed_start(make), 2)
         figures[f"{name}_warm_s"] = round(_timed_start(make, keep_alive_s=60), 2)  # left up for the next one
         figures[f"{name}_kept_alive_s"] = round(_timed_start(make), 2)  # without keep-alive: stopped on release
-    emit(f"Local server start-up (model {args.model}, data in {data})",
-         [(k, f"{v:.2f} s") for k, v in figures.items()], figures)  # fmt: skip
+    emit(
+        f"Local server start-up (model {args.model}, data in {data})",
+        [(k, f"{v:.2f} s") for k, v in figures.items()],
+        figures,
+    )
 
 
 if __name__ == "__main__":

@@ -22,10 +22,18 @@ def json_result(result: dict) -> dict:
         "paths": [{"path": n["path"], "score": n["score"], "weak": n["weak"]} for n in nodes if n["depth"] > 0],
         "reasoning": result.get("reasoning", {}),
         "notices": result.get("notices", []),
-        "learned": [{"source": r["source"], "relation": r["type"], "target": r["target"], "confidence": r["confidence"],
-                     "evidence_ids": r["evidence_ids"], "pmids": pmids(r["evidence_ids"]),
-                     **({"finding": r["description"]} if r.get("description") else {})}
-                    for r in result.get("new_relations", [])],  # fmt: skip
+        "learned": [
+            {
+                "source": r["source"],
+                "relation": r["type"],
+                "target": r["target"],
+                "confidence": r["confidence"],
+                "evidence_ids": r["evidence_ids"],
+                "pmids": pmids(r["evidence_ids"]),
+                **({"finding": r["description"]} if r.get("description") else {}),
+            }
+            for r in result.get("new_relations", [])
+        ],
         "trace": {
             "timings_ms": result.get("timings_ms", {}),
             "llm_calls": result.get("llm_calls", 0),

@@ -12,17 +12,15 @@ from __future__ import annotations
 import json
 import statistics
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from tqdm import tqdm
 
-from amg.tools.question_kinds import question_kind
 from amg.cli.answer_format import pmids
 from amg.evaluation import baselines
 from amg.evaluation.citations import literature_figures, quote_check, relevance_figures
 from amg.evaluation.datasets import load, shuffled
-from amg.evaluation.open_answers import judged_option
 from amg.evaluation.metrics import (
     accuracy,
     ece,
@@ -31,11 +29,13 @@ from amg.evaluation.metrics import (
     percentile,
     reliability_png,
 )
+from amg.evaluation.open_answers import judged_option
 from amg.graphs.context import Context
 from amg.graphs.qa_graph import graph
 from amg.graphs.resources import resources_for
 from amg.tools.llm.chat import ModelUnavailable
 from amg.tools.llm.weights import LOCAL_MODELS
+from amg.tools.question_kinds import question_kind
 
 
 def run(args, context: Context) -> int:
@@ -68,28 +68,47 @@ def _answer(method: str, item: dict, context: Context, res, use_options: bool) -
     if method == "rag":
         query = q + (" " + " ".join(options.values()) if use_options else "")
         if item.get("pmids"):  # a question from a paper: MedRAG-style, from the literature
-            return baselines.retrieval(q, options, res.llm, res.evidence, query, "pubmed",
-                                       calibration=res.calibration(method, kind))  # fmt: skip
-        return baselines.retrieval(q, options, res.llm, res.evidence, query, "textbook", k=4, chars=600,
-                                   calibration=res.calibration(method, kind))  # fmt: skip
+            return baselines.retrieval(
+                q, options, res.llm, res.evidence, query, "pubmed", calibration=res.calibration(method, kind)
+            )
+        return baselines.retrieval(
+            q,
+            options,
+            res.llm,
+            res.evidence,
+            query,
+            "textbook",
+            k=4,
+            chars=600,
+            calibration=res.calibration(method, kind),
+        )
     result, answered_s = _answered(q, options, context)
     fetched = [r["id"] for found in (result.get("evidence") or {}).values() for r in found.get("records", [])]
-    return {"option": result.get("option"), "answer": result.get("answer", ""), "confidence": result.get("confidence", 0.0),
-            "confidence_basis": result.get("confidence_basis"), "llm_calls": result.get("llm_calls", 0),
-            "tokens": result.get("tokens", 0), "timings_ms": result.get("timings_ms", {}),
-            "fetched_ids": fetched + [e["id"] for e in result.get("evidence_index", [])],
-            "cited_ids": [c["evidence_id"] for c in result.get("citations", [])],
-            "learned": len(result.get("new_relations", [])), "learning_faults": result.get("learning_faults", 0),
-            "degradations": result.get("degradations", []), "answered_s": answered_s,
-            "quote_check": quote_check(result, res.store) if result.get("confidence_basis") else None}  # fmt: skip
+    return {
+        "option": result.get("option"),
+        "answer": result.get("answer", ""),
+        "confidence": result.get("confidence", 0.0),
+        "confidence_basis": result.get("confidence_basis"),
+        "llm_calls": result.get("llm_calls", 0),
+        "tokens": result.get("tokens", 0),
+        "timings_ms": result.get("timings_ms", {}),
+        "fetched_ids": fetched + [e["id"] for e in result.get("evidence_index", [])],
+        "cited_ids": [c["evidence_id"] for c in result.get("citations", [])],
+        "learned": len(result.get("new_relations", [])),
+        "learning_faults": result.get("learning_faults", 0),
+        "degradations": result.get("degradations", []),
+        "answered_s": answered_s,
+        "quote_check": quote_check(result, res.store) if result.get("confidence_basis") else None,
+    }
 
 
 def _answered(question: str, options: dict, context: Context) -> tuple[dict, float | None]:
     """The graph's final state, and the seconds until its answer node finished: learning runs after it, its
     branches in parallel, so their summed node times are not the wall time the user waits beyond the answer."""
     started, answered_s, result = time.perf_counter(), None, {}
-    for mode, chunk in graph.stream({"question": question, "options": options}, context=context,
-                                    stream_mode=["updates", "values"]):  # fmt: skip
+    for mode, chunk in graph.stream(
+        {"question": question, "options": options}, context=context, stream_mode=["updates", "values"]
+    ):
         if mode == "updates" and "answer" in chunk:
             answered_s = time.perf_counter() - started
         elif mode == "values":
@@ -115,37 +134,61 @@ def _bench(args, context: Context, res) -> int:
         for item in tqdm([i for i in items if i["id"] not in done], desc=f"{dataset.name} {out.name}", unit=" q"):
             started = time.perf_counter()
             try:
-                answer = _answer(args.method, {**item, "options": {}} if args.open else item, context, res,
-                                 args.use_options)  # fmt: skip
+                answer = _answer(
+                    args.method, {**item, "options": {}} if args.open else item, context, res, args.use_options
+                )
                 if args.open:  # the open answer mapped onto the options it was not shown; a refusal names none
-                    answer["option"] = judged_option(answer["answer"], item["options"], _embed(res)) \
-                        if answer.get("confidence_basis") else None
+                    answer["option"] = (
+                        judged_option(answer["answer"], item["options"], _embed(res))
+                        if answer.get("confidence_basis")
+                        else None
+                    )
             except ModelUnavailable as exc:  # one question's failed call is an unanswered question, not a lost run
                 answer = {"option": None, "confidence": 0.0, "llm_calls": 0, "tokens": 0, "error": str(exc)}
-            row = {"id": item["id"], "subject": item["subject"], "gold": item["answer"], "predicted": answer["option"],
-                   "correct": answer["option"] == item["answer"], "confidence": answer["confidence"],
-                   "latency_s": round(time.perf_counter() - started, 3), "llm_calls": answer["llm_calls"],
-                   "tokens": answer["tokens"], "timings_ms": answer.get("timings_ms", {}),
-                   "confidence_basis": answer.get("confidence_basis"), "error": answer.get("error")}  # fmt: skip
+            row = {
+                "id": item["id"],
+                "subject": item["subject"],
+                "gold": item["answer"],
+                "predicted": answer["option"],
+                "correct": answer["option"] == item["answer"],
+                "confidence": answer["confidence"],
+                "latency_s": round(time.perf_counter() - started, 3),
+                "llm_calls": answer["llm_calls"],
+                "tokens": answer["tokens"],
+                "timings_ms": answer.get("timings_ms", {}),
+                "confidence_basis": answer.get("confidence_basis"),
+                "error": answer.get("error"),
+            }
             answer_s = min(answer.get("answered_s") or row["latency_s"], row["latency_s"])
-            row.update(answer_s=round(answer_s, 3), learn_s=round(row["latency_s"] - answer_s, 3),
-                       learned=answer.get("learned", 0), learning_faults=answer.get("learning_faults", 0),
-                       degradations=answer.get("degradations", []), quote_check=answer.get("quote_check"))  # fmt: skip
+            row.update(
+                answer_s=round(answer_s, 3),
+                learn_s=round(row["latency_s"] - answer_s, 3),
+                learned=answer.get("learned", 0),
+                learning_faults=answer.get("learning_faults", 0),
+                degradations=answer.get("degradations", []),
+                quote_check=answer.get("quote_check"),
+            )
             if args.open:
                 row["answer"] = answer.get("answer", "")
             if item.get("pmids"):
-                row.update(gold_pmids=item["pmids"], fetched_pmids=pmids(answer.get("fetched_ids", [])),
-                           cited_pmids=pmids(answer.get("cited_ids", [])))  # fmt: skip
+                row.update(
+                    gold_pmids=item["pmids"],
+                    fetched_pmids=pmids(answer.get("fetched_ids", [])),
+                    cited_pmids=pmids(answer.get("cited_ids", [])),
+                )
             sink.write(json.dumps(row) + "\n")
             sink.flush()
     after = res.store.stats() if args.method == "kg" else None
     summary = summarize(results_path, args, context, res, dataset, before, after)
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     write_report(out.parent)
-    print(f"{summary['method']}: n={summary['n']} accuracy={summary['accuracy']:.3f} macro_f1={summary['macro_f1']:.3f} "
-          f"ece={summary['ece']:.3f} unparsed={summary['unparsed']} p50={summary['latency_p50_s']:.2f}s "
-          f"calls/q={summary['llm_calls_per_question']:.2f}" + _literature_line(summary["literature"])
-          + f"  report: {out.parent / 'report.md'}")  # fmt: skip
+    print(
+        f"{summary['method']}: n={summary['n']} accuracy={summary['accuracy']:.3f} macro_f1={summary['macro_f1']:.3f} "
+        f"ece={summary['ece']:.3f} unparsed={summary['unparsed']} p50={summary['latency_p50_s']:.2f}s "
+        f"calls/q={summary['llm_calls_per_question']:.2f}"
+        + _literature_line(summary["literature"])
+        + f"  report: {out.parent / 'report.md'}"
+    )
     return 0
 
 
@@ -157,8 +200,10 @@ def _literature_line(figures: dict | None) -> str:
     if not figures:
         return ""
     precision = figures["citation_precision"]
-    return (f" gold_recall={figures['gold_recall']:.3f} citation_hit={figures['citation_hit']:.3f} "
-            f"citation_precision={'n/a' if precision is None else f'{precision:.3f}'}")
+    return (
+        f" gold_recall={figures['gold_recall']:.3f} citation_hit={figures['citation_hit']:.3f} "
+        f"citation_precision={'n/a' if precision is None else f'{precision:.3f}'}"
+    )
 
 
 def _resumable(results_path: Path) -> set[str]:
@@ -182,31 +227,58 @@ def summarize(results_path: Path, args, context: Context, res, dataset, before, 
     subjects = sorted({r["subject"] for r in rows})
     nodes = sorted({node for r in rows for node in r["timings_ms"]})
     return {
-        "n": len(rows), "accuracy": accuracy(gold, predicted), "macro_f1": macro_f1(gold, predicted),
-        "ece": ece(confidences, correct), "unparsed": sum(p is None for p in predicted),
+        "n": len(rows),
+        "accuracy": accuracy(gold, predicted),
+        "macro_f1": macro_f1(gold, predicted),
+        "ece": ece(confidences, correct),
+        "unparsed": sum(p is None for p in predicted),
         "latency_p50_s": percentile([r["latency_s"] for r in rows], 50),
         "latency_p95_s": percentile([r["latency_s"] for r in rows], 95),
         "llm_calls_per_question": statistics.mean(r["llm_calls"] for r in rows) if rows else 0,
         "tokens_per_question": statistics.mean(r["tokens"] for r in rows) if rows else 0,
-        "method": method, "model": res.model_name,
-        **answer_figures(rows, gold, predicted), "literature": literature_figures(rows),
+        "method": method,
+        "model": res.model_name,
+        **answer_figures(rows, gold, predicted),
+        "literature": literature_figures(rows),
         "citation_relevance": relevance_figures(rows),
-        "per_subject_accuracy": {s: accuracy([r["gold"] for r in rows if r["subject"] == s],
-                                             [r["predicted"] for r in rows if r["subject"] == s]) for s in subjects},
-        "node_latency_ms": {n: {"p50": percentile([r["timings_ms"][n] for r in rows if n in r["timings_ms"]], 50),
-                                "p95": percentile([r["timings_ms"][n] for r in rows if n in r["timings_ms"]], 95)}
-                            for n in nodes},
-        "predicted_letters": letter_distribution(predicted), "gold_letters": letter_distribution(gold),
-        "graph_growth": {"entities": after["entities"] - before["entities"],
-                         "relations": after["relations"] - before["relations"]} if before and after else None,
-        "config": {"dataset": str(args.dataset), "skipped_records": dataset.skipped, "limit": args.limit,
-                   "shuffle_options": args.shuffle_options, "seed": args.seed,
-                   "retrieval_uses": "question and options" if args.use_options else "question only",
-                   "evidence_mode": context.evidence_mode, "tau": context.tau, "max_entities": context.max_entities,
-                   "depth": context.max_depth, "traversal": context.traversal, "sources": context.sources,
-                   "model_sha256": LOCAL_MODELS[context.local_model].sha256 if not context.openai_base_url else None,
-                   "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")},
-    }  # fmt: skip
+        "per_subject_accuracy": {
+            s: accuracy(
+                [r["gold"] for r in rows if r["subject"] == s], [r["predicted"] for r in rows if r["subject"] == s]
+            )
+            for s in subjects
+        },
+        "node_latency_ms": {
+            n: {
+                "p50": percentile([r["timings_ms"][n] for r in rows if n in r["timings_ms"]], 50),
+                "p95": percentile([r["timings_ms"][n] for r in rows if n in r["timings_ms"]], 95),
+            }
+            for n in nodes
+        },
+        "predicted_letters": letter_distribution(predicted),
+        "gold_letters": letter_distribution(gold),
+        "graph_growth": {
+            "entities": after["entities"] - before["entities"],
+            "relations": after["relations"] - before["relations"],
+        }
+        if before and after
+        else None,
+        "config": {
+            "dataset": str(args.dataset),
+            "skipped_records": dataset.skipped,
+            "limit": args.limit,
+            "shuffle_options": args.shuffle_options,
+            "seed": args.seed,
+            "retrieval_uses": "question and options" if args.use_options else "question only",
+            "evidence_mode": context.evidence_mode,
+            "tau": context.tau,
+            "max_entities": context.max_entities,
+            "depth": context.max_depth,
+            "traversal": context.traversal,
+            "sources": context.sources,
+            "model_sha256": LOCAL_MODELS[context.local_model].sha256 if not context.openai_base_url else None,
+            "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        },
+    }
 
 
 def answer_figures(rows: list[dict], gold: list[str], predicted: list[str | None]) -> dict:
@@ -216,46 +288,68 @@ def answer_figures(rows: list[dict], gold: list[str], predicted: list[str | None
     counts = letter_distribution(predicted)
     return {
         "answer_p50_s": percentile([r.get("answer_s", r["latency_s"]) for r in rows], 50),
-        "learn_p50_s": percentile(learning, 50), "learned_per_question": statistics.mean(r.get("learned", 0) for r in rows)
-        if rows else 0, "learning_faults": sum(r.get("learning_faults", 0) for r in rows),
+        "learn_p50_s": percentile(learning, 50),
+        "learned_per_question": statistics.mean(r.get("learned", 0) for r in rows) if rows else 0,
+        "learning_faults": sum(r.get("learning_faults", 0) for r in rows),
         "largest_option_share": max(counts.values()) / len(rows) if rows else 0.0,
-        "baseline": {"option": commonest, "accuracy": accuracy(gold, [commonest] * len(gold)),
-                     "macro_f1": macro_f1(gold, [commonest] * len(gold))},
-    }  # fmt: skip
+        "baseline": {
+            "option": commonest,
+            "accuracy": accuracy(gold, [commonest] * len(gold)),
+            "macro_f1": macro_f1(gold, [commonest] * len(gold)),
+        },
+    }
 
 
 def write_report(folder: Path) -> None:
     """report.md: every method run into this folder, side by side, with its configuration."""
     summaries = [json.loads(p.read_text()) for p in sorted(folder.glob("*/summary.json"))]
-    lines = [f"# AMG evaluation: {folder.name}", "",
-             "| method | model | n | accuracy | macro-F1 | ECE | unparsed | p50 s | LLM calls/q | tokens/q |",
-             "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        f"# AMG evaluation: {folder.name}",
+        "",
+        "| method | model | n | accuracy | macro-F1 | ECE | unparsed | p50 s | LLM calls/q | tokens/q |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for s in summaries:
-        lines.append(f"| {s['method']} | {s['model']} | {s['n']} | {s['accuracy']:.3f} | {s['macro_f1']:.3f} | "
-                     f"{s['ece']:.3f} | {s['unparsed']} | {s['latency_p50_s']:.2f} | "
-                     f"{s['llm_calls_per_question']:.2f} | {s['tokens_per_question']:.0f} |")  # fmt: skip
+        lines.append(
+            f"| {s['method']} | {s['model']} | {s['n']} | {s['accuracy']:.3f} | {s['macro_f1']:.3f} | "
+            f"{s['ece']:.3f} | {s['unparsed']} | {s['latency_p50_s']:.2f} | "
+            f"{s['llm_calls_per_question']:.2f} | {s['tokens_per_question']:.0f} |"
+        )
     for s in summaries:
-        lines += ["", f"## {s['method']}", "", f"![reliability]({s['method']}/reliability.png)", "",
-                  f"- predicted letters: {s['predicted_letters']} (gold: {s['gold_letters']})",
-                  "- per subject: " + ", ".join(f"{k} {v:.2f}" for k, v in s["per_subject_accuracy"].items()),
-                  f"- graph growth: {s['graph_growth']}", f"- configuration: `{json.dumps(s['config'])}`"]  # fmt: skip
+        lines += [
+            "",
+            f"## {s['method']}",
+            "",
+            f"![reliability]({s['method']}/reliability.png)",
+            "",
+            f"- predicted letters: {s['predicted_letters']} (gold: {s['gold_letters']})",
+            "- per subject: " + ", ".join(f"{k} {v:.2f}" for k, v in s["per_subject_accuracy"].items()),
+            f"- graph growth: {s['graph_growth']}",
+            f"- configuration: `{json.dumps(s['config'])}`",
+        ]
         if s.get("baseline"):
             base = s["baseline"]
-            lines += [f"- always {base['option']}: accuracy {base['accuracy']:.3f}, macro-F1 {base['macro_f1']:.3f}; "
-                      f"largest predicted share {s['largest_option_share']:.2f}",
-                      f"- seconds to the answer p50 {s['answer_p50_s']:.1f}, learning after it p50 {s['learn_p50_s']:.1f}; "
-                      f"relations learned per question {s['learned_per_question']:.2f}; "
-                      f"faults while learning {s['learning_faults']}"]  # fmt: skip
+            lines += [
+                f"- always {base['option']}: accuracy {base['accuracy']:.3f}, macro-F1 {base['macro_f1']:.3f}; "
+                f"largest predicted share {s['largest_option_share']:.2f}",
+                f"- seconds to the answer p50 {s['answer_p50_s']:.1f}, learning after it p50 {s['learn_p50_s']:.1f}; "
+                f"relations learned per question {s['learned_per_question']:.2f}; "
+                f"faults while learning {s['learning_faults']}",
+            ]
         if s.get("literature"):
             lit = s["literature"]
             precision = "n/a" if lit["citation_precision"] is None else f"{lit['citation_precision']:.3f}"
-            lines.append(f"- literature (n={lit['n']}): gold_recall {lit['gold_recall']:.3f}, citation_hit "
-                         f"{lit['citation_hit']:.3f}, citation_precision {precision}, answers citing a paper "
-                         f"{lit['citing_share']:.3f}")  # fmt: skip
+            lines.append(
+                f"- literature (n={lit['n']}): gold_recall {lit['gold_recall']:.3f}, citation_hit "
+                f"{lit['citation_hit']:.3f}, citation_precision {precision}, answers citing a paper "
+                f"{lit['citing_share']:.3f}"
+            )
         if s.get("citation_relevance"):
             rel = s["citation_relevance"]
-            lines.append(f"- citation relevance (quote names the answer's key entity): of what the model cited "
-                         f"{rel['model_cited_relevance']:.3f} ({rel['model_cited_items']} items), of what was printed "
-                         f"{rel['printed_relevance']:.3f} ({rel['printed_items']} items); answers citing nothing "
-                         f"{rel['answers_citing_nothing']}")  # fmt: skip
+            lines.append(
+                f"- citation relevance (quote names the answer's key entity): of what the model cited "
+                f"{rel['model_cited_relevance']:.3f} ({rel['model_cited_items']} items), of what was printed "
+                f"{rel['printed_relevance']:.3f} ({rel['printed_items']} items); answers citing nothing "
+                f"{rel['answers_citing_nothing']}"
+            )
     (folder / "report.md").write_text("\n".join(lines) + "\n")

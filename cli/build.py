@@ -47,8 +47,9 @@ def _build(args, context: Context) -> int:
             payload[key] = payload[key][: args.limit]
     bar = tqdm(desc="building", unit=" entities")
     summary = {}
-    for update in build_graph.graph.stream(payload, context=context, stream_mode="updates",
-                                           config={"max_concurrency": args.concurrency}):  # fmt: skip
+    for update in build_graph.graph.stream(
+        payload, context=context, stream_mode="updates", config={"max_concurrency": args.concurrency}
+    ):
         for node, change in update.items():
             if node == "plan":
                 bar.total = len(change["planned"])
@@ -58,9 +59,11 @@ def _build(args, context: Context) -> int:
             elif node == "summarize":
                 summary = change["summary"]
     bar.close()
-    print(f"built {summary['entities_built']} entities ({summary['skipped_already_done']} skipped as done): "
-          f"{summary['relations_added']} relations, {summary['evidence_stored']} evidence records; "
-          f"{summary['relations_refused']} refused for lack of grounds (listed in the run summary)")  # fmt: skip
+    print(
+        f"built {summary['entities_built']} entities ({summary['skipped_already_done']} skipped as done): "
+        f"{summary['relations_added']} relations, {summary['evidence_stored']} evidence records; "
+        f"{summary['relations_refused']} refused for lack of grounds (listed in the run summary)"
+    )
     for failure in summary["failures"]:
         print(f"  not built: {failure['entity']}: {failure['reason']}")
     return 0 if not summary["failures"] else 1
@@ -76,6 +79,7 @@ def parse_every(text: str) -> float:
 def _refresh(args, context: Context) -> int:
     period = parse_every(args.every) if args.every else None
     from amg.graphs import refresh_graph  # langgraph and the agents: seconds to load
+
     lock = FileLock(str(context.data_path / "refresh.lock"))
     context.data_path.mkdir(parents=True, exist_ok=True)
     try:
@@ -86,9 +90,11 @@ def _refresh(args, context: Context) -> int:
     try:
         while True:
             summary = refresh_graph.graph.invoke({"limit": args.limit}, context=context)["summary"]
-            print(f"{summary['finished_at'][:19]} refreshed {summary['refreshed']}/{summary['candidates']} entities, "
-                  f"{summary['relations_rescored']} relations re-scored, {summary['relations_weakened']} weakened",
-                  flush=True)  # fmt: skip
+            print(
+                f"{summary['finished_at'][:19]} refreshed {summary['refreshed']}/{summary['candidates']} entities, "
+                f"{summary['relations_rescored']} relations re-scored, {summary['relations_weakened']} weakened",
+                flush=True,
+            )
             for item in summary["results"]:
                 if item["status"] != "refreshed":
                     print(f"  {item['entity']}: {item['status']} ({item.get('reason', '')})")

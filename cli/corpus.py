@@ -15,8 +15,10 @@ def run(args, context: Context) -> int:
     if args.command == "ingest":
         with tqdm(desc="embedding chunks", unit=" chunks") as bar:
             report = store.ingest([Path(p) for p in args.paths], progress=bar.update)
-        print(f"ingested {len(report.files_ingested)} file(s), {report.chunks} chunks; "
-              f"{len(report.files_skipped)} unchanged file(s) skipped")  # fmt: skip
+        print(
+            f"ingested {len(report.files_ingested)} file(s), {report.chunks} chunks; "
+            f"{len(report.files_skipped)} unchanged file(s) skipped"
+        )
         for problem in report.problems:
             print(f"skipped: {problem}")
         return 1 if report.problems and not report.files_ingested and not report.files_skipped else 0
@@ -24,6 +26,9 @@ def run(args, context: Context) -> int:
     if not passages:
         print("no passages yet: add some with `amg ingest PATH`")
     for rank, passage in enumerate(passages, 1):
-        print(f"[{rank}] {passage.score:.3f}  {passage.source} (chunk {passage.chunk}, chars {passage.start}-{passage.end})")
+        print(
+            f"[{rank}] {passage.score:.3f}  {passage.source} "
+            f"(chunk {passage.chunk}, chars {passage.start}-{passage.end})"
+        )
         print("    " + " ".join(passage.text.split())[:400])
     return 0

@@ -10,8 +10,17 @@ from amg.graphs.context import Context
 from amg.graphs.resources import Resources
 from amg.tools.literature.index import LiteratureIndex, index_exists, index_path
 
-PACKAGES = ("langgraph", "langchain-openai", "neo4j", "arcadedb-embedded", "chromadb", "sentence-transformers",
-            "llama-cpp-python", "biopython", "wikipedia")  # fmt: skip
+PACKAGES = (
+    "langgraph",
+    "langchain-openai",
+    "neo4j",
+    "arcadedb-embedded",
+    "chromadb",
+    "sentence-transformers",
+    "llama-cpp-python",
+    "biopython",
+    "wikipedia",
+)
 
 
 def _version(package: str) -> str:
@@ -42,7 +51,10 @@ def _with_timeout(fn, seconds: float):
 
 def doctor(context: Context) -> int:
     res = Resources(context)
-    print(f"AMG doctor  data dir: {context.data_path}  mode: {context.evidence_mode}  sources: {', '.join(context.sources)}")
+    print(
+        f"AMG doctor  data dir: {context.data_path}  mode: {context.evidence_mode}  "
+        f"sources: {', '.join(context.sources)}"
+    )
     print("versions: " + ", ".join(f"{p} {_version(p)}" for p in PACKAGES))
     graph_where = context.neo4j_uri or "embedded ArcadeDB (NEO4J_URI unset)"
     llm_where = context.openai_base_url or f"embedded llama.cpp, {context.local_model} model (OPENAI_BASE_URL unset)"
@@ -58,8 +70,10 @@ def doctor(context: Context) -> int:
 
     def vectors():
         passages = res.passages.collection.count()
-        return f"{res.embedding_path.name if res.embedding_path.name != 'model' else context.embedding_model} " \
-               f"embeddings; Chroma at {context.data_path / 'vectors'} with {passages:,} passages"  # fmt: skip
+        return (
+            f"{res.embedding_path.name if res.embedding_path.name != 'model' else context.embedding_model} "
+            f"embeddings; Chroma at {context.data_path / 'vectors'} with {passages:,} passages"
+        )
 
     def pubmed():
         ids = res.evidence.sources["pubmed"].remote.search("metformin", max_results=1)
@@ -73,8 +87,10 @@ def doctor(context: Context) -> int:
             stats = index.stats()
         finally:
             index.close()
-        return f"{stats['records']:,} records, newest {stats['newest_year'] or 'n.d.'}, " \
-               f"{stats['bytes'] / 2**20:,.0f} MB at {index.path}; AMG_PUBMED={context.pubmed}"  # fmt: skip
+        return (
+            f"{stats['records']:,} records, newest {stats['newest_year'] or 'n.d.'}, "
+            f"{stats['bytes'] / 2**20:,.0f} MB at {index.path}; AMG_PUBMED={context.pubmed}"
+        )
 
     def wikipedia():
         pages = res.evidence.sources["wikipedia"].lookup("Metformin", max_pages=1)
@@ -85,8 +101,12 @@ def doctor(context: Context) -> int:
         ("llm", True, llm, "unset OPENAI_BASE_URL for the embedded model, or check OPENAI_BASE_URL/OPENAI_API_KEY"),
         ("vectors", True, vectors, "run `make install` (installs the local embedding model)"),
         ("pubmed", False, _with_timeout(pubmed, 20), "optional: needs internet; answers then come from the graph"),
-        ("local pubmed", False, local_pubmed, "optional: `amg ingest pubmed FILE...` (NLM XML or JSON lines) for "
-         "literature without the network"),
+        (
+            "local pubmed",
+            False,
+            local_pubmed,
+            "optional: `amg ingest pubmed FILE...` (NLM XML or JSON lines) for literature without the network",
+        ),
         ("wikipedia", False, _with_timeout(wikipedia, 20), "optional: needs internet"),
     ]
     healthy = True

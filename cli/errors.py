@@ -19,8 +19,9 @@ GRAPH_LOST = {"neo4j.exceptions": ("ServiceUnavailable", "SessionExpired")}  # a
 
 def loaded(table: dict[str, tuple[str, ...]]) -> tuple[type[BaseException], ...]:
     """The classes of ``table`` whose module is imported: an exception of any other cannot have been raised."""
-    return tuple(getattr(sys.modules[module], name) for module, names in table.items() if module in sys.modules
-                 for name in names)  # fmt: skip
+    return tuple(
+        getattr(sys.modules[module], name) for module, names in table.items() if module in sys.modules for name in names
+    )
 
 
 def user_errors() -> tuple[type[BaseException], ...]:

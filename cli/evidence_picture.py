@@ -40,17 +40,22 @@ def rested_on(result: dict, per_entity: int = 2, candidates: int = 3) -> list[li
     chosen = [[link] for link in subgraph.get("links", [])[:8]]
     differential = result.get("differential", [])[:candidates]
     for c in differential:
-        chosen += [[_step(name, "symptom_of", c["name"], 0.4 + 0.6 * p, ["vocab:hpoa"])]
-                   for name, p in c.get("frequencies", {}).items()]  # fmt: skip
+        chosen += [
+            [_step(name, "symptom_of", c["name"], 0.4 + 0.6 * p, ["vocab:hpoa"])]
+            for name, p in c.get("frequencies", {}).items()
+        ]
     shown = [node for paths in shown_paths(subgraph.get("nodes", [])).values() for node in paths]
     backed = [n["steps"] for n in shown if any(i in cited for s in n["steps"] for i in s["evidence_ids"])]
     said = f" {normalize_key(result.get('answer') or '')} "
     named = [n for n in subgraph.get("nodes", []) if n["depth"] > 0 and f" {normalize_key(n['name'])} " in said]
-    named_paths = [n["steps"] for n in sorted(named, key=lambda n: -n["score"])[:per_entity * 2]]
+    named_paths = [n["steps"] for n in sorted(named, key=lambda n: -n["score"])[: per_entity * 2]]
     if not (differential or named_paths):
         chosen += [n["steps"] for n in shown if n["rank"] < per_entity]
-    drawn = {frozenset((normalize_key(s["source"]), normalize_key(s["target"]))) for steps in chosen + backed + named_paths
-             for s in steps}  # fmt: skip
+    drawn = {
+        frozenset((normalize_key(s["source"]), normalize_key(s["target"])))
+        for steps in chosen + backed + named_paths
+        for s in steps
+    }
     return chosen + backed + named_paths + learned_from_citations(result, cited, said, drawn)
 
 
@@ -68,17 +73,27 @@ def learned_from_citations(result: dict, cited: set, said: str, drawn: set) -> l
 
 
 def _step(source: str, relation: str, target: str, confidence: float, evidence_ids: list[str]) -> Step:
-    return Step(source=source, relation=relation, target=target, confidence=confidence, evidence_ids=evidence_ids,
-                forward=True, description="")  # fmt: skip
+    return Step(
+        source=source,
+        relation=relation,
+        target=target,
+        confidence=confidence,
+        evidence_ids=evidence_ids,
+        forward=True,
+        description="",
+    )
 
 
 def to_dot(result: dict, paths: list[list[Step]]) -> str:
     """Graphviz source: question entities first, then left to right; the answer as a box on the right."""
     ids: dict[str, str] = {}  # by entity key: "metformin" and "Metformin" are one node, named as first drawn
     seeds = {normalize_key(n["name"]) for n in result.get("subgraph", {}).get("nodes", []) if n["depth"] == 0}
-    lines = ['digraph evidence {', 'rankdir=LR; nodesep=0.35; ranksep=0.9;',
-             'node [shape=box style="rounded,filled" fillcolor="#f7fafc" fontname="Helvetica" fontsize=12];',
-             'edge [fontname="Helvetica" fontsize=10];']  # fmt: skip
+    lines = [
+        "digraph evidence {",
+        "rankdir=LR; nodesep=0.35; ranksep=0.9;",
+        'node [shape=box style="rounded,filled" fillcolor="#f7fafc" fontname="Helvetica" fontsize=12];',
+        'edge [fontname="Helvetica" fontsize=10];',
+    ]
 
     def node(name: str) -> str:
         key = normalize_key(name)
@@ -97,11 +112,15 @@ def to_dot(result: dict, paths: list[list[Step]]) -> str:
             drawn.add((a, b, relation))
             curated = any(i.startswith("vocab:") for i in s["evidence_ids"])
             colour = CURATED if curated else EXTRACTED
-            lines.append(f'{a} -> {b} [label="{_dot(relation.replace("_", " "))} {s["confidence"]:.2f}" '
-                         f'color="{colour}" fontcolor="{colour}" penwidth={0.8 + 3 * s["confidence"]:.1f}];')  # fmt: skip
+            lines.append(
+                f'{a} -> {b} [label="{_dot(relation.replace("_", " "))} {s["confidence"]:.2f}" '
+                f'color="{colour}" fontcolor="{colour}" penwidth={0.8 + 3 * s["confidence"]:.1f}];'
+            )
     answer = result.get("answer") or ""
     if answer:
-        lines.append(f'answer [label="{_dot(_wrap("Answer: " + answer, 30))}" shape=box fillcolor="#c6f6d5" color="{ANSWER}"];')
+        lines.append(
+            f'answer [label="{_dot(_wrap("Answer: " + answer, 30))}" shape=box fillcolor="#c6f6d5" color="{ANSWER}"];'
+        )
         option_text = (result.get("options") or {}).get(result.get("option") or "", "")
         said = f" {normalize_key(option_text or answer)} "
         for key, ident in ids.items():
@@ -126,7 +145,7 @@ def svg(dot_source: str) -> str | None:
     if shutil.which("dot") is None:
         return None
     drawn = subprocess.run(["dot", "-Tsvg"], input=dot_source, capture_output=True, text=True, timeout=30, check=True)
-    body = drawn.stdout[drawn.stdout.index("<svg"):]
+    body = drawn.stdout[drawn.stdout.index("<svg") :]
     return re.sub(r'<svg width="[^"]*" height="[^"]*"', "<svg", body, count=1)
 
 
@@ -137,23 +156,35 @@ def render(result: dict) -> str:
     if drawing is None:
         listed = "".join(f"<li>{html.escape(_path_text(p))}</li>" for p in paths) or "<li>none</li>"
         hint = "" if paths else " (the graph held no paths for this question)"
-        drawing = (f"<p><small>Paths the answer rests on{hint}. Install Graphviz (package <code>graphviz</code>) "
-                   f"for the drawing.</small></p><ul>{listed}</ul>")  # fmt: skip
-    cites = "".join(f"<li>[{c['n']}] {html.escape(str(c.get('title') or c.get('evidence_id')))} "
-                    f"{html.escape(str(c.get('year') or ''))} {_link(c)}"
-                    + (f"<br><q class='quote'>{html.escape(c['quote'])}</q>" if c.get("quote") else "") + "</li>"
-                    for c in result.get("citations", []))  # fmt: skip
+        drawing = (
+            f"<p><small>Paths the answer rests on{hint}. Install Graphviz (package <code>graphviz</code>) "
+            f"for the drawing.</small></p><ul>{listed}</ul>"
+        )
+    cites = "".join(
+        f"<li>[{c['n']}] {html.escape(str(c.get('title') or c.get('evidence_id')))} "
+        f"{html.escape(str(c.get('year') or ''))} {_link(c)}"
+        + (f"<br><q class='quote'>{html.escape(c['quote'])}</q>" if c.get("quote") else "")
+        + "</li>"
+        for c in result.get("citations", [])
+    )
     rests_on = result.get("confidence_basis", {}).get("rests_on")
-    terms = "".join(f"<dt><b>{html.escape(t['term'])}</b> <small>({html.escape(t['source'])}"
-                    f"{', ' + html.escape(t['ids'][0]) if t.get('ids') else ''})</small></dt>"
-                    f"<dd>{html.escape(t['definition'])}</dd>" for t in result.get("glossary", []))  # fmt: skip
-    differential = "".join(f"<li>{html.escape(c['name'])} {c['probability']:.2f} <small>(has "
-                           f"{html.escape(', '.join(c['present']) or '-')})</small></li>"
-                           for c in result.get("differential", []))  # fmt: skip
+    terms = "".join(
+        f"<dt><b>{html.escape(t['term'])}</b> <small>({html.escape(t['source'])}"
+        f"{', ' + html.escape(t['ids'][0]) if t.get('ids') else ''})</small></dt>"
+        f"<dd>{html.escape(t['definition'])}</dd>"
+        for t in result.get("glossary", [])
+    )
+    differential = "".join(
+        f"<li>{html.escape(c['name'])} {c['probability']:.2f} <small>(has "
+        f"{html.escape(', '.join(c['present']) or '-')})</small></li>"
+        for c in result.get("differential", [])
+    )
     follow = "".join(f"<li>{html.escape(f['question'])}</li>" for f in result.get("follow_up", []))
-    findings = "".join(f"<li><b>{html.escape(f'{x[0]} {x[1].replace(chr(95), chr(32))} {x[2]}')}</b>: "
-                       f"{html.escape(x[3])} {' '.join(_link({'pmid': p}) for p in x[4])}</li>"
-                       for x in study_findings(result))  # fmt: skip
+    findings = "".join(
+        f"<li><b>{html.escape(f'{x[0]} {x[1].replace(chr(95), chr(32))} {x[2]}')}</b>: "
+        f"{html.escape(x[3])} {' '.join(_link({'pmid': p}) for p in x[4])}</li>"
+        for x in study_findings(result)
+    )
     return (
         f"<!doctype html><html lang='en'><meta charset='utf-8'><title>AMG evidence</title><style>{STYLE}</style>"
         f"<h2>{html.escape(result.get('question', ''))}</h2>"
@@ -175,8 +206,11 @@ def render(result: dict) -> str:
 def study_findings(result: dict) -> list[tuple[str, str, str, str, list[str]]]:
     """(subject, relation, object, sentence and population, PMIDs) of each study finding the answer learned
     or rests on, once each."""
-    steps = [*result.get("new_relations", []), *result.get("subgraph", {}).get("links", []),
-             *(s for n in result.get("subgraph", {}).get("nodes", []) if not n["hidden"] for s in n["steps"])]
+    steps = [
+        *result.get("new_relations", []),
+        *result.get("subgraph", {}).get("links", []),
+        *(s for n in result.get("subgraph", {}).get("nodes", []) if not n["hidden"] for s in n["steps"]),
+    ]
     found = {}
     for s in steps:
         relation = s.get("type") or s.get("relation")

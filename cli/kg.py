@@ -12,10 +12,10 @@ from tqdm import tqdm
 from amg.graphs.context import Context
 from amg.graphs.resources import Resources
 from amg.tools.kg.audit import audit
-from amg.tools.kg.vocabularies.seeding import VOCABULARIES, seed
-from amg.tools.kg.transfer.export_import import export_graph, import_graph
 from amg.tools.kg.schema import STUDY_RESULTS
+from amg.tools.kg.transfer.export_import import export_graph, import_graph
 from amg.tools.kg.traversal.traverse import finding_steps, traverse
+from amg.tools.kg.vocabularies.seeding import VOCABULARIES, seed
 
 SHOW_POOL = 400  # nodes read before choosing what to show
 
@@ -35,8 +35,10 @@ def _seed(args, res: Resources) -> int:
         for vocabulary in vocabularies:
             bar.set_description(f"seeding {vocabulary}")
             totals = seed(res.store, vocabulary, progress=lambda _v, n: bar.update(n), force=args.force)
-            bar.write(f"{vocabulary}: {totals['chunks']} chunks written, {totals['skipped_chunks']} already done, "
-                      f"{totals['relations_written']} relations written")  # fmt: skip
+            bar.write(
+                f"{vocabulary}: {totals['chunks']} chunks written, {totals['skipped_chunks']} already done, "
+                f"{totals['relations_written']} relations written"
+            )
     seeded_s = time.perf_counter() - started
     with tqdm(desc="indexing entity names", unit=" entities") as bar:
         added = res.linker.sync(progress=bar.update, include_vocabulary=args.name_index)
@@ -74,29 +76,44 @@ def _show(args, res: Resources) -> int:
     print(f"{entity['name']}  [{entity['type']}]  key={entity['key']}")
     if entity.get("description"):
         print(f"  {entity['description'][:300]}  (confidence {entity.get('description_confidence', 0):.2f})")
-    print(f"  sources: {', '.join(entity.get('sources') or []) or '-'}   aliases: {', '.join((entity.get('aliases') or [])[:6]) or '-'}")
+    print(
+        f"  sources: {', '.join(entity.get('sources') or []) or '-'}   "
+        f"aliases: {', '.join((entity.get('aliases') or [])[:6]) or '-'}"
+    )
     c = res.context
-    reached = traverse(res.store.neighbors, {entity["key"]: (entity["name"], entity["type"])}, tau=c.tau,
-                       max_depth=c.max_depth, max_nodes=max(SHOW_POOL, args.limit + 1), strategy=c.traversal,
-                       hub_degree=c.hub_degree)  # fmt: skip
+    reached = traverse(
+        res.store.neighbors,
+        {entity["key"]: (entity["name"], entity["type"])},
+        tau=c.tau,
+        max_depth=c.max_depth,
+        max_nodes=max(SHOW_POOL, args.limit + 1),
+        strategy=c.traversal,
+        hub_degree=c.hub_degree,
+    )
     print(f"paths (confidence = product of edge confidences, tau={c.tau}, depth<={c.max_depth}):")
     paths = [n for n in reached.values() if n.depth]
     for node in varied(paths)[: args.limit]:
         evidence = sorted({i for step in node.path for i in step["evidence_ids"]})
         said = f"  ({node.path[-1]['description'][:70]})" if node.depth == 1 and node.path[-1]["description"] else ""
-        print(f"  {node.score:.2f}  {node.explain()}{said}  [{', '.join(evidence[:3])}{' ...' if len(evidence) > 3 else ''}]")
+        print(
+            f"  {node.score:.2f}  {node.explain()}{said}  "
+            f"[{', '.join(evidence[:3])}{' ...' if len(evidence) > 3 else ''}]"
+        )
     if len(paths) > args.limit:
         kinds = Counter(n.path[0]["relation"] for n in paths)
         print(f"  ... {len(paths) - args.limit} more: " + ", ".join(f"{k} {v}" for k, v in kinds.most_common()))
     if len(reached) == 1:
         print("  (no relations at or above tau)")
-    studies = finding_steps(res.store.findings([entity["key"]], list(STUDY_RESULTS), 0.0),
-                            {entity["key"]: (entity["name"], entity["type"])})  # fmt: skip
+    studies = finding_steps(
+        res.store.findings([entity["key"]], list(STUDY_RESULTS), 0.0), {entity["key"]: (entity["name"], entity["type"])}
+    )
     if studies:
         print("study findings (what papers found; the QA graph reads every one):")
     for step in studies:
-        print(f"  {step['confidence']:.2f}  {step['source']} -{step['relation']}-> {step['target']}  "
-              f"[{', '.join(step['evidence_ids'])}]\n        {step['description'][:200]}")
+        print(
+            f"  {step['confidence']:.2f}  {step['source']} -{step['relation']}-> {step['target']}  "
+            f"[{', '.join(step['evidence_ids'])}]\n        {step['description'][:200]}"
+        )
     return 0
 
 
@@ -110,8 +127,10 @@ def _audit(args, res: Resources) -> int:
     print("confidence by origin / model (relations per tenth: 0.0-0.1 ... 1.0):")
     for name, row in report.profile.items():
         print(f"  {name:<48} n={row['n']:>7,}  mean={row['mean']:.2f}  weakened={row['weakened']:,}  {row['tenths']}")
-    print(f"checked {report.relations_checked:,} model-written relations and {report.descriptions_checked:,} "
-          f"model-written descriptions: {len(report.violations)} violation(s)")  # fmt: skip
+    print(
+        f"checked {report.relations_checked:,} model-written relations and {report.descriptions_checked:,} "
+        f"model-written descriptions: {len(report.violations)} violation(s)"
+    )
     for v in report.violations[:50]:
         where = f"{v['s']} -{v['type']}-> {v['t']}" if v["what"] == "relation" else f"description of {v['key']}"
         print(f"  {where}: {v['reason']}")
@@ -140,8 +159,10 @@ def _history(args, res: Resources) -> int:
         for raw in row["history"] or []:
             event = json.loads(raw)
             previous = f"{event['previous']:.2f} -> " if event.get("previous") is not None else ""
-            print(f"    {event['at'][:19]}  {event['event']:<11} {previous}{event['confidence']:.2f}  "
-                  f"evidence {', '.join(event['evidence_ids'][:4])}  {event.get('origin', '')} {event.get('model', '')}")  # fmt: skip
+            print(
+                f"    {event['at'][:19]}  {event['event']:<11} {previous}{event['confidence']:.2f}  "
+                f"evidence {', '.join(event['evidence_ids'][:4])}  {event.get('origin', '')} {event.get('model', '')}"
+            )
     return 0
 
 
@@ -157,5 +178,12 @@ def _import(args, res: Resources) -> int:
     return 0
 
 
-COMMANDS = {"seed": _seed, "stats": _stats, "show": _show, "audit": _audit, "history": _history, "export": _export,
-            "import": _import}  # fmt: skip
+COMMANDS = {
+    "seed": _seed,
+    "stats": _stats,
+    "show": _show,
+    "audit": _audit,
+    "history": _history,
+    "export": _export,
+    "import": _import,
+}

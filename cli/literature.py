@@ -33,8 +33,10 @@ def ingest(paths: list[str], context: Context) -> int:
         for bar in bars:
             bar.close()
         index.close()
-    print(f"PubMed index {index.path}: {report.files} file(s); added {report.added:,}, updated {report.updated:,}, "
-          f"deleted {report.deleted:,}, skipped {sum(report.skipped.values()):,}")  # fmt: skip
+    print(
+        f"PubMed index {index.path}: {report.files} file(s); added {report.added:,}, updated {report.updated:,}, "
+        f"deleted {report.deleted:,}, skipped {sum(report.skipped.values()):,}"
+    )
     for reason, count in report.skipped.most_common():
         print(f"  skipped {count:,}: {reason}")
     for path, problem in report.failed_files.items():
@@ -51,9 +53,18 @@ def search(query: str, k: int, as_json: bool, context: Context) -> int:
         articles = {a.pmid: a for a in index.fetch([h.pmid for h in hits])}
     finally:
         index.close()
-    rows = [{"pmid": h.pmid, "title": articles[h.pmid].display_title, "year": articles[h.pmid].year,
-             "journal": articles[h.pmid].journal, "score": round(h.score, 3), "url": articles[h.pmid].url}
-            for h in hits if h.pmid in articles]  # fmt: skip
+    rows = [
+        {
+            "pmid": h.pmid,
+            "title": articles[h.pmid].display_title,
+            "year": articles[h.pmid].year,
+            "journal": articles[h.pmid].journal,
+            "score": round(h.score, 3),
+            "url": articles[h.pmid].url,
+        }
+        for h in hits
+        if h.pmid in articles
+    ]
     if as_json:
         print(json.dumps({"query": query, "results": rows}, ensure_ascii=False))
         return 0

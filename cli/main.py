@@ -20,17 +20,26 @@ from amg.tools.kg.vocabularies.seeding import VOCABULARIES
 
 
 def _context_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--mode", dest="evidence_mode", choices=Context.choices("evidence_mode"),
-                        help="evidence mode (AMG_MODE)")
+    parser.add_argument(
+        "--mode", dest="evidence_mode", choices=Context.choices("evidence_mode"), help="evidence mode (AMG_MODE)"
+    )
     parser.add_argument("--tau", type=float, help="traversal confidence threshold (AMG_TAU)")
     parser.add_argument("--depth", dest="max_depth", type=int, help="traversal depth (AMG_MAX_DEPTH)")
     parser.add_argument("--max-entities", type=int, help="entities per question (AMG_MAX_ENTITIES)")
     parser.add_argument("--traversal", choices=Context.choices("traversal"), help="traversal strategy (AMG_TRAVERSAL)")
-    parser.add_argument("--sources", help=f"evidence sources, comma-separated: {','.join(Context.choices('sources'))} "
-                        "(AMG_SOURCES)")
-    parser.add_argument("--local-model", choices=Context.choices("local_model"), help="embedded model (AMG_LOCAL_MODEL)")
-    parser.add_argument("--per-entity", dest="per_entity_reasoning", action="store_true", default=None,
-                        help="one reasoning call per entity (paper-faithful)")  # fmt: skip
+    parser.add_argument(
+        "--sources", help=f"evidence sources, comma-separated: {','.join(Context.choices('sources'))} (AMG_SOURCES)"
+    )
+    parser.add_argument(
+        "--local-model", choices=Context.choices("local_model"), help="embedded model (AMG_LOCAL_MODEL)"
+    )
+    parser.add_argument(
+        "--per-entity",
+        dest="per_entity_reasoning",
+        action="store_true",
+        default=None,
+        help="one reasoning call per entity (paper-faithful)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,11 +48,14 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("doctor", help="check every component and print how to fix what is broken")
 
     kg = sub.add_parser("kg", help="the knowledge graph").add_subparsers(dest="kg_command", required=True)
-    seed = kg.add_parser("seed", help="foundation KG: HPO, ICD-10-CM, drugs, ChEBI, MONDO/DOID, ANSM interactions, WHO EML, MeSH")
+    seed = kg.add_parser(
+        "seed", help="foundation KG: HPO, ICD-10-CM, drugs, ChEBI, MONDO/DOID, ANSM interactions, WHO EML, MeSH"
+    )
     seed.add_argument("--vocabulary", default="all", choices=[*VOCABULARIES, "all"])
     seed.add_argument("--force", action="store_true", help="rewrite chunks already written (changes nothing)")
-    seed.add_argument("--name-index", action="store_true",
-                      help="also embed vocabulary names for fuzzy linking (slow: ~640 names/s)")
+    seed.add_argument(
+        "--name-index", action="store_true", help="also embed vocabulary names for fuzzy linking (slow: ~640 names/s)"
+    )
     kg.add_parser("stats", help="counts of entities, relations and evidence")
     show = kg.add_parser("show", help="an entity and its confidence-scored neighbourhood")
     show.add_argument("entity")
@@ -60,14 +72,18 @@ def build_parser() -> argparse.ArgumentParser:
     imp = kg.add_parser("import", help="read a graph written by export")
     imp.add_argument("path")
 
-    ingest = sub.add_parser("ingest", help="add .txt/.md/.jsonl files to the textbook passage store; "
-                            "`amg ingest pubmed FILE...`: PubMed XML (.xml, .xml.gz) or JSON lines to the local PubMed index")
+    ingest = sub.add_parser(
+        "ingest",
+        help="add .txt/.md/.jsonl files to the textbook passage store; "
+        "`amg ingest pubmed FILE...`: PubMed XML (.xml, .xml.gz) or JSON lines to the local PubMed index",
+    )
     ingest.add_argument("paths", nargs="+", metavar="[pubmed] PATH")
-    search = sub.add_parser("search", help="search the textbook passage store; `amg search pubmed QUERY`: the local "
-                            "PubMed index")
+    search = sub.add_parser(
+        "search", help="search the textbook passage store; `amg search pubmed QUERY`: the local PubMed index"
+    )
     search.add_argument("query", nargs="+", metavar="[pubmed] QUERY")
     search.add_argument("-k", type=int, help="results (default 3 passages, 10 records)")
-    search.add_argument("--json", action="store_true", help="PubMed: print {\"results\": [{\"pmid\": ...}, ...]}")
+    search.add_argument("--json", action="store_true", help='PubMed: print {"results": [{"pmid": ...}, ...]}')
 
     build = sub.add_parser("build", help="build the KG from topics, a question set or the ingested corpus")
     source = build.add_mutually_exclusive_group(required=True)
@@ -93,8 +109,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--shuffle-options", action="store_true", help="permute options (seeded) against position bias")
     bench.add_argument("--use-options", action="store_true", help="retrieval also uses the option texts")
     bench.add_argument("--model", help="0.5b | 1.5b (embedded) or a model name at the configured endpoint")
-    bench.add_argument("--open", action="store_true",
-                       help="ask without the options (kg only); the open answer is judged by the option it stands for")
+    bench.add_argument(
+        "--open",
+        action="store_true",
+        help="ask without the options (kg only); the open answer is judged by the option it stands for",
+    )
     _context_flags(bench)
 
     ask = sub.add_parser("ask", help="answer one question")
@@ -111,8 +130,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def context_from(args: argparse.Namespace) -> Context:
     """The environment's settings with the command's flags in their place (a flag beats a bad variable)."""
-    names = ("evidence_mode", "tau", "max_depth", "max_entities", "traversal", "sources", "local_model",
-             "per_entity_reasoning")
+    names = (
+        "evidence_mode",
+        "tau",
+        "max_depth",
+        "max_entities",
+        "traversal",
+        "sources",
+        "local_model",
+        "per_entity_reasoning",
+    )
     return Context(**{name: getattr(args, name) for name in names if getattr(args, name, None) is not None})
 
 

@@ -78,8 +78,10 @@ def learned_lines(result: dict) -> list[str]:
         lines.append(f"learned {len(result.get('new_relations', []))} relation(s) from this question's evidence")
         for r in result.get("new_relations", []):
             papers = ", ".join(f"PMID {p}" for p in pmids(r["evidence_ids"]))
-            lines.append(f"  {r['source']} -{r['type']}-> {r['target']} ({r['confidence']:.2f})"
-                         + (f" [{papers}]" if papers else ""))  # fmt: skip
+            lines.append(
+                f"  {r['source']} -{r['type']}-> {r['target']} ({r['confidence']:.2f})"
+                + (f" [{papers}]" if papers else "")
+            )
     faults = [d for d in result.get("degradations", []) if d.startswith("learning after the answer failed")]
     return lines + [f"note: {fault} (the answer above stands)" for fault in faults]
 
@@ -104,7 +106,7 @@ def _chat(args, context: Context) -> int:
             shown: list[str] = []
 
             def show(said: str) -> None:
-                shown.append(said)
+                shown.append(said)  # noqa: B023 (called within this turn)
                 print("amg> " + printable(said).replace("\n", "\n     "), flush=True)
 
             result = answered_first(chat_graph, {"messages": [HumanMessage(text)]}, context, show, config)

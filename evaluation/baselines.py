@@ -5,12 +5,12 @@ is the ``kg`` method (the QA graph itself)."""
 from __future__ import annotations
 
 from amg.agents.answer_synthesizer.synthesizer import ask_answer, scored_option
-from amg.tools.llm.conversation import request, talk
 from amg.agents.reasoner import REASONING_TOKENS
-from amg.tools.llm.structured import Usage
 from amg.prompts import load
 from amg.tools.evidence.finder import EvidenceFinder
 from amg.tools.llm.confidence_maps import CalibrationMap
+from amg.tools.llm.conversation import request, talk
+from amg.tools.llm.structured import Usage
 
 
 def _result(answered: tuple, usage: Usage, calibration: CalibrationMap | None) -> dict:
@@ -28,22 +28,41 @@ def closed_book(question: str, options: dict[str, str], llm, calibration: Calibr
 
 def chain_of_thought(question: str, options: dict[str, str], llm, calibration: CalibrationMap | None = None) -> dict:
     usage = Usage()
-    thinking = load("reasoning").format(context="(none: use your own medical knowledge)",
-                                        evidence=load("evidence").format(evidence="(none)"))  # fmt: skip
+    thinking = load("reasoning").format(
+        context="(none: use your own medical knowledge)", evidence=load("evidence").format(evidence="(none)")
+    )
     _, dialogue = talk(llm, [], request([], question, options, thinking), usage, REASONING_TOKENS)
     return _result(ask_answer(llm, dialogue, question, options, usage), usage, calibration)
 
 
-def retrieval(question: str, options: dict[str, str], llm, finder: EvidenceFinder, query: str, source: str,
-              k: int = 3, chars: int = 500, calibration: CalibrationMap | None = None) -> dict:  # fmt: skip
+def retrieval(
+    question: str,
+    options: dict[str, str],
+    llm,
+    finder: EvidenceFinder,
+    query: str,
+    source: str,
+    k: int = 3,
+    chars: int = 500,
+    calibration: CalibrationMap | None = None,
+) -> dict:
     """Answer after reading the top ``k`` of ``source`` ("pubmed": the literature index, its conclusions first;
     "textbook": passages) for ``query``, ``chars`` of each; what it read and cited, as evidence ids."""
     usage = Usage()
     found = finder.find_evidence(query, [source], k=k)
-    lines = "\n".join(f"[{n}] ({r.kind}{', ' + str(r.year) if r.year else ''}) {r.title}: "
-                      f"{' '.join(found.texts[r.id].split())[:chars]}" for n, r in enumerate(found.records, 1))
+    lines = "\n".join(
+        f"[{n}] ({r.kind}{', ' + str(r.year) if r.year else ''}) {r.title}: "
+        f"{' '.join(found.texts[r.id].split())[:chars]}"
+        for n, r in enumerate(found.records, 1)
+    )
     preface = load("evidence").format(evidence=lines or "(none)") + "\n"
     answered = ask_answer(llm, [], question, options, usage, preface)
-    cited = [found.records[n - 1].id for n in (answered[0].citations if answered[0] else []) if 0 < n <= len(found.records)]
-    return {**_result(answered, usage, calibration), "fetched_ids": [r.id for r in found.records], "cited_ids": cited,
-            "degradations": found.degradations}  # fmt: skip
+    cited = [
+        found.records[n - 1].id for n in (answered[0].citations if answered[0] else []) if 0 < n <= len(found.records)
+    ]
+    return {
+        **_result(answered, usage, calibration),
+        "fetched_ids": [r.id for r in found.records],
+        "cited_ids": cited,
+        "degradations": found.degradations,
+    }

@@ -6,7 +6,8 @@ Per result row: ``gold_pmids``, ``fetched_pmids`` (the evidence fetched or read 
 an answer that cites nothing is counted by ``citation_hit``, not here.
 
 Citation relevance, for any kg answer (``quote_check``): the share of cited items whose quote names the answer's
-key entity (agents/answer_synthesizer/quotes.py). "model" counts what the model cited, an item dropped for having no such
+key entity (agents/answer_synthesizer/quotes.py). "model" counts what the model cited, an item dropped for having no
+such
 sentence counting as not naming it (what was printed before quotes); "printed" counts the citations printed.
 """
 
@@ -30,8 +31,11 @@ def citation_hit(rows: list[dict]) -> float:
 
 def citation_precision(rows: list[dict]) -> float | None:
     """Mean share of gold papers among each citing answer's cited papers (None when no answer cites one)."""
-    shares = [len(set(r["gold_pmids"]) & set(r["cited_pmids"])) / len(set(r["cited_pmids"]))
-              for r in rows if r.get("cited_pmids")]  # fmt: skip
+    shares = [
+        len(set(r["gold_pmids"]) & set(r["cited_pmids"])) / len(set(r["cited_pmids"]))
+        for r in rows
+        if r.get("cited_pmids")
+    ]
     return statistics.mean(shares) if shares else None
 
 
@@ -40,9 +44,13 @@ def literature_figures(rows: list[dict]) -> dict | None:
     judged = [r for r in rows if r.get("gold_pmids")]
     if not judged:
         return None
-    return {"n": len(judged), "gold_recall": gold_recall(judged), "citation_hit": citation_hit(judged),
-            "citation_precision": citation_precision(judged),
-            "citing_share": _share([bool(r.get("cited_pmids")) for r in judged])}  # fmt: skip
+    return {
+        "n": len(judged),
+        "gold_recall": gold_recall(judged),
+        "citation_hit": citation_hit(judged),
+        "citation_precision": citation_precision(judged),
+        "citing_share": _share([bool(r.get("cited_pmids")) for r in judged]),
+    }
 
 
 def quote_check(result: dict, store: QAReads) -> dict:
@@ -51,8 +59,11 @@ def quote_check(result: dict, store: QAReads) -> dict:
     nodes = (result.get("subgraph") or {}).get("nodes", [])
     keys = key_entities(result.get("answer", ""), with_aliases(result.get("entities", []), store), nodes)
     basis = result.get("confidence_basis") or {}
-    return {"naming": [names_key(c.get("quote") or "", keys) for c in result.get("citations", [])],
-            "model_cited": "cited" not in basis, "dropped": len(basis.get("dropped_citations", []))}  # fmt: skip
+    return {
+        "naming": [names_key(c.get("quote") or "", keys) for c in result.get("citations", [])],
+        "model_cited": "cited" not in basis,
+        "dropped": len(basis.get("dropped_citations", [])),
+    }
 
 
 def relevance_figures(rows: list[dict]) -> dict | None:
@@ -62,9 +73,13 @@ def relevance_figures(rows: list[dict]) -> dict | None:
     model = [ok for c in checks if c["model_cited"] for ok in c["naming"]] + [False] * sum(c["dropped"] for c in checks)
     if not printed and not model:
         return None
-    return {"model_cited_items": len(model), "model_cited_relevance": _share(model),
-            "printed_items": len(printed), "printed_relevance": _share(printed),
-            "answers_citing_nothing": sum(not c["naming"] for c in checks)}  # fmt: skip
+    return {
+        "model_cited_items": len(model),
+        "model_cited_relevance": _share(model),
+        "printed_items": len(printed),
+        "printed_relevance": _share(printed),
+        "answers_citing_nothing": sum(not c["naming"] for c in checks),
+    }
 
 
 def _share(flags: list[bool]) -> float:

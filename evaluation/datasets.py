@@ -47,19 +47,27 @@ def _normalise(record: dict, number: int) -> dict | None:
     """One record in any supported format as an item, or None if it is not one."""
     if "opa" in record:  # MedMCQA
         options = {letter: str(record.get(f"op{c}") or "") for letter, c in zip("ABCD", "abcd")}
-        return {"id": str(record.get("id", number)), "question": str(record.get("question", "")), "options": options,
-                "answer": record.get("cop"), "subject": record.get("subject_name") or "medmcqa"}  # fmt: skip
+        return {
+            "id": str(record.get("id", number)),
+            "question": str(record.get("question", "")),
+            "options": options,
+            "answer": record.get("cop"),
+            "subject": record.get("subject_name") or "medmcqa",
+        }
     options = record.get("options")
     if isinstance(options, list):
         options = {LETTERS[i]: str(v) for i, v in enumerate(options)}
     if not isinstance(options, dict):
         return None
     answer = record.get("answer_idx", record.get("answer"))
-    return {"id": str(record.get("id", number)), "question": str(record.get("question", "")),
-            "options": {str(k).strip().upper(): str(v) for k, v in options.items()},
-            "answer": str(answer).strip().upper() if answer is not None else None,
-            "subject": record.get("subject") or record.get("meta_info") or "all",
-            **({"pmids": [str(p) for p in record["pmids"]]} if isinstance(record.get("pmids"), list) else {})}  # fmt: skip
+    return {
+        "id": str(record.get("id", number)),
+        "question": str(record.get("question", "")),
+        "options": {str(k).strip().upper(): str(v) for k, v in options.items()},
+        "answer": str(answer).strip().upper() if answer is not None else None,
+        "subject": record.get("subject") or record.get("meta_info") or "all",
+        **({"pmids": [str(p) for p in record["pmids"]]} if isinstance(record.get("pmids"), list) else {}),
+    }
 
 
 def _pubmedqa(data: dict) -> list[dict]:
@@ -67,10 +75,16 @@ def _pubmedqa(data: dict) -> list[dict]:
     for pmid, record in data.items():
         decision = str(record.get("final_decision", "")).lower()
         context = " ".join(record.get("CONTEXTS", []))[:3000]
-        items.append({"id": str(pmid), "question": f"{record.get('QUESTION', '')}\nContext: {context}",
-                      "options": {"A": "yes", "B": "no", "C": "maybe"},
-                      "answer": {"yes": "A", "no": "B", "maybe": "C"}.get(decision), "subject": "pubmedqa",
-                      "pmids": [str(pmid)]})  # fmt: skip
+        items.append(
+            {
+                "id": str(pmid),
+                "question": f"{record.get('QUESTION', '')}\nContext: {context}",
+                "options": {"A": "yes", "B": "no", "C": "maybe"},
+                "answer": {"yes": "A", "no": "B", "maybe": "C"}.get(decision),
+                "subject": "pubmedqa",
+                "pmids": [str(pmid)],
+            }
+        )
     return items
 
 

@@ -42,16 +42,23 @@ def features(row: dict, prior: dict[str, float] | None) -> tuple[str, float, flo
     return option, fair[option], float(basis.get("support") or 0.0)
 
 
-def fit_platt(p_option: list[float], support: list[float], correct: list[bool], l2: float = 1e-2,
-              use_support: bool = True, use_probability: bool = True) -> tuple[float, float, float]:  # fmt: skip
+def fit_platt(
+    p_option: list[float],
+    support: list[float],
+    correct: list[bool],
+    l2: float = 1e-2,
+    use_support: bool = True,
+    use_probability: bool = True,
+) -> tuple[float, float, float]:
     """(a, b, c) of sigmoid(a * logit(p) + b * support + c), by Newton's method on the log loss (small ridge).
 
     Support never lowers the confidence: a fit that weighs it negatively (a few rows off the usual support, on
     a research run where nearly every answer cites its paper at 0.73) is refitted without it (b = 0). Nor does
     the model's own probability: a fit that weighs it negatively (an exam answer's P(True), near 0.9 whether
     right or wrong) is refitted without it (a = 0), so the map stays monotone."""
-    x = np.array([[logit(p) if use_probability else 0.0, s if use_support else 0.0, 1.0]
-                  for p, s in zip(p_option, support)])  # fmt: skip
+    x = np.array(
+        [[logit(p) if use_probability else 0.0, s if use_support else 0.0, 1.0] for p, s in zip(p_option, support)]
+    )
     y = np.array(correct, dtype=float)
 
     def loss(w: np.ndarray) -> float:
@@ -91,16 +98,22 @@ def fit_map(rows: list[dict], about: dict, base_rates: bool = False) -> Calibrat
     scored = [(features(r, prior), r["gold"]) for r in rows]
     if sum(f[0] == gold for f, gold in scored) - sum(f[0] == gold for f, gold in plain) < PRIOR_MIN_GAIN * len(rows):
         prior, scored = {}, plain
-    a, b, c = fit_platt([p for (_, p, _), _ in scored], [s for (_, _, s), _ in scored],
-                        [option == gold for (option, _, _), gold in scored])  # fmt: skip
+    a, b, c = fit_platt(
+        [p for (_, p, _), _ in scored],
+        [s for (_, _, s), _ in scored],
+        [option == gold for (option, _, _), gold in scored],
+    )
     return CalibrationMap(round(a, 4), round(b, 4), round(c, 4), prior, about)
 
 
 def fit_open_map(rows: list[dict], about: dict, feature: str = "p_true") -> CalibrationMap:
     """Platt map of open answers (bench rows asked without their options) from ``feature`` (P(True), or the
     answer's likelihood ``p_answer``) and support; the map records which feature it reads."""
-    a, b, c = fit_platt([r["confidence_basis"][feature] for r in rows],
-                        [float(r["confidence_basis"].get("support") or 0.0) for r in rows], [r["correct"] for r in rows])
+    a, b, c = fit_platt(
+        [r["confidence_basis"][feature] for r in rows],
+        [float(r["confidence_basis"].get("support") or 0.0) for r in rows],
+        [r["correct"] for r in rows],
+    )
     return CalibrationMap(round(a, 4), round(b, 4), round(c, 4), {}, {**about, "feature": feature})
 
 
@@ -108,6 +121,9 @@ def log_loss(cmap: CalibrationMap, rows: list[dict]) -> float:
     """Mean log loss of ``cmap`` on open-answer rows (the feature it reads, their support and correctness)."""
     feature, total = cmap.about.get("feature", "p_true"), 0.0
     for r in rows:
-        p = min(max(cmap(r["confidence_basis"][feature], float(r["confidence_basis"].get("support") or 0.0)), 1e-6), 1 - 1e-6)
+        p = min(
+            max(cmap(r["confidence_basis"][feature], float(r["confidence_basis"].get("support") or 0.0)), 1e-6),
+            1 - 1e-6,
+        )
         total -= np.log(p if r["correct"] else 1 - p)
     return total / len(rows) if rows else 0.0

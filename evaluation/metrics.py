@@ -29,16 +29,26 @@ def calibration_bins(confidences: list[float], correct: list[bool], bins: int = 
         low, high = b / bins, (b + 1) / bins
         members = [i for i, c in enumerate(confidences) if low <= c < high or (b == bins - 1 and c == 1.0)]
         if members:
-            out.append({"low": low, "high": high, "n": len(members),
-                        "confidence": statistics.mean(confidences[i] for i in members),
-                        "accuracy": statistics.mean(float(correct[i]) for i in members)})  # fmt: skip
+            out.append(
+                {
+                    "low": low,
+                    "high": high,
+                    "n": len(members),
+                    "confidence": statistics.mean(confidences[i] for i in members),
+                    "accuracy": statistics.mean(float(correct[i]) for i in members),
+                }
+            )
     return out
 
 
 def ece(confidences: list[float], correct: list[bool], bins: int = 10) -> float:
     """Expected calibration error: bin-size-weighted |accuracy - confidence| over equal-width bins."""
     total = len(confidences)
-    return sum(b["n"] / total * abs(b["accuracy"] - b["confidence"]) for b in calibration_bins(confidences, correct, bins)) if total else 0.0
+    return (
+        sum(b["n"] / total * abs(b["accuracy"] - b["confidence"]) for b in calibration_bins(confidences, correct, bins))
+        if total
+        else 0.0
+    )
 
 
 def reliability_png(confidences: list[float], correct: list[bool], path: Path, title: str) -> None:

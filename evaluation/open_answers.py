@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import re
 
-_HEDGE = re.compile(r"\b(?:may|might|could|possibly|unclear|uncertain|not (?:yet )?(?:known|clear|established)|"
-                    r"inconclusive|insufficient|remains? to be)\b", re.IGNORECASE)  # fmt: skip
+_HEDGE = re.compile(
+    r"\b(?:may|might|could|possibly|unclear|uncertain|not (?:yet )?(?:known|clear|established)|"
+    r"inconclusive|insufficient|remains? to be)\b",
+    re.IGNORECASE,
+)
 _YES = re.compile(r"^\W*(?:yes|yeah|indeed|correct|true)\b", re.IGNORECASE)
 _NO_FIRST = re.compile(r"^\W*(?:no|not|none|false)\b", re.IGNORECASE)
 _NO = re.compile(r"\b(?:no|not|never|none|neither|nor|cannot)\b|n't\b", re.IGNORECASE)
 
 
 def verdict_of(answer: str) -> str:
-    """"yes", "no" or "maybe": what an open answer to a research question commits to. Its first word decides when
+    """ "yes", "no" or "maybe": what an open answer to a research question commits to. Its first word decides when
     it is a verdict; else a hedge ("may", "unclear") is maybe, a negation ("there is no role") no, a claim yes."""
     if _YES.search(answer):
         return "yes"

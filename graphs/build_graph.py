@@ -63,8 +63,11 @@ def plan(state: BuildState, runtime: Runtime[Context]) -> dict:
             problems.append({"entity": topic[:60], "status": "rejected", "reason": str(exc)})
             continue
         linked = res.linker.link(name)
-        entity = {"key": linked[0].key, "name": linked[0].name, "type": linked[0].type} if linked else \
-            {"key": normalize_key(name), "name": name, "type": entity_type(None)}  # fmt: skip
+        entity = (
+            {"key": linked[0].key, "name": linked[0].name, "type": linked[0].type}
+            if linked
+            else {"key": normalize_key(name), "name": name, "type": entity_type(None)}
+        )
         entities.setdefault(entity["key"], entity)
     if state.get("questions"):
         from amg.agents.query_parser import parse_query
@@ -89,9 +92,18 @@ def build_entity(task: dict, runtime: Runtime[Context]) -> dict:
         reason = "; ".join(out["degradations"]) or "no evidence found"
         return {"results": [{"entity": entity["name"], "status": "failed", "reason": reason}]}
     res.store.mark_built(entity["key"], len(out["new_relations"]))
-    return {"results": [{"entity": entity["name"], "status": "done", "evidence": len(out["records"]),
-                         "relations": len(out["new_relations"]), "refused": out["refused"],
-                         "llm_calls": out["llm_calls"]}]}  # fmt: skip
+    return {
+        "results": [
+            {
+                "entity": entity["name"],
+                "status": "done",
+                "evidence": len(out["records"]),
+                "relations": len(out["new_relations"]),
+                "refused": out["refused"],
+                "llm_calls": out["llm_calls"],
+            }
+        ]
+    }
 
 
 def summarize(state: BuildState, runtime: Runtime[Context]) -> dict:

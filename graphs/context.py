@@ -26,8 +26,10 @@ PARSERS = ("llm", "vocabulary", "auto")  # AMG_QUERY_PARSER: how agents/query_pa
 
 def _setting(env: str, default: str, doc: str, *, choices: tuple = (), connection: bool = False):
     """A field read from ``env`` (or ``default``) when not given; ``connection``: it chooses what Resources open."""
-    return field(default_factory=lambda: _from_env(env, default), metadata={
-        "env": env, "fallback": default, "description": doc, "choices": choices, "connection": connection})
+    return field(
+        default_factory=lambda: _from_env(env, default),
+        metadata={"env": env, "fallback": default, "description": doc, "choices": choices, "connection": connection},
+    )
 
 
 def _from_env(env: str, default: str) -> str:
@@ -39,52 +41,93 @@ def _from_env(env: str, default: str) -> str:
 class Context:
     """Everything a run can be configured with, typed; a field left out (or None) comes from the environment."""
 
-    openai_base_url: str = _setting("OPENAI_BASE_URL", "", "OpenAI-compatible endpoint; empty = local llama.cpp", connection=True)
+    openai_base_url: str = _setting(
+        "OPENAI_BASE_URL", "", "OpenAI-compatible endpoint; empty = local llama.cpp", connection=True
+    )
     openai_api_key: str = _setting("OPENAI_API_KEY", "", "API key for that endpoint", connection=True)
     llm_model: str = _setting("AMG_LLM_MODEL", "gpt-4o-mini", "model name at the endpoint", connection=True)
-    llm_timeout: float = _setting("AMG_LLM_TIMEOUT", "180", "seconds one model call may take, retries included", connection=True)
-    local_model: str = _setting("AMG_LOCAL_MODEL", "1.5b", "embedded model: 1.5b | 0.5b (fast, for tests) | smollm2",
-                                choices=tuple(LOCAL_MODELS), connection=True)
+    llm_timeout: float = _setting(
+        "AMG_LLM_TIMEOUT", "180", "seconds one model call may take, retries included", connection=True
+    )
+    local_model: str = _setting(
+        "AMG_LOCAL_MODEL",
+        "1.5b",
+        "embedded model: 1.5b | 0.5b (fast, for tests) | smollm2",
+        choices=tuple(LOCAL_MODELS),
+        connection=True,
+    )
     neo4j_uri: str = _setting("NEO4J_URI", "", "Neo4j 5 URI; empty = embedded ArcadeDB Bolt server", connection=True)
     neo4j_user: str = _setting("NEO4J_USER", "neo4j", "Neo4j user", connection=True)
     neo4j_password: str = _setting("NEO4J_PASSWORD", "", "Neo4j password", connection=True)
     neo4j_database: str = _setting("NEO4J_DATABASE", "", "Neo4j database; empty = server default", connection=True)
     data_dir: str = _setting("AMG_DATA_DIR", "~/.local/share/amg", "graph, models, caches, vectors", connection=True)
-    keep_alive: float = _setting("AMG_KEEP_ALIVE", "300", "seconds the embedded graph and model servers stay up "
-                                    "after the last command using them, so the next one finds them ready (0 = stop)")
-    pubmed: str = _setting("AMG_PUBMED", "auto", "which PubMed: remote (NCBI) | local (the index `amg ingest pubmed` "
-                              "builds) | both (merged by PMID) | auto (local when NCBI cannot be reached)", choices=PUBMED)
+    keep_alive: float = _setting(
+        "AMG_KEEP_ALIVE",
+        "300",
+        "seconds the embedded graph and model servers stay up "
+        "after the last command using them, so the next one finds them ready (0 = stop)",
+    )
+    pubmed: str = _setting(
+        "AMG_PUBMED",
+        "auto",
+        "which PubMed: remote (NCBI) | local (the index `amg ingest pubmed` "
+        "builds) | both (merged by PMID) | auto (local when NCBI cannot be reached)",
+        choices=PUBMED,
+    )
     ncbi_email: str = _setting("NCBI_EMAIL", "", "e-mail sent to NCBI with every request", connection=True)
     ncbi_api_key: str = _setting("NCBI_API_KEY", "", "NCBI key: 10 requests/s instead of 3", connection=True)
     embedding_model: str = _setting("AMG_EMBEDDING_MODEL", "minilm", "minilm | mpnet | a local folder", connection=True)
-    evidence_mode: str = _setting("AMG_MODE", "hybrid", "evidence searched for the gaps (hybrid), every entity (dynamic) "
-                                  "or none (offline)", choices=EVIDENCE_MODES)
-    sources: tuple[str, ...] = _setting("AMG_SOURCES", "pubmed,wikipedia,textbook", "evidence sources, comma-separated",
-                                        choices=SOURCES)
+    evidence_mode: str = _setting(
+        "AMG_MODE",
+        "hybrid",
+        "evidence searched for the gaps (hybrid), every entity (dynamic) or none (offline)",
+        choices=EVIDENCE_MODES,
+    )
+    sources: tuple[str, ...] = _setting(
+        "AMG_SOURCES", "pubmed,wikipedia,textbook", "evidence sources, comma-separated", choices=SOURCES
+    )
     tau: float = _setting("AMG_TAU", str(TAU), "confidence threshold for traversal")
     max_entities: int = _setting("AMG_MAX_ENTITIES", "8", "entities extracted per question (M)")
     max_depth: int = _setting("AMG_MAX_DEPTH", str(MAX_DEPTH), "traversal depth")
     max_nodes: int = _setting("AMG_MAX_NODES", str(MAX_NODES), "nodes kept per traversal")
     traversal: str = _setting("AMG_TRAVERSAL", STRATEGY, "bfs | dfs", choices=STRATEGIES)
-    hub_degree: int = _setting("AMG_HUB_DEGREE", str(HUB_DEGREE), "nodes with more relations are expanded only as question entities")
-    path_ranking: str = _setting("AMG_PATH_RANKING", "mmr", "paths shown to the reasoner: mmr | similarity | confidence",
-                                  choices=PATH_RANKINGS)
-    min_path_relevance: float = _setting("AMG_MIN_PATH_RELEVANCE", "0.4",
-                                            "paths less similar than this to the question are not shown (0 = all)")
-    question_links: bool = _setting("AMG_QUESTION_LINKS", "true", "show the reasoner the edges between question entities")
-    query_parser: str = _setting("AMG_QUERY_PARSER", "auto", "llm | vocabulary | auto: entities from the model and "
-                                    "the vocabularies; the vocabularies alone (one call less; 3.6 points less "
-                                    "accurate); or the vocabularies, and the model only when they find nothing", choices=PARSERS)
-    learn: str = _setting("AMG_LEARN", "after", "after | before | off: score fetched evidence into the graph after the "
-                             "answer (the answer reads the evidence itself; the demo answered at 34 s instead of 44 s), "
-                             "before it (the paper's order: the answer's paths include what was just learned), or never "
-                             "(a graph only read, e.g. shared; the answer is the same as after)", choices=LEARNING)
+    hub_degree: int = _setting(
+        "AMG_HUB_DEGREE", str(HUB_DEGREE), "nodes with more relations are expanded only as question entities"
+    )
+    path_ranking: str = _setting(
+        "AMG_PATH_RANKING", "mmr", "paths shown to the reasoner: mmr | similarity | confidence", choices=PATH_RANKINGS
+    )
+    min_path_relevance: float = _setting(
+        "AMG_MIN_PATH_RELEVANCE", "0.4", "paths less similar than this to the question are not shown (0 = all)"
+    )
+    question_links: bool = _setting(
+        "AMG_QUESTION_LINKS", "true", "show the reasoner the edges between question entities"
+    )
+    query_parser: str = _setting(
+        "AMG_QUERY_PARSER",
+        "auto",
+        "llm | vocabulary | auto: entities from the model and "
+        "the vocabularies; the vocabularies alone (one call less; 3.6 points less "
+        "accurate); or the vocabularies, and the model only when they find nothing",
+        choices=PARSERS,
+    )
+    learn: str = _setting(
+        "AMG_LEARN",
+        "after",
+        "after | before | off: score fetched evidence into the graph after the "
+        "answer (the answer reads the evidence itself; the demo answered at 34 s instead of 44 s), "
+        "before it (the paper's order: the answer's paths include what was just learned), or never "
+        "(a graph only read, e.g. shared; the answer is the same as after)",
+        choices=LEARNING,
+    )
     per_entity_reasoning: bool = _setting("AMG_PER_ENTITY_REASONING", "false", "one reasoning call per entity")
     max_evidence: int = _setting("AMG_MAX_EVIDENCE", "5", "evidence records fetched per entity")
-    min_passage_relevance: float = _setting("AMG_MIN_PASSAGE_RELEVANCE", "0.3",
-                                               "textbook passages less similar than this to the entity are not used")
-    retrieval_uses_options: bool = _setting("AMG_RETRIEVAL_USES_OPTIONS", "true",
-                                               "multiple choice: look up entities of the options too")
+    min_passage_relevance: float = _setting(
+        "AMG_MIN_PASSAGE_RELEVANCE", "0.3", "textbook passages less similar than this to the entity are not used"
+    )
+    retrieval_uses_options: bool = _setting(
+        "AMG_RETRIEVAL_USES_OPTIONS", "true", "multiple choice: look up entities of the options too"
+    )
     keep_score: int = _setting("AMG_KEEP_SCORE", "4", "relations scored below this (1-10) are dropped")
     stale_days: int = _setting("AMG_STALE_DAYS", "180", "entities not refreshed for longer are stale")
     min_relations: int = _setting("AMG_MIN_RELATIONS", "3", "entities with fewer relations above tau are thin")

@@ -30,10 +30,15 @@ def learn(entity: dict, question: str, others: list[dict], found: dict, res: Res
     }
 
 
-def expand(entity: dict, question: str, others: list[dict], res: Resources, ctx: Context,
-           mindate: str | None = None) -> dict:  # fmt: skip
+def expand(
+    entity: dict, question: str, others: list[dict], res: Resources, ctx: Context, mindate: str | None = None
+) -> dict:
     """Search and score ``entity``; returns evidence records and texts, new and weakened relations, usage."""
     found = search(entity, question, res, ctx, mindate)
     learned = learn(entity, question, others, found, res, ctx)
-    return {**learned, "records": found["records"], "texts": found["texts"],
-            "degradations": found["degradations"] + learned["degradations"]}
+    return {
+        **learned,
+        "records": found["records"],
+        "texts": found["texts"],
+        "degradations": found["degradations"] + learned["degradations"],
+    }

@@ -23,8 +23,8 @@ from amg.graphs.resources import resources_for
 from amg.graphs.state import CLAIM, QAState, fetched, fetched_texts
 from amg.graphs.timing import timed
 from amg.tools.kg.store.connection import GraphUnavailable
-from amg.tools.llm.confidence_maps import extraction_reliability
 from amg.tools.llm.chat import ModelUnavailable
+from amg.tools.llm.confidence_maps import extraction_reliability
 
 MAX_ANSWER_ENTITIES = 2  # entities the answer names that are learned about after it (one scoring call each)
 
@@ -58,10 +58,24 @@ def learn_study(task: dict, runtime: Runtime[Context]) -> dict:
     """After a research question's answer: the finding of the paper it rests on, with its PMID."""
     ctx = run_context(runtime)
     res = resources_for(ctx)
-    done = learn_finding(task["question"], task["entities"], task["paper"], task["text"], res.llm, res.model_name,
-                         extraction_reliability(res.model_name), res.store, ctx.keep_score, task["verdict"])  # fmt: skip
-    return {"new_relations": done["new_relations"], "llm_calls": done["llm_calls"], "tokens": done["tokens"],
-            "degradations": [f"finding reader: {why}" for why in done["refused"]]}  # fmt: skip
+    done = learn_finding(
+        task["question"],
+        task["entities"],
+        task["paper"],
+        task["text"],
+        res.llm,
+        res.model_name,
+        extraction_reliability(res.model_name),
+        res.store,
+        ctx.keep_score,
+        task["verdict"],
+    )
+    return {
+        "new_relations": done["new_relations"],
+        "llm_calls": done["llm_calls"],
+        "tokens": done["tokens"],
+        "degradations": [f"finding reader: {why}" for why in done["refused"]],
+    }
 
 
 def after_answer(state: QAState, runtime: Runtime[Context]):
@@ -73,14 +87,18 @@ def after_answer(state: QAState, runtime: Runtime[Context]):
         return _study_to_learn(state, evidence[CLAIM])
     tasks = [(e, evidence[e["key"]]) for e in state.get("entities", []) if evidence.get(e["key"], {}).get("records")]
     cited = {c["evidence_id"] for c in state.get("citations", [])}
-    backing = {"records": [r for r in fetched(state) if r["id"] in cited],
-               "texts": {i: t for i, t in fetched_texts(state).items() if i in cited}}
+    backing = {
+        "records": [r for r in fetched(state) if r["id"] in cited],
+        "texts": {i: t for i, t in fetched_texts(state).items() if i in cited},
+    }
     asked = {e["key"] for e in state.get("entities", [])}
     named = [e for e in state.get("answer_entities", []) if e["key"] not in asked][:MAX_ANSWER_ENTITIES]
     tasks += [(e, backing) for e in named if backing["records"]]
     everyone = [*state.get("entities", []), *named]
-    return [Send("learn_entity", {"entity": e, "question": state["question"], "entities": everyone, "found": found})
-            for e, found in tasks] or END  # fmt: skip
+    return [
+        Send("learn_entity", {"entity": e, "question": state["question"], "entities": everyone, "found": found})
+        for e, found in tasks
+    ] or END
 
 
 def _study_to_learn(state: QAState, found: dict):
@@ -91,5 +109,15 @@ def _study_to_learn(state: QAState, found: dict):
         return END
     paper, options = papers[0], state.get("options", {})
     verdict = options.get(state.get("option") or "", "") if verdicts(options) else ""  # what the answer read in it
-    return [Send("learn_study", {"question": state["question"], "entities": state.get("entities", []),
-                                 "paper": paper, "text": found["texts"][paper["id"]], "verdict": verdict})]  # fmt: skip
+    return [
+        Send(
+            "learn_study",
+            {
+                "question": state["question"],
+                "entities": state.get("entities", []),
+                "paper": paper,
+                "text": found["texts"][paper["id"]],
+                "verdict": verdict,
+            },
+        )
+    ]

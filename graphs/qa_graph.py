@@ -17,13 +17,12 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from amg.agents.answer_synthesizer.synthesizer import synthesize
+from amg.agents.answer_synthesizer.glossary import glossary
 from amg.agents.answer_synthesizer.quotes import with_aliases
+from amg.agents.answer_synthesizer.synthesizer import synthesize
 from amg.agents.diagnostician import differentiate, read_answers
 from amg.agents.gap_detector import detect_gaps
-from amg.tools.question_kinds import confidence_kind, is_research_question, question_kind
 from amg.agents.query_parser import parse_query, spot_entities
-from amg.agents.answer_synthesizer.glossary import glossary
 from amg.agents.reasoner import number_evidence, reason, shown_paths, studies_read, study_reading, with_lead_text
 from amg.agents.traverser import traverse_subgraph, without_other_studies
 from amg.graphs.context import Context, run_context
@@ -35,6 +34,7 @@ from amg.graphs.resources import resources_for
 from amg.graphs.state import CLAIM, PER_TURN_RESET, QAInput, QAState, fetched, fetched_texts
 from amg.graphs.timing import timed
 from amg.tools.llm.confidence_maps import extraction_reliability
+from amg.tools.question_kinds import confidence_kind, is_research_question, question_kind
 
 CLAIM_PAPERS = 1  # papers a research question reads: with 3, the 1.5B cited the second (not the best match) in 6 of 8
 
@@ -52,15 +52,24 @@ def prepare(state: QAState, runtime: Runtime[Context]) -> dict:
 def _said(state: QAState) -> str:
     """This turn's own words (a chat message, or the question)."""
     messages = state.get("messages") or []
-    return str(messages[-1].content) if messages and isinstance(messages[-1], HumanMessage) else state.get("question", "")
+    return (
+        str(messages[-1].content) if messages and isinstance(messages[-1], HumanMessage) else state.get("question", "")
+    )
 
 
 @timed("parse_query")
 def parse(state: QAState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
     res = resources_for(ctx)
-    update = parse_query(state["question"], state.get("options", {}), res.llm, res.linker, ctx.max_entities,
-                         ctx.retrieval_uses_options, ctx.query_parser)  # fmt: skip
+    update = parse_query(
+        state["question"],
+        state.get("options", {}),
+        res.llm,
+        res.linker,
+        ctx.max_entities,
+        ctx.retrieval_uses_options,
+        ctx.query_parser,
+    )
     topic, said = state.get("topic") or [], _said(state)
     # a follow-up keeps the previous turn's entity; a reply to the differential's questions is the diagnostician's
     if topic and not state.get("findings") and refers_back(said, spot_entities(said, res.linker)):
@@ -71,8 +80,15 @@ def parse(state: QAState, runtime: Runtime[Context]) -> dict:
 @timed("check_gaps")
 def check_gaps(state: QAState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
-    return detect_gaps(state.get("entities", []), resources_for(ctx).store, ctx.tau, ctx.stale_days,
-                       ctx.min_relations, state["question"], state.get("options", {}))  # fmt: skip
+    return detect_gaps(
+        state.get("entities", []),
+        resources_for(ctx).store,
+        ctx.tau,
+        ctx.stale_days,
+        ctx.min_relations,
+        state["question"],
+        state.get("options", {}),
+    )
 
 
 @timed("expand_entity")
@@ -108,9 +124,21 @@ def traverse(state: QAState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
     res = resources_for(ctx)
     query = " ".join([state["question"], *state.get("options", {}).values()])
-    update = traverse_subgraph(state["entities"], res.store, ctx.tau, ctx.max_depth, ctx.max_nodes, ctx.traversal,
-                               ctx.hub_degree, query, res.embed, ctx.path_ranking, ctx.question_links,
-                               ctx.min_path_relevance, state["question"])  # fmt: skip
+    update = traverse_subgraph(
+        state["entities"],
+        res.store,
+        ctx.tau,
+        ctx.max_depth,
+        ctx.max_nodes,
+        ctx.traversal,
+        ctx.hub_degree,
+        query,
+        res.embed,
+        ctx.path_ranking,
+        ctx.question_links,
+        ctx.min_path_relevance,
+        state["question"],
+    )
     papers = [r["id"] for r in state.get("evidence", {}).get(CLAIM, {}).get("records", [])]
     return {"subgraph": without_other_studies(update["subgraph"], papers)} if papers else update
 
@@ -135,8 +163,18 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
     index = with_lead_text(index, fetched_texts(state))
     if is_research_question(state["question"], state.get("options", {})):
         return {"evidence_index": index, "reading": study_reading(index, links)}
-    update = reason(state["question"], state.get("options", {}), state["entities"], nodes, index, res.llm,
-                    ctx.per_entity_reasoning, state.get("dialogue", []), links, state.get("differential", []))  # fmt: skip
+    update = reason(
+        state["question"],
+        state.get("options", {}),
+        state["entities"],
+        nodes,
+        index,
+        res.llm,
+        ctx.per_entity_reasoning,
+        state.get("dialogue", []),
+        links,
+        state.get("differential", []),
+    )
     return {**update, "evidence_index": index}
 
 
@@ -148,11 +186,21 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     entities = with_aliases(state.get("entities", []), res.store)
     calibration = res.calibration(kind=confidence_kind(state["question"], state.get("options", {})))
     update = synthesize(
-        state["question"], state.get("options", {}), state.get("dialogue", []), index, subgraph["nodes"],
-        _fetched_ids(state), entities, res.llm, calibration, subgraph["links"],
-        state.get("differential", []), extraction_reliability(res.model_name), state.get("reading", ""),
+        state["question"],
+        state.get("options", {}),
+        state.get("dialogue", []),
+        index,
+        subgraph["nodes"],
+        _fetched_ids(state),
+        entities,
+        res.llm,
+        calibration,
+        subgraph["links"],
+        state.get("differential", []),
+        extraction_reliability(res.model_name),
+        state.get("reading", ""),
         studies_read(index, subgraph["links"]) if kind == "research" else [],
-    )  # fmt: skip
+    )
     shown = [n for paths in shown_paths(subgraph["nodes"]).values() for n in paths]
     named = spot_entities(update["answer"], res.linker)
     update["topic"] = topic_of(entities, update["answer"], named)
@@ -181,8 +229,10 @@ def after_gaps(state: QAState, runtime: Runtime[Context]):
     targets = state["entities"] if ctx.evidence_mode == "dynamic" else state.get("gaps", [])
     if not targets:
         return "traverse"
-    return [Send("expand_entity", {"entity": e, "question": state["question"], "entities": state["entities"]})
-            for e in targets]  # fmt: skip
+    return [
+        Send("expand_entity", {"entity": e, "question": state["question"], "entities": state["entities"]})
+        for e in targets
+    ]
 
 
 builder = StateGraph(QAState, context_schema=Context, input_schema=QAInput)

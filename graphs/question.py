@@ -117,6 +117,8 @@ def prepare_question(state: dict) -> tuple[str, dict[str, str], list[str], str |
             return "", options, notices, "Options were given without a question; please add the question."
         return "", {}, notices, "Please ask a medical question: the input was empty."
     if len(question) > MAX_QUESTION_CHARS:
-        notices.append(f"The question was {len(question):,} characters; only the first {MAX_QUESTION_CHARS:,} were used.")
+        notices.append(
+            f"The question was {len(question):,} characters; only the first {MAX_QUESTION_CHARS:,} were used."
+        )
         question = question[:MAX_QUESTION_CHARS]
     return question, options, notices, None

@@ -12,17 +12,17 @@ from __future__ import annotations
 
 import os
 import socket
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
+from amg.agents.relation_scorer import echo_sources
 from amg.graphs.batch_graph import batch_graph, write_run_summary
 from amg.graphs.context import Context, run_context
 from amg.graphs.expansion import expand
 from amg.graphs.resources import resources_for
-from amg.agents.relation_scorer import echo_sources
 from amg.graphs.state import appended
 from amg.tools.kg.audit import audit
 from amg.tools.kg.records import iso_utc, utc_now
@@ -41,7 +41,7 @@ class RefreshState(TypedDict, total=False):
 def pick(state: RefreshState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
     store, limit = resources_for(ctx).store, int(state.get("limit") or 20)
-    stale_before = iso_utc(datetime.now(timezone.utc) - timedelta(days=ctx.stale_days))
+    stale_before = iso_utc(datetime.now(UTC) - timedelta(days=ctx.stale_days))
     chosen: dict[str, dict] = {}
     for row in store.refresh_candidates(stale_before, ctx.tau, limit):
         chosen.setdefault(row["key"], row)
@@ -58,12 +58,24 @@ def refresh_entity(task: dict, runtime: Runtime[Context]) -> dict:
         since = (entity.get("since") or "1900-01-01")[:10].replace("-", "/")
         out = expand(entity, f"New findings about {entity['name']}", [entity], res, ctx, mindate=since)
         if out["degradations"] and not out["records"]:
-            return {"results": [{"entity": entity["name"], "status": "failed", "reason": "; ".join(out["degradations"])}]}
+            return {
+                "results": [{"entity": entity["name"], "status": "failed", "reason": "; ".join(out["degradations"])}]
+            }
         weakened = res.store.mark_weakened(out["weakened"], res.model_name)
         res.store.touch([entity["key"]], "refreshed_at")
-        return {"results": [{"entity": entity["name"], "status": "refreshed", "why": entity["why"], "since": since,
-                             "new_articles": len(out["records"]), "relations_rescored": len(out["new_relations"]),
-                             "relations_weakened": weakened}]}  # fmt: skip
+        return {
+            "results": [
+                {
+                    "entity": entity["name"],
+                    "status": "refreshed",
+                    "why": entity["why"],
+                    "since": since,
+                    "new_articles": len(out["records"]),
+                    "relations_rescored": len(out["new_relations"]),
+                    "relations_weakened": weakened,
+                }
+            ]
+        }
     finally:
         res.store.release(entity["key"], OWNER)
 
@@ -73,12 +85,15 @@ def summarize(state: RefreshState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
     results = state.get("results", [])
     checked = audit(resources_for(ctx).store, echo_sources(), fix=True)
-    summary = {"finished_at": utc_now(), "candidates": len(state.get("candidates", [])),
-               "refreshed": sum(r["status"] == "refreshed" for r in results),
-               "relations_rescored": sum(r.get("relations_rescored", 0) for r in results),
-               "relations_weakened": sum(r.get("relations_weakened", 0) for r in results),
-               "audit": {"violations": len(checked.violations), "weakened": checked.fixed},
-               "results": results}  # fmt: skip
+    summary = {
+        "finished_at": utc_now(),
+        "candidates": len(state.get("candidates", [])),
+        "refreshed": sum(r["status"] == "refreshed" for r in results),
+        "relations_rescored": sum(r.get("relations_rescored", 0) for r in results),
+        "relations_weakened": sum(r.get("relations_weakened", 0) for r in results),
+        "audit": {"violations": len(checked.violations), "weakened": checked.fixed},
+        "results": results,
+    }
     write_run_summary(ctx, "refresh", summary)
     return {"summary": summary}
 

@@ -23,8 +23,10 @@ def chat_reply(result: dict) -> str:
     if result.get("confidence_basis", {}).get("rests_on"):
         lines.append(f"Rests on {result['confidence_basis']['rests_on']}.")
     if result.get("differential"):
-        lines.append("Differential (HPO annotations): " + "; ".join(
-            f"{c['name']} {c['probability']:.2f}" for c in result["differential"][:3]))  # fmt: skip
+        lines.append(
+            "Differential (HPO annotations): "
+            + "; ".join(f"{c['name']} {c['probability']:.2f}" for c in result["differential"][:3])
+        )
     for item in result.get("follow_up", []):
         lines.append(f"To tell them apart: {item['question']}")
     if result.get("glossary"):

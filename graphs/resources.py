@@ -13,15 +13,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from amg.graphs.context import Context
-from amg.tools.vectors.embeddings import embed, load_embedder, model_path
 from amg.tools.kg.store.protocols import GraphStore
 from amg.tools.literature.index import LiteratureIndex, index_exists, index_path
 from amg.tools.llm.confidence_maps import CalibrationMap, map_for
+from amg.tools.vectors.embeddings import embed, load_embedder, model_path
 
 if TYPE_CHECKING:  # each is imported where it is built: neo4j, chromadb, openai take seconds to load
     from amg.tools.evidence.finder import EvidenceFinder
-    from amg.tools.vectors.passages import PassageStore
     from amg.tools.kg.linking import EntityLinker
+    from amg.tools.vectors.passages import PassageStore
+
 
 class Resources:
     def __init__(self, context: Context, **overrides: object):
@@ -61,10 +62,14 @@ class Resources:
             if "llm" in self.__dict__:
                 return self.__dict__["llm"]
             llm, server = chat_model(
-                base_url=c.openai_base_url, api_key=c.openai_api_key, model=c.llm_model,
-                local_model=c.local_model, data_dir=c.data_path, timeout_s=c.llm_timeout,
+                base_url=c.openai_base_url,
+                api_key=c.openai_api_key,
+                model=c.llm_model,
+                local_model=c.local_model,
+                data_dir=c.data_path,
+                timeout_s=c.llm_timeout,
                 keep_alive_s=c.keep_alive,
-            )  # fmt: skip
+            )
             if server is not None:
                 self.local_servers.append(server)
             self.__dict__["llm"] = llm
@@ -90,7 +95,9 @@ class Resources:
         """The answer-confidence map measured for this model answering ``kind`` questions by ``method``, if any
         (tools/llm/maps/); the QA graph's own mode's map first (``kg-hybrid``), then the graph's."""
         if method == "kg":
-            return map_for(self.model_name, f"kg-{self.context.evidence_mode}", kind) or map_for(self.model_name, "kg", kind)
+            return map_for(self.model_name, f"kg-{self.context.evidence_mode}", kind) or map_for(
+                self.model_name, "kg", kind
+            )
         return map_for(self.model_name, method, kind)
 
     @cached_property

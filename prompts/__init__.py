@@ -55,7 +55,9 @@ def load(name: str) -> PromptTemplate:
     quoted = _names(lines[1].removeprefix("quoted:")) if len(lines) > 1 and lines[1].startswith("quoted:") else ()
     used = {field for _, field, _, _ in string.Formatter().parse(body) if field}
     if used != set(declared) or not set(quoted) <= set(declared):
-        raise ValueError(f"prompt {name}: declares {sorted(declared)} (quoted {sorted(quoted)}) but uses {sorted(used)}")
+        raise ValueError(
+            f"prompt {name}: declares {sorted(declared)} (quoted {sorted(quoted)}) but uses {sorted(used)}"
+        )
     return PromptTemplate(name, declared, body.strip() + "\n", quoted)
 
 

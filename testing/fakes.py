@@ -55,9 +55,19 @@ class RecordedEntrez:
         return (DATA / self.files[endpoint]).read_bytes()
 
 
-PMID_EV = {"id": "pmid:31000001", "kind": "pubmed", "title": "Metformin first line", "snippet": "", "year": 2021,
-           "pmid": "31000001", "doi": None, "url": "https://pubmed.ncbi.nlm.nih.gov/31000001/", "journal": None,
-           "release": None, "retrieved_at": "2026-01-01T00:00:00.000000Z"}  # fmt: skip
+PMID_EV = {
+    "id": "pmid:31000001",
+    "kind": "pubmed",
+    "title": "Metformin first line",
+    "snippet": "",
+    "year": 2021,
+    "pmid": "31000001",
+    "doi": None,
+    "url": "https://pubmed.ncbi.nlm.nih.gov/31000001/",
+    "journal": None,
+    "release": None,
+    "retrieved_at": "2026-01-01T00:00:00.000000Z",
+}
 
 
 def chat(**by_tool) -> FakeChat:

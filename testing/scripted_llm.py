@@ -16,8 +16,8 @@ import json
 import math
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
 
 Responder = Callable[[dict], dict]
 
@@ -37,18 +37,28 @@ def prompt_text(body: dict) -> str:
 def completion(reply: dict, model: str) -> dict:
     message: dict = {"role": "assistant", "content": reply.get("content", "")}
     if "tool" in reply:
-        message = {"role": "assistant", "content": "", "tool_calls": [{
-            "id": "call_1", "type": "function",
-            "function": {"name": reply["tool"], "arguments": json.dumps(reply["args"])},
-        }]}  # fmt: skip
+        message = {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": reply["tool"], "arguments": json.dumps(reply["args"])},
+                }
+            ],
+        }
     choice = {"index": 0, "message": message, "finish_reason": "tool_calls" if "tool" in reply else "stop"}
     if "logprobs" in reply:
         choice["logprobs"] = {"content": reply["logprobs"], "refusal": None}
     return {
-        "id": "chatcmpl-scripted", "object": "chat.completion", "created": int(time.time()), "model": model,
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
         "choices": [choice],
         "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-    }  # fmt: skip
+    }
 
 
 class ScriptedServer:
@@ -130,8 +140,13 @@ def asks_to_verify(body: dict) -> bool:
 def verdict(p_yes: float) -> dict:
     """A reply to the answer check whose "yes" has probability ``p_yes`` (and "no" the rest)."""
     said = "yes" if p_yes >= 0.5 else "no"
-    top = [{"token": " yes", "logprob": math.log(max(p_yes, 1e-9))},
-           {"token": " no", "logprob": math.log(max(1 - p_yes, 1e-9))}]  # fmt: skip
-    steps = [{"token": "Answer", "logprob": 0.0, "top_logprobs": []}, {"token": ":", "logprob": 0.0, "top_logprobs": []},
-             {"token": f" {said}", "logprob": top[0 if said == "yes" else 1]["logprob"], "top_logprobs": top}]  # fmt: skip
+    top = [
+        {"token": " yes", "logprob": math.log(max(p_yes, 1e-9))},
+        {"token": " no", "logprob": math.log(max(1 - p_yes, 1e-9))},
+    ]
+    steps = [
+        {"token": "Answer", "logprob": 0.0, "top_logprobs": []},
+        {"token": ":", "logprob": 0.0, "top_logprobs": []},
+        {"token": f" {said}", "logprob": top[0 if said == "yes" else 1]["logprob"], "top_logprobs": top},
+    ]
     return {"content": f"Answer: {said}", "logprobs": steps}

@@ -11,13 +11,26 @@ from pathlib import Path
 import pytest
 
 _SESSION_DIR = Path(tempfile.mkdtemp(prefix="amg-tests-"))
-os.environ.update({
-    "AMG_DATA_DIR": str(_SESSION_DIR / "data"), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-    "ANONYMIZED_TELEMETRY": "False", "NCBI_EMAIL": "tests@example.invalid",
-    "AMG_KEEP_ALIVE": "0",  # servers stop with their last client; the keep-alive has its own tests
-})  # fmt: skip
-for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "NEO4J_URI", "NEO4J_PASSWORD", "NCBI_API_KEY", "AMG_MODE",
-             "AMG_SOURCES", "AMG_LOCAL_MODEL"):  # fmt: skip
+os.environ.update(
+    {
+        "AMG_DATA_DIR": str(_SESSION_DIR / "data"),
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "ANONYMIZED_TELEMETRY": "False",
+        "NCBI_EMAIL": "tests@example.invalid",
+        "AMG_KEEP_ALIVE": "0",  # servers stop with their last client; the keep-alive has its own tests
+    }
+)
+for name in (
+    "OPENAI_BASE_URL",
+    "OPENAI_API_KEY",
+    "NEO4J_URI",
+    "NEO4J_PASSWORD",
+    "NCBI_API_KEY",
+    "AMG_MODE",
+    "AMG_SOURCES",
+    "AMG_LOCAL_MODEL",
+):
     os.environ.pop(name, None)
 
 _real_connect = socket.socket.connect

@@ -13,8 +13,10 @@ def test_audit_reports_and_fixes_ungrounded_writes(store):
     text = EvidenceRecord(id="pmid:1", kind="pubmed", title="Metformin", snippet="Metformin often causes diarrhea.")
     curated = EvidenceRecord(id="vocab:x", kind="vocabulary", title="x")
     store.upsert(
-        entities=[EntityRecord("Clopidogrel", "drug", "What the evidence says about the entity.", 0.5),
-                  EntityRecord("Aspirin", "drug", "A salicylate.", 1.0, sources=["vocabulary:chebi"])],
+        entities=[
+            EntityRecord("Clopidogrel", "drug", "What the evidence says about the entity.", 0.5),
+            EntityRecord("Aspirin", "drug", "A salicylate.", 1.0, sources=["vocabulary:chebi"]),
+        ],
         evidence=[text, curated],
         relations=[
             RelationRecord("Diarrhea", "Metformin", "adverse_effect_of", 0.6, ["pmid:1"], 6, "", "pubmed", "m"),
@@ -23,13 +25,15 @@ def test_audit_reports_and_fixes_ungrounded_writes(store):
             RelationRecord("Metformin", "Rash", "causes", 0.7, ["pmid:404"], 7, "", "pubmed", "m"),
             RelationRecord("Aspirin", "Antiplatelet agent", "is_a", 1.0, ["vocab:x"], 10, "", "vocabulary:chebi"),
         ],
-    )  # fmt: skip
+    )
     report = audit(store, echo_sources())
     found = {(v.get("t") or v.get("key"), v["reason"]) for v in report.violations}
-    assert found == {("textbook", "'textbook' is not a specific medical entity"),
-                     ("hair loss", "no cited item names both entities"),
-                     ("rash", "evidence not stored: pmid:404"),
-                     ("clopidogrel", "echoes the prompt")}, "curated edges and grounded ones pass"  # fmt: skip
+    assert found == {
+        ("textbook", "'textbook' is not a specific medical entity"),
+        ("hair loss", "no cited item names both entities"),
+        ("rash", "evidence not stored: pmid:404"),
+        ("clopidogrel", "echoes the prompt"),
+    }, "curated edges and grounded ones pass"
     assert report.relations_checked == 4 and report.profile["pubmed / m"]["n"] == 3
     fixed = audit(store, echo_sources(), fix=True)
     assert fixed.fixed == 4 and audit(store, echo_sources()).violations == []
@@ -37,49 +41,86 @@ def test_audit_reports_and_fixes_ungrounded_writes(store):
     assert hair["status"] == "weakened" and hair["confidence"] == 0.0
     event = json.loads(hair["history"][-1])
     assert event["event"] == "audit" and event["previous"] == 0.7, "history keeps what it was"
-    assert store.get_entity("clopidogrel")["description"] == "What the evidence says about the entity.", "nothing deleted"
+    assert store.get_entity("clopidogrel")["description"] == "What the evidence says about the entity.", (
+        "nothing deleted"
+    )
 
 
 def test_audit_finds_relations_whose_endpoint_types_do_not_fit(store):
-    text = EvidenceRecord(id="textbook:1", kind="textbook", title="Endocrinology",
-                          snippet="Type 2 diabetes mellitus is managed with metformin, which often causes nausea.")
+    text = EvidenceRecord(
+        id="textbook:1",
+        kind="textbook",
+        title="Endocrinology",
+        snippet="Type 2 diabetes mellitus is managed with metformin, which often causes nausea.",
+    )
     store.upsert(
-        entities=[EntityRecord("Metformin", "drug"), EntityRecord("Type 2 diabetes mellitus", "disease"),
-                  EntityRecord("Nausea", "phenotype")],
+        entities=[
+            EntityRecord("Metformin", "drug"),
+            EntityRecord("Type 2 diabetes mellitus", "disease"),
+            EntityRecord("Nausea", "phenotype"),
+        ],
         evidence=[text],
         relations=[
-            RelationRecord("Type 2 diabetes mellitus", "Metformin", "causes", 0.7, ["textbook:1"], 10, "", "textbook", "m"),
-            RelationRecord("Type 2 diabetes mellitus", "Metformin", "treats", 0.7, ["textbook:1"], 10, "", "textbook", "m"),
+            RelationRecord(
+                "Type 2 diabetes mellitus", "Metformin", "causes", 0.7, ["textbook:1"], 10, "", "textbook", "m"
+            ),
+            RelationRecord(
+                "Type 2 diabetes mellitus", "Metformin", "treats", 0.7, ["textbook:1"], 10, "", "textbook", "m"
+            ),
             RelationRecord("Nausea", "Metformin", "symptom_of", 0.5, ["textbook:1"], 7, "", "textbook", "m"),
             RelationRecord("Nausea", "Metformin", "adverse_effect_of", 0.5, ["textbook:1"], 7, "", "textbook", "m"),
-            RelationRecord("Metformin", "Type 2 diabetes mellitus", "treats", 0.7, ["textbook:1"], 10, "", "textbook", "m"),
+            RelationRecord(
+                "Metformin", "Type 2 diabetes mellitus", "treats", 0.7, ["textbook:1"], 10, "", "textbook", "m"
+            ),
         ],
-    )  # fmt: skip
+    )
     found = {(v["s"], v["type"], v["t"], v["reason"]) for v in audit(store, echo_sources()).violations}
-    assert found == {("type 2 diabetes mellitus", "causes", "metformin", "a drug cannot be the target of causes"),
-                     ("type 2 diabetes mellitus", "treats", "metformin", "a disease cannot be the source of treats"),
-                     ("nausea", "symptom_of", "metformin", "a drug cannot be the target of symptom_of")}  # fmt: skip
+    assert found == {
+        ("type 2 diabetes mellitus", "causes", "metformin", "a drug cannot be the target of causes"),
+        ("type 2 diabetes mellitus", "treats", "metformin", "a disease cannot be the source of treats"),
+        ("nausea", "symptom_of", "metformin", "a drug cannot be the target of symptom_of"),
+    }
 
 
 def test_audit_finds_causes_and_symptoms_read_off_sentences_that_state_neither(store):
     lowers = "Metformin lowers blood glucose mainly by reducing hepatic glucose production."
     adverse = "The most common adverse effects of metformin in type 2 diabetes mellitus are diarrhea and nausea."
-    text = EvidenceRecord(id="textbook:1", kind="textbook", title="Endocrinology",
-                          snippet=f"{lowers} It rarely causes hypoglycemia. {adverse}")
+    text = EvidenceRecord(
+        id="textbook:1",
+        kind="textbook",
+        title="Endocrinology",
+        snippet=f"{lowers} It rarely causes hypoglycemia. {adverse}",
+    )
     store.upsert(
         entities=[EntityRecord("Metformin", "drug"), EntityRecord("Type 2 diabetes mellitus", "disease")],
         evidence=[text],
         relations=[
             RelationRecord("Metformin", "blood glucose", "causes", 0.73, ["textbook:1"], 8, lowers, "textbook", "m"),
-            RelationRecord("Metformin", "Hypoglycemia", "causes", 0.5, ["textbook:1"], 6,
-                           "It rarely causes hypoglycemia.", "textbook", "m"),
-            RelationRecord("Diarrhea", "Type 2 diabetes mellitus", "symptom_of", 0.73, ["textbook:1"], 8, adverse,
-                           "textbook", "m"),
-            RelationRecord("Diarrhea", "Metformin", "adverse_effect_of", 0.73, ["textbook:1"], 8, adverse,
-                           "textbook", "m"),
+            RelationRecord(
+                "Metformin",
+                "Hypoglycemia",
+                "causes",
+                0.5,
+                ["textbook:1"],
+                6,
+                "It rarely causes hypoglycemia.",
+                "textbook",
+                "m",
+            ),
+            RelationRecord(
+                "Diarrhea", "Type 2 diabetes mellitus", "symptom_of", 0.73, ["textbook:1"], 8, adverse, "textbook", "m"
+            ),
+            RelationRecord(
+                "Diarrhea", "Metformin", "adverse_effect_of", 0.73, ["textbook:1"], 8, adverse, "textbook", "m"
+            ),
         ],
-    )  # fmt: skip
+    )
     found = {(v["s"], v["t"], v["reason"]) for v in audit(store, echo_sources()).violations}
-    assert found == {("metformin", "blood glucose", "its sentence states no cause"),
-                     ("diarrhea", "type 2 diabetes mellitus",
-                      "its sentence names a treatment's adverse effect, not a symptom of the disease")}
+    assert found == {
+        ("metformin", "blood glucose", "its sentence states no cause"),
+        (
+            "diarrhea",
+            "type 2 diabetes mellitus",
+            "its sentence names a treatment's adverse effect, not a symptom of the disease",
+        ),
+    }

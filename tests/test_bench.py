@@ -1,4 +1,5 @@
-"""Evaluation harness: readers, metrics on hand-computed examples, every answering method on the scripted LLM, resume."""
+"""Evaluation harness: readers, metrics on hand-computed examples, every answering method on the scripted LLM,
+resume."""
 
 from __future__ import annotations
 
@@ -62,26 +63,38 @@ def test_metrics_on_hand_computed_examples():
 
 
 def test_citation_figures_on_hand_made_results():
-    rows = [{"gold_pmids": ["1"], "fetched_pmids": ["1", "2"], "cited_pmids": ["1", "2"]},  # precision 1/2
-            {"gold_pmids": ["3"], "fetched_pmids": ["3"], "cited_pmids": ["3"]},  # precision 1
-            {"gold_pmids": ["4"], "fetched_pmids": ["5"], "cited_pmids": []},  # cites nothing: not in precision
-            {"gold_pmids": ["6"], "fetched_pmids": [], "cited_pmids": ["7"]},  # precision 0
-            {"fetched_pmids": ["9"], "cited_pmids": ["9"]}]  # no gold: not judged
+    rows = [
+        {"gold_pmids": ["1"], "fetched_pmids": ["1", "2"], "cited_pmids": ["1", "2"]},  # precision 1/2
+        {"gold_pmids": ["3"], "fetched_pmids": ["3"], "cited_pmids": ["3"]},  # precision 1
+        {"gold_pmids": ["4"], "fetched_pmids": ["5"], "cited_pmids": []},  # cites nothing: not in precision
+        {"gold_pmids": ["6"], "fetched_pmids": [], "cited_pmids": ["7"]},  # precision 0
+        {"fetched_pmids": ["9"], "cited_pmids": ["9"]},
+    ]  # no gold: not judged
     figures = literature_figures(rows)
-    assert figures == {"n": 4, "gold_recall": 0.5, "citation_hit": 0.5, "citation_precision": pytest.approx(0.5),
-                       "citing_share": 0.75}
+    assert figures == {
+        "n": 4,
+        "gold_recall": 0.5,
+        "citation_hit": 0.5,
+        "citation_precision": pytest.approx(0.5),
+        "citing_share": 0.75,
+    }
     assert literature_figures([{"id": "q1"}]) is None
 
 
 def test_the_always_the_commonest_baseline_and_the_largest_share():
-    rows = [{"latency_s": 2.0, "answer_s": 1.0, "learn_s": 1.0, "learned": 2, "timings_ms": {"learn": 900.0}},
-            {"latency_s": 3.0, "answer_s": 2.99, "learn_s": 0.01}]
+    rows = [
+        {"latency_s": 2.0, "answer_s": 1.0, "learn_s": 1.0, "learned": 2, "timings_ms": {"learn": 900.0}},
+        {"latency_s": 3.0, "answer_s": 2.99, "learn_s": 0.01},
+    ]
     figures = cli_bench.answer_figures(rows, ["A", "B", "A", "C"][:2] * 1, ["B", "B"])
     assert figures["baseline"]["option"] in ("A", "B") and figures["largest_option_share"] == 1.0
     gold = ["A", "A", "B", "C"]
     # always A: accuracy 0.5; F1: A 2*2/(2*2+2+0) = 2/3, B 0, C 0 -> 2/9
-    assert cli_bench.answer_figures(rows * 2, gold, gold)["baseline"] == {"option": "A", "accuracy": 0.5,
-                                                                          "macro_f1": pytest.approx(2 / 9)}
+    assert cli_bench.answer_figures(rows * 2, gold, gold)["baseline"] == {
+        "option": "A",
+        "accuracy": 0.5,
+        "macro_f1": pytest.approx(2 / 9),
+    }
     assert figures["learned_per_question"] == 1 and figures["learn_p50_s"] == 1.0
 
 
@@ -105,8 +118,18 @@ def bench_env(store, scripted_server, tmp_path):
 
 
 def args_for(tmp_path, method, **extra):
-    base = dict(dataset=str(BENCH / "ours.jsonl"), method=method, limit=5, seed=0, out=str(tmp_path / "out"),
-                resume=False, shuffle_options=False, use_options=False, model=None, open=False)
+    base = dict(
+        dataset=str(BENCH / "ours.jsonl"),
+        method=method,
+        limit=5,
+        seed=0,
+        out=str(tmp_path / "out"),
+        resume=False,
+        shuffle_options=False,
+        use_options=False,
+        model=None,
+        open=False,
+    )
     return SimpleNamespace(**{**base, **extra})
 
 
@@ -122,16 +145,30 @@ def test_five_questions_by_each_method(bench_env, method):
     assert summary["accuracy"] == pytest.approx(0.8)  # q6 (salbutamol) falls to the 'B' bias
     assert summary["predicted_letters"] == {"A": 2, "B": 2, "C": 1}
     assert summary["config"]["retrieval_uses"] == "question only"
-    assert {"n", "accuracy", "macro_f1", "ece", "unparsed", "latency_p50_s", "llm_calls_per_question",
-            "tokens_per_question", "method", "model"} <= set(summary)
+    assert {
+        "n",
+        "accuracy",
+        "macro_f1",
+        "ece",
+        "unparsed",
+        "latency_p50_s",
+        "llm_calls_per_question",
+        "tokens_per_question",
+        "method",
+        "model",
+    } <= set(summary)
     assert (tmp_path / "out" / method / "reliability.png").stat().st_size > 1000
     assert f"| {method} |" in (tmp_path / "out" / "report.md").read_text()
 
 
 def test_open_answers_are_asked_without_options_and_judged_by_the_option_they_stand_for(bench_env, monkeypatch):
     ctx, tmp_path, server = bench_env
-    said = {"first-line for type 2": "Metformin is first-line.", "Isoniazid": "Vitamin B6 prevents it.",
-            "ACE inhibitors": "A dry cough.", "Rifampicin": "It turns urine blue."}  # fmt: skip
+    said = {
+        "first-line for type 2": "Metformin is first-line.",
+        "Isoniazid": "Vitamin B6 prevents it.",
+        "ACE inhibitors": "A dry cough.",
+        "Rifampicin": "It turns urine blue.",
+    }
 
     def respond(body: dict) -> dict:
         if asks_to_verify(body):
@@ -146,11 +183,19 @@ def test_open_answers_are_asked_without_options_and_judged_by_the_option_they_st
     server.responder = respond
     monkeypatch.setattr(cli_bench, "_embed", lambda res: lambda texts: np.ones((len(texts), 2)) / np.sqrt(2))
     cli_bench._bench(args_for(tmp_path, "kg", open=True), ctx, resources_for(ctx))
-    rows = [json.loads(line) for line in (tmp_path / "out" / "kg-offline-open" / "results.jsonl").read_text().splitlines()]
+    rows = [
+        json.loads(line) for line in (tmp_path / "out" / "kg-offline-open" / "results.jsonl").read_text().splitlines()
+    ]
     assert [(r["id"], r["predicted"], r["correct"]) for r in rows] == [
-        ("q1", "B", True), ("q2", "A", True), ("q4", "A", True), ("q5", "A", False), ("q6", None, False)], \
-        "named word for word, else the nearest (all tied here: the first); a refusal stands for no option"
-    assert rows[0]["answer"] == "Metformin is first-line." and rows[0]["confidence_basis"]["p_true"] == pytest.approx(0.7)
+        ("q1", "B", True),
+        ("q2", "A", True),
+        ("q4", "A", True),
+        ("q5", "A", False),
+        ("q6", None, False),
+    ], "named word for word, else the nearest (all tied here: the first); a refusal stands for no option"
+    assert rows[0]["answer"] == "Metformin is first-line." and rows[0]["confidence_basis"]["p_true"] == pytest.approx(
+        0.7
+    )
     with pytest.raises(ValueError, match="--method kg"):
         cli_bench.run(args_for(tmp_path, "cot", open=True), ctx)
 
@@ -185,7 +230,9 @@ def test_a_failed_model_call_is_an_unanswered_question_not_a_lost_run(bench_env,
 
     monkeypatch.setattr(cli_bench, "_answer", flaky)
     assert cli_bench._bench(args_for(tmp_path, "closed-book"), ctx, resources_for(ctx)) == 0
-    rows = {json.loads(line)["id"]: json.loads(line) for line in (tmp_path / "out" / "closed-book" / "results.jsonl").open()}
+    rows = {
+        json.loads(line)["id"]: json.loads(line) for line in (tmp_path / "out" / "closed-book" / "results.jsonl").open()
+    }
     assert len(rows) == 5 and rows["q2"]["predicted"] is None and "did not answer" in rows["q2"]["error"]
 
 

@@ -36,9 +36,21 @@ class Scores:
         name = prompt.split('entity "', 1)[1].split('"', 1)[0] if 'entity "' in prompt else "x"
         if tool == "EntityAssessment":
             self.while_scoring()
-            return {"tool": tool, "args": {"description": f"About {name}.", "description_score": 7, "relations": [
-                {"sentence": f"{name} is recommended as the first-line drug for type 2 diabetes mellitus.",
-                 "relation": "treats", "other": "Type 2 diabetes mellitus", "score": self.score}]}}
+            return {
+                "tool": tool,
+                "args": {
+                    "description": f"About {name}.",
+                    "description_score": 7,
+                    "relations": [
+                        {
+                            "sentence": f"{name} is recommended as the first-line drug for type 2 diabetes mellitus.",
+                            "relation": "treats",
+                            "other": "Type 2 diabetes mellitus",
+                            "score": self.score,
+                        }
+                    ],
+                },
+            }
         return {"content": "ok"}
 
 
@@ -53,7 +65,9 @@ class SwitchableEntrez(RecordedEntrez):
 
 @pytest.fixture
 def env(store, scripted_server, tmp_path, monkeypatch):
-    monkeypatch.setattr("amg.agents.relation_scorer.extraction_reliability", lambda model: 1.0)  # a measured, perfect extractor
+    monkeypatch.setattr(
+        "amg.agents.relation_scorer.extraction_reliability", lambda model: 1.0
+    )  # a measured, perfect extractor
     scores = Scores()
     server = scripted_server(scores)
     entrez = SwitchableEntrez()
@@ -121,8 +135,10 @@ def test_refresh_and_qa_write_on_the_same_entity_lose_nothing(env, store):
             for i in range(10):
                 if i == 5:
                     halfway.wait()  # the refresher has claimed metformin and is scoring it
-                store.upsert(evidence=[EvidenceRecord(id=f"pmid:9{i}", kind="pubmed")],
-                             relations=[RelationRecord("Metformin", f"Condition {i}", "treats", 0.7, [f"pmid:9{i}"])])
+                store.upsert(
+                    evidence=[EvidenceRecord(id=f"pmid:9{i}", kind="pubmed")],
+                    relations=[RelationRecord("Metformin", f"Condition {i}", "treats", 0.7, [f"pmid:9{i}"])],
+                )
         except Exception as exc:  # surfaced below
             errors.append(exc)
         finally:

@@ -16,13 +16,19 @@ from amg.tools.llm.confidence_maps import MAPS, CalibrationMap, debias, letter_p
 
 
 def step(token: str, alternatives: dict[str, float]) -> dict:
-    return {"token": token, "logprob": math.log(alternatives[token.strip()] if token.strip() in alternatives else 0.5),
-            "top_logprobs": [{"token": t, "logprob": math.log(p)} for t, p in alternatives.items()]}  # fmt: skip
+    return {
+        "token": token,
+        "logprob": math.log(alternatives[token.strip()] if token.strip() in alternatives else 0.5),
+        "top_logprobs": [{"token": t, "logprob": math.log(p)} for t, p in alternatives.items()],
+    }
 
 
 def test_letter_probabilities_read_the_option_token():
-    logprobs = [step("Option", {"Option": 0.99}), step(":", {":": 0.99}),
-                step(" B", {" B": 0.6, " C": 0.2, "B": 0.1, " A": 0.05, "x": 0.05})]  # fmt: skip
+    logprobs = [
+        step("Option", {"Option": 0.99}),
+        step(":", {":": 0.99}),
+        step(" B", {" B": 0.6, " C": 0.2, "B": 0.1, " A": 0.05, "x": 0.05}),
+    ]
     probs = letter_probabilities(logprobs, ["A", "B", "C", "D"])
     assert probs["B"] == pytest.approx(0.7 / 0.95) and probs["C"] == pytest.approx(0.2 / 0.95)
     assert probs["D"] == pytest.approx(1e-4), "a letter outside the top alternatives gets a floor, not zero"
@@ -48,8 +54,11 @@ def test_scripted_letter_logprobs_become_the_formula_confidence(scripted_server)
     """Over real HTTP: the answer's token log-probabilities -> debiased option probability -> the map."""
     alternatives = {" C": 0.5, " B": 0.3, " A": 0.1, " D": 0.1}
     logprobs = [step("Option", {"Option": 1.0}), step(":", {":": 1.0}), step(" C", alternatives)]
-    server = scripted_server(lambda body: {**answer_lines(option="C", confidence=0.9), "logprobs": logprobs}
-                             if asks_for_answer(body) else {"content": ""})  # fmt: skip
+    server = scripted_server(
+        lambda body: {**answer_lines(option="C", confidence=0.9), "logprobs": logprobs}
+        if asks_for_answer(body)
+        else {"content": ""}
+    )
     llm = ChatOpenAI(base_url=server.base_url, api_key="x", model="scripted", temperature=0)
     options = {"A": "w", "B": "x", "C": "y", "D": "z"}
     prior = {"A": 0.2, "B": 0.2, "C": 0.4, "D": 0.2}
@@ -81,8 +90,10 @@ def test_platt_fit_recovers_a_known_map_and_the_split_is_stable():
     assert (a, b, c) == pytest.approx((0.7, 1.5, -0.8), abs=0.15)
     assert logit(0.5) == 0.0 and half("mmlu-med-anatomy-0") == half("mmlu-med-anatomy-0")
     assert {half(f"q{i}") for i in range(20)} == {"fit", "eval"}
-    rows = [{"confidence_basis": {"letter_probs": {"A": 0.1, "B": 0.2, "C": 0.6, "D": 0.1}}},
-            {"confidence_basis": {"letter_probs": {"A": 0.3, "B": 0.2, "C": 0.4, "D": 0.1}}}]  # fmt: skip
+    rows = [
+        {"confidence_basis": {"letter_probs": {"A": 0.1, "B": 0.2, "C": 0.6, "D": 0.1}}},
+        {"confidence_basis": {"letter_probs": {"A": 0.3, "B": 0.2, "C": 0.4, "D": 0.1}}},
+    ]
     assert letter_prior(rows) == {"A": 0.2, "B": 0.2, "C": 0.5, "D": 0.1}
 
 
@@ -123,8 +134,10 @@ def _row(gold: str, probs: dict[str, float]) -> dict:
 def test_a_letter_prior_is_kept_only_when_dividing_it_out_helps():
     from amg.evaluation.map_fitting import fit_map
 
-    leaning = [_row(g, {"A": 0.3, "B": 0.2, "C": 0.5}) if g != "C" else _row("C", {"A": 0.1, "B": 0.1, "C": 0.8})
-               for g in "ABCABC" * 5]  # the model says C whatever the question; A is its runner-up when C is wrong
+    leaning = [
+        _row(g, {"A": 0.3, "B": 0.2, "C": 0.5}) if g != "C" else _row("C", {"A": 0.1, "B": 0.1, "C": 0.8})
+        for g in "ABCABC" * 5
+    ]  # the model says C whatever the question; A is its runner-up when C is wrong
     assert fit_map(leaning, {}).letter_prior, "a lean that costs answers is divided out"
     fair = [_row(g, {k: (0.6 if k == g else 0.2) for k in "ABC"}) for g in "ABCABC" * 5]
     assert fit_map(fair, {}).letter_prior == {}, "no lean, no prior"
@@ -192,20 +205,34 @@ def test_verdict_options_are_answered_and_read_by_their_word():
     for copied in ("Answer: <yes, no, maybe>", "Answer: <one word: yes, no or maybe>", "Answer: no, no, maybe"):
         assert read_reply(copied + "\nConfidence: 0.7\nCitations: 1", options) is None, "the format's list is no answer"
     assert read_reply("Answer: no, no effect was found\nConfidence: 0.7", options).option == "B"
-    logprobs = [step("Answer", {"Answer": 0.99}), step(":", {":": 0.99}),
-                step(" no", {" no": 0.5, " yes": 0.3, " may": 0.1, "No": 0.05, " The": 0.05})]  # fmt: skip
+    logprobs = [
+        step("Answer", {"Answer": 0.99}),
+        step(":", {":": 0.99}),
+        step(" no", {" no": 0.5, " yes": 0.3, " may": 0.1, "No": 0.05, " The": 0.05}),
+    ]
     probs = letter_probabilities(logprobs, ["A", "B", "C"], {"YES": "A", "NO": "B", "MAYBE": "C"})
     assert probs == {"A": pytest.approx(0.3 / 0.95), "B": pytest.approx(0.55 / 0.95), "C": pytest.approx(0.1 / 0.95)}
 
 
 def test_a_copied_verdict_list_is_asked_again_and_read_from_the_repaired_reply(scripted_server):
     """The 1.5B copied "<yes, no, maybe>" in 36 of 40 PubMedQA replies: its first word was read as "yes"."""
-    said = iter(["Answer: <yes, no, maybe>\nConfidence: 0.7\nCitations: none", "Answer: no\nConfidence: 0.7\nCitations: none"])
+    said = iter(
+        ["Answer: <yes, no, maybe>\nConfidence: 0.7\nCitations: none", "Answer: no\nConfidence: 0.7\nCitations: none"]
+    )
     no = [step("Answer", {"Answer": 1.0}), step(":", {":": 1.0}), step(" no", {" no": 0.7, " yes": 0.2, " maybe": 0.1})]
-    copied = [step("Answer", {"Answer": 1.0}), step(":", {":": 1.0}), step(" <", {" <": 1.0}),
-              step("yes", {"yes": 0.9, "no": 0.1})]  # fmt: skip
-    server = scripted_server(lambda body: ({"content": (text := next(said)), "logprobs": copied if "<" in text else no}
-                                           if asks_for_answer(body) else {"content": ""}))  # fmt: skip
+    copied = [
+        step("Answer", {"Answer": 1.0}),
+        step(":", {":": 1.0}),
+        step(" <", {" <": 1.0}),
+        step("yes", {"yes": 0.9, "no": 0.1}),
+    ]
+    server = scripted_server(
+        lambda body: (
+            {"content": (text := next(said)), "logprobs": copied if "<" in text else no}
+            if asks_for_answer(body)
+            else {"content": ""}
+        )
+    )
     llm = ChatOpenAI(base_url=server.base_url, api_key="x", model="scripted", temperature=0)
     out = synthesize("Does X improve Y?", {"A": "yes", "B": "no", "C": "maybe"}, [], [], [], [], [{"key": "x"}], llm)
     assert out["option"] == "B" and out["llm_calls"] == 2

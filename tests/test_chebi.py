@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.vocab_helpers import FIXTURES, entities_of, evidence_of, relations_of
 from amg.tools.kg.vocabularies import chebi
+from tests.vocab_helpers import FIXTURES, entities_of, evidence_of, relations_of
 
 
 @pytest.fixture(scope="module")
@@ -17,7 +17,9 @@ def test_metformin_is_a_hypoglycemic_agent_and_a_guanidine(chunks):
     relations = relations_of(chunks)
     role = relations[("Metformin", "has_role", "hypoglycemic agent")]
     assert role.confidence == 0.9 and role.origin == "vocabulary:chebi"
-    assert relations[("Metformin", "is_a", "guanidines (chemical class)")].confidence == 1.0, "a plural class keeps its own key"
+    assert relations[("Metformin", "is_a", "guanidines (chemical class)")].confidence == 1.0, (
+        "a plural class keeps its own key"
+    )
 
 
 def test_aspirin_roles_use_drug_dictionary_names_where_they_exist(chunks):

@@ -22,10 +22,15 @@ from amg.testing.scripted_llm import answer_lines, asks_for_answer, prompt_text
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 
 PAPER = EvidenceRecord(
-    id="pmid:31000001", kind="pubmed", pmid="31000001", year=2021, url="https://pubmed.ncbi.nlm.nih.gov/31000001/",
+    id="pmid:31000001",
+    kind="pubmed",
+    pmid="31000001",
+    year=2021,
+    url="https://pubmed.ncbi.nlm.nih.gov/31000001/",
     title="Metformin as first-line therapy for type 2 diabetes mellitus.",
     snippet="Metformin is recommended as the first-line drug for type 2 diabetes mellitus. Metformin lowered HbA1c; "
-            "the most common adverse effect was diarrhea, reported by 20% of patients.")  # fmt: skip
+    "the most common adverse effect was diarrhea, reported by 20% of patients.",
+)
 METFORMIN = EvidenceRecord(id="vocab:chebi:CHEBI:6801", kind="vocabulary", title="CHEBI:6801 metformin (ChEBI)")
 CREATINE = EvidenceRecord(id="vocab:chebi:CHEBI:16919", kind="vocabulary", title="CHEBI:16919 creatine (ChEBI)")
 SIDE_EFFECT = "Diarrhea is the most common side effect of metformin."
@@ -33,8 +38,11 @@ SIDE_EFFECT = "Diarrhea is the most common side effect of metformin."
 
 def cited(body: dict, *titles: str) -> list[int]:
     """The evidence numbers the answer's prompt gives the items whose line starts with one of ``titles``."""
-    return [int(n) for n, line in re.findall(r"^\[(\d+)\] \([^)]*\) (.*)$", prompt_text(body), re.M)
-            if line.startswith(titles)]  # fmt: skip
+    return [
+        int(n)
+        for n, line in re.findall(r"^\[(\d+)\] \([^)]*\) (.*)$", prompt_text(body), re.M)
+        if line.startswith(titles)
+    ]
 
 
 def responder(body: dict) -> dict:
@@ -53,20 +61,30 @@ def chat(store, scripted_server, tmp_path):
     store.upsert(
         entities=[EntityRecord("Metformin", "drug", aliases=["Glucophage"]), EntityRecord("Creatine", "drug")],
         evidence=[PAPER, METFORMIN, CREATINE],
-        relations=[RelationRecord("Metformin", "Type 2 diabetes mellitus", "treats", 0.9, [PAPER.id]),
-                   RelationRecord("Diarrhea", "Metformin", "adverse_effect_of", 0.8, [PAPER.id]),
-                   RelationRecord("Metformin", "Guanidines", "is_a", 1.0, [METFORMIN.id]),
-                   RelationRecord("Creatine", "Guanidines", "is_a", 1.0, [CREATINE.id])])  # fmt: skip
+        relations=[
+            RelationRecord("Metformin", "Type 2 diabetes mellitus", "treats", 0.9, [PAPER.id]),
+            RelationRecord("Diarrhea", "Metformin", "adverse_effect_of", 0.8, [PAPER.id]),
+            RelationRecord("Metformin", "Guanidines", "is_a", 1.0, [METFORMIN.id]),
+            RelationRecord("Creatine", "Guanidines", "is_a", 1.0, [CREATINE.id]),
+        ],
+    )
     server = scripted_server(responder)
     graph = builder.compile(checkpointer=InMemorySaver())
     llm = ChatOpenAI(base_url=server.base_url, api_key="test", model="scripted", temperature=0)
 
     def say(text: str, thread: str = "t", **settings) -> dict:
-        ctx = Context(data_dir=str(tmp_path), evidence_mode="offline", query_parser="vocabulary",
-                      path_ranking="confidence", min_path_relevance=0.0, **settings)  # fmt: skip
+        ctx = Context(
+            data_dir=str(tmp_path),
+            evidence_mode="offline",
+            query_parser="vocabulary",
+            path_ranking="confidence",
+            min_path_relevance=0.0,
+            **settings,
+        )
         install(Resources(ctx, store=store, llm=llm))
-        return graph.invoke({"messages": [HumanMessage(text)]}, config={"configurable": {"thread_id": thread}},
-                            context=ctx)  # fmt: skip
+        return graph.invoke(
+            {"messages": [HumanMessage(text)]}, config={"configurable": {"thread_id": thread}}, context=ctx
+        )
 
     return say, server
 
@@ -75,7 +93,10 @@ def test_a_citation_that_does_not_state_the_claim_is_dropped(chat):
     say, _ = chat
     first = say("What is metformin used for?")
     assert [c["evidence_id"] for c in first["citations"]] == [PAPER.id], "creatine's entry names no metformin"
-    assert first["citations"][0]["quote"] == "Metformin is recommended as the first-line drug for type 2 diabetes mellitus."
+    assert (
+        first["citations"][0]["quote"]
+        == "Metformin is recommended as the first-line drug for type 2 diabetes mellitus."
+    )
     assert first["confidence_basis"]["dropped_citations"] and "creatine" not in first["messages"][-1].content
 
 
@@ -107,9 +128,15 @@ def test_a_follow_up_naming_other_things_keeps_the_entity_it_refers_to(chat, sto
 def test_an_unsupported_answer_rests_on_the_models_knowledge_with_a_low_confidence(chat):
     """The issue's case: an answer about metformin citing only creatine's entry."""
     say, server = chat
-    server.responder = lambda body: (answer_lines(answer="Metformin is used for treating type 2 diabetes mellitus.",
-                                                  confidence=0.9, citations=cited(body, "creatine"))
-                                     if asks_for_answer(body) else {"content": "Metformin."})  # fmt: skip
+    server.responder = lambda body: (
+        answer_lines(
+            answer="Metformin is used for treating type 2 diabetes mellitus.",
+            confidence=0.9,
+            citations=cited(body, "creatine"),
+        )
+        if asks_for_answer(body)
+        else {"content": "Metformin."}
+    )
     result = say("What is metformin used for?")
     assert result["citations"] == [] and result["confidence"] <= 0.45
     assert result["confidence_basis"]["rests_on"].startswith("the model's own knowledge")
@@ -121,8 +148,9 @@ def test_an_unsupported_answer_rests_on_the_models_knowledge_with_a_low_confiden
 def test_ask_json_shows_each_citations_quote(chat):
     say, _ = chat
     out = json_result(say("What is metformin used for?"))
-    assert [(c["evidence_id"], c["quote"]) for c in out["citations"]] == \
-        [(PAPER.id, "Metformin is recommended as the first-line drug for type 2 diabetes mellitus.")]
+    assert [(c["evidence_id"], c["quote"]) for c in out["citations"]] == [
+        (PAPER.id, "Metformin is recommended as the first-line drug for type 2 diabetes mellitus.")
+    ]
 
 
 @pytest.mark.skipif(not shutil.which("chromium"), reason="needs Debian's chromium (make test installs it)")
@@ -132,19 +160,39 @@ def test_the_evidence_page_shows_the_quote_under_its_citation(chat, tmp_path):
     page = tmp_path / "page.html"
     page.write_text(render({**result, "question": "What is metformin used for?"}), encoding="utf-8")
     dom = subprocess.run(
-        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,800", "--dump-dom", page.as_uri()],
-        capture_output=True, text=True, timeout=120, check=True,
-    ).stdout  # fmt: skip
+        [
+            "chromium",
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--window-size=1280,800",
+            "--dump-dom",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
     cited = dom.split("Cited evidence")[1]
-    assert "PMID 31000001" in cited and "<q class=\"quote\">Metformin is recommended as the first-line drug" in cited
+    assert "PMID 31000001" in cited and '<q class="quote">Metformin is recommended as the first-line drug' in cited
 
 
 def test_a_research_paper_is_quoted_by_its_conclusion_and_kept_without_a_key_entity():
-    paper = {"n": 1, "id": "pmid:10354335", "kind": "pubmed", "title": "Can medical students contribute?",
-             "snippet": "CONCLUSIONS: Medical students can contribute to quality assurance programmes in day surgery. "
-                        "BACKGROUND: Audit of patient satisfaction after day surgery is labour-intensive."}  # fmt: skip
+    paper = {
+        "n": 1,
+        "id": "pmid:10354335",
+        "kind": "pubmed",
+        "title": "Can medical students contribute?",
+        "snippet": "CONCLUSIONS: Medical students can contribute to quality assurance programmes in day surgery. "
+        "BACKGROUND: Audit of patient satisfaction after day surgery is labour-intensive.",
+    }
     question = "Can medical students contribute to quality assurance programmes in day surgery?"
     conclusion = "Medical students can contribute to quality assurance programmes in day surgery."
     students = [{"key": "medical student", "name": "medical students"}]
@@ -175,11 +223,17 @@ def test_an_answer_naming_no_question_entity_is_about_what_it_names_in_the_graph
     nodes = [{"key": "metformin", "name": "Metformin", "depth": 1}, {"key": "t2dm", "name": "Ketoacidosis", "depth": 1}]
     keys = key_entities("Metformin is the first-line drug.", [t2dm], nodes)
     assert keys == [{"key": "metformin", "name": "Metformin"}]
-    subtype = {"source": "Type 2 diabetes mellitus with ketoacidosis", "relation": "is_a", "target": "Type 2 diabetes "
-               "mellitus", "evidence_ids": ["vocab:icd10:E11"], "description": ""}  # fmt: skip
+    subtype = {
+        "source": "Type 2 diabetes mellitus with ketoacidosis",
+        "relation": "is_a",
+        "target": "Type 2 diabetes mellitus",
+        "evidence_ids": ["vocab:icd10:E11"],
+        "description": "",
+    }
     icd = {"n": 1, "id": "vocab:icd10:E11", "kind": "vocabulary", "title": "E11 Type 2 diabetes mellitus"}
     assert quoted([1], [icd], [subtype], keys, "Metformin is the first-line drug.", "") == {}
     parent = {**subtype, "source": "Type 2 diabetes mellitus", "target": "Diabetes mellitus"}
     said = "Metformin is used for treating type 2 diabetes mellitus."
-    assert quoted([1], [icd], [parent], key_entities(said, [], []), said, "") == {}, \
+    assert quoted([1], [icd], [parent], key_entities(said, [], []), said, "") == {}, (
         "diabetes mellitus is named only inside type 2 diabetes mellitus: not a relation the answer rests on"
+    )

@@ -23,15 +23,18 @@ def responder(body):
         return {"content": "metformin | drug"}
     if asks_for_answer(body):
         follow_up = "Previous question" in prompt_text(body)
-        return answer_lines(answer="Diarrhea." if follow_up else "Metformin treats type 2 diabetes.", confidence=0.6,
-                            citations=[1])
+        return answer_lines(
+            answer="Diarrhea." if follow_up else "Metformin treats type 2 diabetes.", confidence=0.6, citations=[1]
+        )
     return {"content": "reasoning"}
 
 
 @pytest.fixture
 def cli_env(store, scripted_server, tmp_path, monkeypatch):
-    store.upsert(evidence=[EvidenceRecord(id="pmid:31000001", kind="pubmed", title="Metformin first line", pmid="31000001")],
-                 relations=[RelationRecord("Metformin", "Type 2 diabetes mellitus", "treats", 0.9, ["pmid:31000001"])])
+    store.upsert(
+        evidence=[EvidenceRecord(id="pmid:31000001", kind="pubmed", title="Metformin first line", pmid="31000001")],
+        relations=[RelationRecord("Metformin", "Type 2 diabetes mellitus", "treats", 0.9, ["pmid:31000001"])],
+    )
     server = scripted_server(responder)
     # the CLI opens its own connection to the session's embedded server (shared through AMG_DATA_DIR)
     monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
@@ -46,11 +49,21 @@ def test_ask_json_contract_and_picture(cli_env, capsys, tmp_path):
     assert cli.main(["ask", "What is metformin used for?", "--json", "--graph", str(picture)]) == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out) >= {"answer", "option", "confidence", "citations", "entities", "paths", "reasoning", "trace"}
-    assert out["citations"][0] == {"n": 1, "evidence_id": "pmid:31000001", "kind": "pubmed", "pmid": "31000001",
-                                   "doi": None, "title": "Metformin first line", "year": None, "url": None,
-                                   "quote": "Metformin treats Type 2 diabetes mellitus."}, "the relation it backs"
+    assert out["citations"][0] == {
+        "n": 1,
+        "evidence_id": "pmid:31000001",
+        "kind": "pubmed",
+        "pmid": "31000001",
+        "doi": None,
+        "title": "Metformin first line",
+        "year": None,
+        "url": None,
+        "quote": "Metformin treats Type 2 diabetes mellitus.",
+    }, "the relation it backs"
     assert set(out["trace"]) == {"timings_ms", "llm_calls", "tokens", "degradations", "learning_faults"}
-    assert out["trace"]["llm_calls"] == 3, "reason, answer and its check: the vocabularies name metformin, so no parse call"
+    assert out["trace"]["llm_calls"] == 3, (
+        "reason, answer and its check: the vocabularies name metformin, so no parse call"
+    )
     assert "Metformin -treats(0.90)-> Type 2 diabetes mellitus = 0.90" in [p["path"] for p in out["paths"]]
     html = picture.read_text()
     assert "<svg" in html and "Metformin first line" in html and "<script" not in html
@@ -69,8 +82,22 @@ def test_chat_keeps_history_for_follow_ups(cli_env, capsys, monkeypatch):
 
 
 def test_ask_json_lists_what_the_question_taught_the_graph():
-    learned = {"source": "Diarrhea", "type": "adverse_effect_of", "target": "Metformin", "confidence": 0.73,
-               "evidence_ids": ["textbook:endo::0"], "rationale": "kept out of the contract"}  # fmt: skip
+    learned = {
+        "source": "Diarrhea",
+        "type": "adverse_effect_of",
+        "target": "Metformin",
+        "confidence": 0.73,
+        "evidence_ids": ["textbook:endo::0"],
+        "rationale": "kept out of the contract",
+    }
     out = json_result({"answer": "Metformin", "new_relations": [learned]})
-    assert out["learned"] == [{"source": "Diarrhea", "relation": "adverse_effect_of", "target": "Metformin",
-                               "confidence": 0.73, "evidence_ids": ["textbook:endo::0"], "pmids": []}]
+    assert out["learned"] == [
+        {
+            "source": "Diarrhea",
+            "relation": "adverse_effect_of",
+            "target": "Metformin",
+            "confidence": 0.73,
+            "evidence_ids": ["textbook:endo::0"],
+            "pmids": [],
+        }
+    ]

@@ -24,11 +24,22 @@ def test_importing_context_loads_nothing_heavy():
 
 
 def test_fields_hold_typed_values_from_the_environment(monkeypatch):
-    for name, value in {"AMG_TAU": "0.7", "AMG_MAX_EVIDENCE": "3", "AMG_SOURCES": "pubmed, textbook",
-                        "AMG_QUESTION_LINKS": "false", "AMG_KEEP_ALIVE": "12"}.items():  # fmt: skip
+    for name, value in {
+        "AMG_TAU": "0.7",
+        "AMG_MAX_EVIDENCE": "3",
+        "AMG_SOURCES": "pubmed, textbook",
+        "AMG_QUESTION_LINKS": "false",
+        "AMG_KEEP_ALIVE": "12",
+    }.items():
         monkeypatch.setenv(name, value)
     c = Context()
-    assert (c.tau, c.max_evidence, c.sources, c.question_links, c.keep_alive) == (0.7, 3, ("pubmed", "textbook"), False, 12.0)
+    assert (c.tau, c.max_evidence, c.sources, c.question_links, c.keep_alive) == (
+        0.7,
+        3,
+        ("pubmed", "textbook"),
+        False,
+        12.0,
+    )
     assert isinstance(c.keep_alive, float) and isinstance(c.max_evidence, int)
 
 

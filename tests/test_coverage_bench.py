@@ -19,8 +19,18 @@ def neighbors(keys, floor, per_node, max_degree):
     for source, target, relation, confidence in EDGES:
         for key, other, forward in ((source, target, True), (target, source, False)):
             if key in keys and confidence >= floor:
-                found.append({"key": key, "other": other, "name": NAMES[other], "type": "other", "rel": relation,
-                              "confidence": confidence, "evidence_ids": [], "forward": forward})  # fmt: skip
+                found.append(
+                    {
+                        "key": key,
+                        "other": other,
+                        "name": NAMES[other],
+                        "type": "other",
+                        "rel": relation,
+                        "confidence": confidence,
+                        "evidence_ids": [],
+                        "forward": forward,
+                    }
+                )
     return found
 
 
@@ -44,7 +54,13 @@ def test_tally_counts_the_linked_options_and_whether_the_lone_one_is_right():
         ("C", {}, four, {}),
     ]
     assert tally(rows) == {
-        "questions": 3, "with_question_entities": 2, "with_option_entities": 2, "with_a_linked_option": 2,
-        "gold_option_linked": 1, "options_linked": 3, "one_option_linked": 1, "one_option_linked_is_gold": 1,
+        "questions": 3,
+        "with_question_entities": 2,
+        "with_option_entities": 2,
+        "with_a_linked_option": 2,
+        "gold_option_linked": 1,
+        "options_linked": 3,
+        "one_option_linked": 1,
+        "one_option_linked_is_gold": 1,
         "one_option_linked_is_gold_by_chance": 0.25,
-    }  # fmt: skip
+    }

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.vocab_helpers import FIXTURES, entities_of, evidence_of, relations_of
 from amg.tools.kg.vocabularies import ddi
+from tests.vocab_helpers import FIXTURES, entities_of, evidence_of, relations_of
 
 
 @pytest.fixture(scope="module")

@@ -14,9 +14,9 @@ from amg.graphs.qa_graph import builder
 from amg.graphs.resources import Resources, install
 from amg.testing.graph_staging import set_entity_fields
 from amg.testing.scripted_llm import answer_lines, asks_for_answer, asks_for_entities
-from amg.tools.kg.traversal.differential import Candidate, fold_subtypes, frequency_of, inherit, questions, rank
 from amg.tools.kg.records import EvidenceRecord, RelationRecord
 from amg.tools.kg.schema import normalize_key
+from amg.tools.kg.traversal.differential import Candidate, fold_subtypes, frequency_of, inherit, questions, rank
 
 # Two look-alike diseases share fever and rash; only one has hepatosplenomegaly (nearly always),
 # the other arthritis (often). A third shares fever only.
@@ -54,30 +54,47 @@ def test_a_second_question_that_splits_like_the_first_is_not_asked():
 
 
 def test_subtypes_fold_into_their_disease():
-    annotations = {"marfan syndrome": {"f": 0.6}, "neonatal marfan syndrome": {"f": 0.9, "g": 0.9},
-                   "tuberous sclerosis 1": {"f": 0.5}, "tuberous sclerosis 2": {"f": 0.7}, "other": {"f": 0.1}}  # fmt: skip
-    candidates = [Candidate("neonatal marfan syndrome", "Neonatal Marfan syndrome", 0.3),
-                  Candidate("tuberous sclerosis 2", "Tuberous sclerosis 2", 0.2),
-                  Candidate("marfan syndrome", "Marfan syndrome", 0.2),
-                  Candidate("tuberous sclerosis 1", "Tuberous sclerosis 1", 0.2), Candidate("other", "Other", 0.1)]
+    annotations = {
+        "marfan syndrome": {"f": 0.6},
+        "neonatal marfan syndrome": {"f": 0.9, "g": 0.9},
+        "tuberous sclerosis 1": {"f": 0.5},
+        "tuberous sclerosis 2": {"f": 0.7},
+        "other": {"f": 0.1},
+    }
+    candidates = [
+        Candidate("neonatal marfan syndrome", "Neonatal Marfan syndrome", 0.3),
+        Candidate("tuberous sclerosis 2", "Tuberous sclerosis 2", 0.2),
+        Candidate("marfan syndrome", "Marfan syndrome", 0.2),
+        Candidate("tuberous sclerosis 1", "Tuberous sclerosis 1", 0.2),
+        Candidate("other", "Other", 0.1),
+    ]
     ts = {"key": "tuberous sclerosis", "name": "Tuberous sclerosis", "type": "disease"}
-    parents = {"neonatal marfan syndrome": [{"key": "marfan syndrome", "name": "Marfan syndrome", "type": "disease"}],
-               "tuberous sclerosis 1": [ts], "tuberous sclerosis 2": [ts],
-               "other": [{"key": "disease", "name": "Disease", "type": "disease"}]}  # fmt: skip
+    parents = {
+        "neonatal marfan syndrome": [{"key": "marfan syndrome", "name": "Marfan syndrome", "type": "disease"}],
+        "tuberous sclerosis 1": [ts],
+        "tuberous sclerosis 2": [ts],
+        "other": [{"key": "disease", "name": "Disease", "type": "disease"}],
+    }
     folded, mixed = fold_subtypes(candidates, annotations, parents)
     assert [(c.name, c.probability, c.subtypes) for c in folded] == [
         ("Marfan syndrome", 0.5, ["neonatal marfan syndrome"]),
         ("Tuberous sclerosis", 0.4, ["tuberous sclerosis 2", "tuberous sclerosis 1"]),
-        ("Other", 0.1, [])], "a general parent that is not a candidate and not in the name takes nothing"  # fmt: skip
+        ("Other", 0.1, []),
+    ], "a general parent that is not a candidate and not in the name takes nothing"
     assert mixed["marfan syndrome"]["f"] == pytest.approx((0.3 * 0.9 + 0.2 * 0.6) / 0.5)
     assert mixed["tuberous sclerosis"]["f"] == pytest.approx((0.2 * 0.7 + 0.2 * 0.5) / 0.4)
 
 
 def test_follow_up_answers_are_read():
-    asked = [{"finding": "hepatosplenomegaly", "name": "Hepatosplenomegaly"}, {"finding": "arthritis", "name": "Arthritis"}]
+    asked = [
+        {"finding": "hepatosplenomegaly", "name": "Hepatosplenomegaly"},
+        {"finding": "arthritis", "name": "Arthritis"},
+    ]
     assert read_answers("Yes", asked[:1]) == {"hepatosplenomegaly": True}
-    assert read_answers("There is arthritis but no hepatosplenomegaly.", asked) == {"arthritis": True,
-                                                                                    "hepatosplenomegaly": False}
+    assert read_answers("There is arthritis but no hepatosplenomegaly.", asked) == {
+        "arthritis": True,
+        "hepatosplenomegaly": False,
+    }
     assert read_answers("not sure", asked) == {}
     assert frequency_of(0.4 + 0.6 * 0.5) == pytest.approx(0.5)
 
@@ -85,8 +102,11 @@ def test_follow_up_answers_are_read():
 @pytest.fixture
 def case_graph(store):
     ev = EvidenceRecord(id="vocab:hpoa:test", kind="vocabulary")
-    rels = [RelationRecord(f.title(), d.title(), "symptom_of", round(0.4 + 0.6 * p, 3), [ev.id], None, "", "vocabulary:hpo")
-            for d, findings in ANNOTATIONS.items() for f, p in findings.items()]  # fmt: skip
+    rels = [
+        RelationRecord(f.title(), d.title(), "symptom_of", round(0.4 + 0.6 * p, 3), [ev.id], None, "", "vocabulary:hpo")
+        for d, findings in ANNOTATIONS.items()
+        for f, p in findings.items()
+    ]
     store.upsert(evidence=[ev], relations=rels)
     for name in ("Fever", "Rash", "Hepatosplenomegaly", "Arthritis", "Headache", "Cough"):
         set_entity_fields(store, name.lower(), {"type": "phenotype"})
@@ -94,7 +114,10 @@ def case_graph(store):
 
 
 def test_differential_from_the_graph(case_graph):
-    entities = [{"key": "fever", "name": "fever", "type": "phenotype"}, {"key": "rash", "name": "rash", "type": "phenotype"}]
+    entities = [
+        {"key": "fever", "name": "fever", "type": "phenotype"},
+        {"key": "rash", "name": "rash", "type": "phenotype"},
+    ]
     out = differentiate(entities, case_graph, {})
     assert {c["key"] for c in out["differential"][:2]} == {"alpha", "beta"}
     assert out["follow_up"][0]["finding"] == "hepatosplenomegaly"
@@ -111,14 +134,22 @@ def test_chat_reply_to_a_follow_up_updates_the_differential(case_graph, scripted
     def respond(body):
         if asks_for_entities(body):
             return {"content": "fever | symptom\nrash | symptom"}
-        return answer_lines(answer="A febrile rash illness.", confidence=0.4) if asks_for_answer(body) else {"content": "ok"}
+        return (
+            answer_lines(answer="A febrile rash illness.", confidence=0.4)
+            if asks_for_answer(body)
+            else {"content": "ok"}
+        )
 
     server = scripted_server(respond)
-    ctx = Context(data_dir=str(tmp_path), evidence_mode="offline", query_parser="llm")  # the findings as the model names them
+    ctx = Context(
+        data_dir=str(tmp_path), evidence_mode="offline", query_parser="llm"
+    )  # the findings as the model names them
     install(Resources(ctx, store=case_graph, llm=ChatOpenAI(base_url=server.base_url, api_key="t", model="scripted")))
     chat = builder.compile(checkpointer=InMemorySaver())
     thread = {"configurable": {"thread_id": "case-1"}}
-    first = chat.invoke({"messages": [HumanMessage("Fever and a rash for three days: what is it?")]}, thread, context=ctx)
+    first = chat.invoke(
+        {"messages": [HumanMessage("Fever and a rash for three days: what is it?")]}, thread, context=ctx
+    )
     assert first["follow_up"][0]["finding"] == "hepatosplenomegaly"
     assert "To tell them apart: Does the patient have hepatosplenomegaly?" in first["messages"][-1].content
     second = chat.invoke({"messages": [HumanMessage("No hepatosplenomegaly.")]}, thread, context=ctx)
@@ -127,19 +158,29 @@ def test_chat_reply_to_a_follow_up_updates_the_differential(case_graph, scripted
 
 
 def test_a_finding_the_case_already_implies_is_not_asked(case_graph):
-    entities = [{"key": "fever", "name": "fever", "type": "phenotype"}, {"key": "rash", "name": "rash", "type": "phenotype"}]
+    entities = [
+        {"key": "fever", "name": "fever", "type": "phenotype"},
+        {"key": "rash", "name": "rash", "type": "phenotype"},
+    ]
     ev = EvidenceRecord(id="vocab:hpo:skin", kind="vocabulary")
-    case_graph.upsert(evidence=[ev], relations=[
-        RelationRecord("Rash", "Skin abnormality", "is_a", 1.0, [ev.id], None, "", "vocabulary:hpo"),
-        RelationRecord("Skin abnormality", "Alpha", "symptom_of", 0.94, [ev.id], None, "", "vocabulary:hpo"),
-        RelationRecord("Skin abnormality", "Beta", "symptom_of", 0.4, [ev.id], None, "", "vocabulary:hpo")])  # fmt: skip
+    case_graph.upsert(
+        evidence=[ev],
+        relations=[
+            RelationRecord("Rash", "Skin abnormality", "is_a", 1.0, [ev.id], None, "", "vocabulary:hpo"),
+            RelationRecord("Skin abnormality", "Alpha", "symptom_of", 0.94, [ev.id], None, "", "vocabulary:hpo"),
+            RelationRecord("Skin abnormality", "Beta", "symptom_of", 0.4, [ev.id], None, "", "vocabulary:hpo"),
+        ],
+    )
     asked = [f["finding"] for f in differentiate(entities, case_graph, {})["follow_up"]]
     assert asked and "skin abnormality" not in asked, "a rash is a skin abnormality"
 
 
 def test_a_question_that_names_its_disease_gets_no_differential(case_graph):
-    entities = [{"key": "fever", "name": "fever", "type": "phenotype"}, {"key": "rash", "name": "rash", "type": "phenotype"},
-                {"key": "alpha", "name": "Alpha", "type": "disease"}]  # fmt: skip
+    entities = [
+        {"key": "fever", "name": "fever", "type": "phenotype"},
+        {"key": "rash", "name": "rash", "type": "phenotype"},
+        {"key": "alpha", "name": "Alpha", "type": "disease"},
+    ]
     assert differentiate(entities, case_graph, {}) == {"differential": [], "follow_up": []}
 
 
@@ -156,8 +197,11 @@ CASES = {
 @pytest.fixture
 def hpo_cases(store):
     ev = EvidenceRecord(id="vocab:hpoa:cases", kind="vocabulary")
-    rels = [RelationRecord(f, d, "symptom_of", round(0.4 + 0.6 * p, 3), [ev.id], None, "", "vocabulary:hpo")
-            for d, findings in CASES.items() for f, p in findings.items()]  # fmt: skip
+    rels = [
+        RelationRecord(f, d, "symptom_of", round(0.4 + 0.6 * p, 3), [ev.id], None, "", "vocabulary:hpo")
+        for d, findings in CASES.items()
+        for f, p in findings.items()
+    ]
     store.upsert(evidence=[ev], relations=rels)
     for finding in {f for findings in CASES.values() for f in findings}:
         set_entity_fields(store, normalize_key(finding), {"type": "phenotype"})
@@ -173,7 +217,9 @@ def test_a_case_in_a_clinicians_words_is_read(hpo_cases):
 
 def test_a_negated_finding_counts_against(hpo_cases):
     said = "Long slender fingers, no lens dislocation, and a dilated aortic root."
-    out = differentiate([{"key": "ectopia lentis", "name": "lens dislocation", "type": "phenotype"}], hpo_cases, {}, said)
+    out = differentiate(
+        [{"key": "ectopia lentis", "name": "lens dislocation", "type": "phenotype"}], hpo_cases, {}, said
+    )
     assert out["differential"][0]["name"] == "Loeys-like", "the model's entity for a negated finding is no finding"
     marfan = next(c for c in out["differential"] if c["name"] == "Marfan-like")
     assert marfan["absent"] == ["Ectopia lentis"] and "Ectopia lentis" not in marfan["present"]
@@ -186,7 +232,8 @@ def test_a_stated_finding_is_never_asked(hpo_cases):
     asked = {f["finding"] for f in out["follow_up"]}
     assert asked, "the two leaders are close: something is asked"
     assert not asked & {"multiple cafe au lait spot", "cafe au lait spot", "axillary freckling", "freckling"}, (
-        "multiple cafe-au-lait spots would split them best, but the case has said cafe-au-lait spots")
+        "multiple cafe-au-lait spots would split them best, but the case has said cafe-au-lait spots"
+    )
 
 
 def test_a_general_finding_counts_for_a_disease_annotated_with_a_finer_one(hpo_cases):
@@ -198,11 +245,17 @@ def test_a_general_finding_counts_for_a_disease_annotated_with_a_finer_one(hpo_c
 
 
 def test_an_answer_in_other_words_is_read():
-    asked = [{"finding": "ectopia lentis", "name": "Ectopia lentis"}, {"finding": "arachnodactyly", "name": "Arachnodactyly"}]
-    assert read_answers("No lens dislocation, but he has spider fingers.", asked) == {"ectopia lentis": False,
-                                                                                       "arachnodactyly": True}  # fmt: skip
-    assert read_answers("no mitral regurgitation", [{"finding": "mitral regurgitation", "name": "Mitral regurgitation"}]) == {
-        "mitral regurgitation": False}  # fmt: skip
+    asked = [
+        {"finding": "ectopia lentis", "name": "Ectopia lentis"},
+        {"finding": "arachnodactyly", "name": "Arachnodactyly"},
+    ]
+    assert read_answers("No lens dislocation, but he has spider fingers.", asked) == {
+        "ectopia lentis": False,
+        "arachnodactyly": True,
+    }
+    assert read_answers(
+        "no mitral regurgitation", [{"finding": "mitral regurgitation", "name": "Mitral regurgitation"}]
+    ) == {"mitral regurgitation": False}
     assert read_answers("No", asked[:1]) == {"ectopia lentis": False}
 
 
@@ -215,8 +268,9 @@ def test_a_chat_reply_in_other_words_answers_the_follow_up(hpo_cases, scripted_s
     install(Resources(ctx, store=hpo_cases, llm=ChatOpenAI(base_url=server.base_url, api_key="t", model="scripted")))
     chat = builder.compile(checkpointer=InMemorySaver())
     thread = {"configurable": {"thread_id": "case-2"}}
-    first = chat.invoke({"messages": [HumanMessage("Long slender fingers and a dilated aortic root: what is it?")]},
-                        thread, context=ctx)  # fmt: skip
+    first = chat.invoke(
+        {"messages": [HumanMessage("Long slender fingers and a dilated aortic root: what is it?")]}, thread, context=ctx
+    )
     assert first["differential"][0]["name"] == "Marfan-like"
     assert "ectopia lentis" in [f["finding"] for f in first["follow_up"]]
     second = chat.invoke({"messages": [HumanMessage("His lenses are not dislocated.")]}, thread, context=ctx)

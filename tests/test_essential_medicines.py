@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.vocab_helpers import FIXTURES, entities_of, evidence_of
 from amg.tools.kg.vocabularies import essential_medicines
+from tests.vocab_helpers import FIXTURES, entities_of, evidence_of
 
 DIABETES = "Insulins and other medicines used for diabetes (WHO EML 18.5)"
 

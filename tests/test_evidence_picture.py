@@ -12,43 +12,96 @@ import pytest
 from amg.cli.evidence_picture import render, rested_on, to_dot
 from amg.tools.kg.pipeline_types import GraphPath, Step
 
-pytestmark = pytest.mark.skipif(not (shutil.which("chromium") and shutil.which("dot")),
-                                reason="needs Debian's chromium and graphviz (make test installs them)")
+pytestmark = pytest.mark.skipif(
+    not (shutil.which("chromium") and shutil.which("dot")),
+    reason="needs Debian's chromium and graphviz (make test installs them)",
+)
 
 
 def step(source, relation, target, confidence, evidence, forward=True):
-    return Step(source=source, relation=relation, target=target, confidence=confidence, evidence_ids=evidence,
-                forward=forward, description="")  # fmt: skip
+    return Step(
+        source=source,
+        relation=relation,
+        target=target,
+        confidence=confidence,
+        evidence_ids=evidence,
+        forward=forward,
+        description="",
+    )
 
 
 def node(key, name, depth, seed_key, steps, rank=0, score=1.0):
-    return GraphPath(key=key, name=name, type="other", description=None, score=score, depth=depth, weak=False,
-                     seed="Metformin", seed_key=seed_key, path="", steps=steps, rank=rank, hidden=False)  # fmt: skip
+    return GraphPath(
+        key=key,
+        name=name,
+        type="other",
+        description=None,
+        score=score,
+        depth=depth,
+        weak=False,
+        seed="Metformin",
+        seed_key=seed_key,
+        path="",
+        steps=steps,
+        rank=rank,
+        hidden=False,
+    )
 
 
 RESULT = {
     "question": "Which drug is first-line for type 2 diabetes mellitus, and what is its most common side effect?",
-    "answer": "B. Metformin; diarrhea", "option": "B", "options": {"A": "Insulin", "B": "Metformin"},
+    "answer": "B. Metformin; diarrhea",
+    "option": "B",
+    "options": {"A": "Insulin", "B": "Metformin"},
     "confidence": 0.71,
-    "citations": [{"n": 1, "evidence_id": "pmid:31000001", "pmid": "31000001", "title": "Metformin first line", "year": 2021}],
-    "glossary": [{"term": "Diarrhea", "key": "diarrhea", "definition": "Abnormally increased frequency of loose stools.",
-                  "source": "HPO", "ids": ["HP:0002014"]}],
+    "citations": [
+        {"n": 1, "evidence_id": "pmid:31000001", "pmid": "31000001", "title": "Metformin first line", "year": 2021}
+    ],
+    "glossary": [
+        {
+            "term": "Diarrhea",
+            "key": "diarrhea",
+            "definition": "Abnormally increased frequency of loose stools.",
+            "source": "HPO",
+            "ids": ["HP:0002014"],
+        }
+    ],
     "subgraph": {
         "links": [step("Metformin", "treats", "Type 2 diabetes mellitus", 0.9, ["pmid:31000001"])],
         "nodes": [
             node("metformin", "Metformin", 0, "metformin", []),
             node("t2dm", "Type 2 diabetes mellitus", 0, "t2dm", []),
-            node("diarrhea", "Diarrhea", 1, "metformin",
-                 [step("Metformin", "has_adverse_effect", "Diarrhea", 0.8, ["vocab:x"], forward=False)]),
-            node("biguanide", "Biguanide", 1, "metformin", [step("Metformin", "is_a", "Biguanide", 1.0, ["vocab:chebi"])], 1),
-            node("hairball", "An unrelated neighbour with a long name", 1, "metformin",
-                 [step("Metformin", "associated_with", "An unrelated neighbour with a long name", 0.6, ["pmid:9"])], 4),
-        ]},
-}  # fmt: skip
+            node(
+                "diarrhea",
+                "Diarrhea",
+                1,
+                "metformin",
+                [step("Metformin", "has_adverse_effect", "Diarrhea", 0.8, ["vocab:x"], forward=False)],
+            ),
+            node(
+                "biguanide",
+                "Biguanide",
+                1,
+                "metformin",
+                [step("Metformin", "is_a", "Biguanide", 1.0, ["vocab:chebi"])],
+                1,
+            ),
+            node(
+                "hairball",
+                "An unrelated neighbour with a long name",
+                1,
+                "metformin",
+                [step("Metformin", "associated_with", "An unrelated neighbour with a long name", 0.6, ["pmid:9"])],
+                4,
+            ),
+        ],
+    },
+}
 PROBE = """<script>
 const box = e => e.getBoundingClientRect();
 const labels = [...document.querySelectorAll('#picture svg g.node text')];
-const outside = labels.filter(t => { const r = box(t); return r.left < 0 || r.top < 0 || r.right > innerWidth || r.bottom > innerHeight; });
+const outside = labels.filter(t => { const r = box(t);
+  return r.left < 0 || r.top < 0 || r.right > innerWidth || r.bottom > innerHeight; });
 const rects = [...document.querySelectorAll('#picture svg g.node, #picture svg g.edge text')].map(box);
 let overlaps = 0;
 for (let i = 0; i < rects.length; i++) for (let j = i + 1; j < rects.length; j++) {
@@ -63,12 +116,27 @@ def rendered(tmp_path, page: str) -> dict:
     path = tmp_path / "page.html"
     path.write_text(page.replace("</html>", PROBE + "</html>"), encoding="utf-8")
     dom = subprocess.run(
-        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,800", "--virtual-time-budget=3000",
-         "--dump-dom", path.as_uri()],
-        capture_output=True, text=True, timeout=120, check=True,
-    ).stdout  # fmt: skip
+        [
+            "chromium",
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--window-size=1280,800",
+            "--virtual-time-budget=3000",
+            "--dump-dom",
+            path.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
     return json.loads(re.findall(r'<pre id="probe">(.*?)</pre>', dom, re.S)[-1])
 
 
@@ -92,8 +160,13 @@ def test_paths_behind_cited_evidence_are_drawn_even_when_ranked_low():
 
 
 def test_page_lists_citations_with_links_the_glossary_and_the_differential():
-    page = render({**RESULT, "differential": [{"name": "Fabry disease", "probability": 0.33, "present": ["Hypohidrosis"]}],
-                   "follow_up": [{"question": "Is there angiokeratoma?"}]})  # fmt: skip
+    page = render(
+        {
+            **RESULT,
+            "differential": [{"name": "Fabry disease", "probability": 0.33, "present": ["Hypohidrosis"]}],
+            "follow_up": [{"question": "Is there angiokeratoma?"}],
+        }
+    )
     assert "Fabry disease 0.33" in page and "Is there angiokeratoma?" in page
     assert 'href="https://pubmed.ncbi.nlm.nih.gov/31000001/"' in page
     assert "Abnormally increased frequency of loose stools." in page and "HP:0002014" in page
@@ -101,16 +174,33 @@ def test_page_lists_citations_with_links_the_glossary_and_the_differential():
 
 def test_a_diagnosis_shows_the_findings_behind_the_leading_candidates_joined_to_the_answer(tmp_path):
     differential = [
-        {"name": "Marfan syndrome", "probability": 0.6, "present": ["Arachnodactyly", "Ectopia lentis"],
-         "frequencies": {"Arachnodactyly": 0.63, "Ectopia lentis": 0.47}},
-        {"name": "Marfan lipodystrophy syndrome", "probability": 0.26, "present": ["Arachnodactyly"],
-         "frequencies": {"Arachnodactyly": 0.67}},
-    ]  # fmt: skip
-    case = {**RESULT, "question": "Arachnodactyly and ectopia lentis: what is it?", "answer": "Marfan syndrome.",
-            "option": None, "options": {}, "differential": differential}  # fmt: skip
+        {
+            "name": "Marfan syndrome",
+            "probability": 0.6,
+            "present": ["Arachnodactyly", "Ectopia lentis"],
+            "frequencies": {"Arachnodactyly": 0.63, "Ectopia lentis": 0.47},
+        },
+        {
+            "name": "Marfan lipodystrophy syndrome",
+            "probability": 0.26,
+            "present": ["Arachnodactyly"],
+            "frequencies": {"Arachnodactyly": 0.67},
+        },
+    ]
+    case = {
+        **RESULT,
+        "question": "Arachnodactyly and ectopia lentis: what is it?",
+        "answer": "Marfan syndrome.",
+        "option": None,
+        "options": {},
+        "differential": differential,
+    }
     drawn = {(s["source"], s["target"]) for steps in rested_on(case) for s in steps}
-    assert {("Arachnodactyly", "Marfan syndrome"), ("Ectopia lentis", "Marfan syndrome"),
-            ("Arachnodactyly", "Marfan lipodystrophy syndrome")} <= drawn  # fmt: skip
+    assert {
+        ("Arachnodactyly", "Marfan syndrome"),
+        ("Ectopia lentis", "Marfan syndrome"),
+        ("Arachnodactyly", "Marfan lipodystrophy syndrome"),
+    } <= drawn
     assert ("Metformin", "Biguanide") not in drawn, "the differential, not the question words' neighbours"
     dot = to_dot(case, rested_on(case))
     marfan = re.search(r'(n\d+) \[label="Marfan syndrome"', dot).group(1)
@@ -126,27 +216,63 @@ def test_the_path_to_what_the_answer_names_is_drawn_even_when_ranked_low():
 
 
 def test_what_the_cited_evidence_taught_the_graph_is_drawn_when_the_answer_names_it():
-    learned = [{"source": "Diarrhea", "type": "adverse_effect_of", "target": "Metformin", "confidence": 0.68,
-                "evidence_ids": ["textbook:endo::0"]},
-               {"source": "Nausea", "type": "adverse_effect_of", "target": "Glipizide", "confidence": 0.68,
-                "evidence_ids": ["textbook:endo::0"]},
-               {"source": "Metformin", "type": "interacts_with", "target": "Alcohol", "confidence": 0.68,
-                "evidence_ids": ["pmid:5"]}]  # fmt: skip
-    cited = {**RESULT, "answer": "Metformin; its most common side effect is diarrhea.", "new_relations": learned,
-             "subgraph": {"links": [], "nodes": []}, "citations": [{"n": 1, "evidence_id": "textbook:endo::0"}]}
+    learned = [
+        {
+            "source": "Diarrhea",
+            "type": "adverse_effect_of",
+            "target": "Metformin",
+            "confidence": 0.68,
+            "evidence_ids": ["textbook:endo::0"],
+        },
+        {
+            "source": "Nausea",
+            "type": "adverse_effect_of",
+            "target": "Glipizide",
+            "confidence": 0.68,
+            "evidence_ids": ["textbook:endo::0"],
+        },
+        {
+            "source": "Metformin",
+            "type": "interacts_with",
+            "target": "Alcohol",
+            "confidence": 0.68,
+            "evidence_ids": ["pmid:5"],
+        },
+    ]
+    cited = {
+        **RESULT,
+        "answer": "Metformin; its most common side effect is diarrhea.",
+        "new_relations": learned,
+        "subgraph": {"links": [], "nodes": []},
+        "citations": [{"n": 1, "evidence_id": "textbook:endo::0"}],
+    }
     drawn = [(s["source"], s["relation"], s["target"]) for steps in rested_on(cited) for s in steps]
     assert drawn == [("Diarrhea", "adverse_effect_of", "Metformin")], "cited and named; not unnamed, not uncited"
     on_a_path = {**cited, "subgraph": RESULT["subgraph"]}
     assert ("Diarrhea", "adverse_effect_of", "Metformin") not in [
-        (s["source"], s["relation"], s["target"]) for steps in rested_on(on_a_path) for s in steps], "drawn once"
+        (s["source"], s["relation"], s["target"]) for steps in rested_on(on_a_path) for s in steps
+    ], "drawn once"
 
 
 def test_names_that_differ_only_in_case_are_one_node():
-    learned = {**RESULT, "answer": "Metformin", "subgraph": {"links": [], "nodes": [
-        node("type 2 diabetes mellitus", "Type 2 diabetes mellitus", 0, "type 2 diabetes mellitus", [])]}}  # fmt: skip
-    dot = to_dot(learned, [[step("Type 2 diabetes mellitus", "is_a", "Diabetes mellitus", 1.0, ["vocab:mondo:1"])],
-                           [step("metformin", "treats", "type 2 diabetes mellitus", 0.73, ["textbook:endo::0"])]])
+    learned = {
+        **RESULT,
+        "answer": "Metformin",
+        "subgraph": {
+            "links": [],
+            "nodes": [node("type 2 diabetes mellitus", "Type 2 diabetes mellitus", 0, "type 2 diabetes mellitus", [])],
+        },
+    }
+    dot = to_dot(
+        learned,
+        [
+            [step("Type 2 diabetes mellitus", "is_a", "Diabetes mellitus", 1.0, ["vocab:mondo:1"])],
+            [step("metformin", "treats", "type 2 diabetes mellitus", 0.73, ["textbook:endo::0"])],
+        ],
+    )
     nodes = re.findall(r'^(n\d+) \[label="([^"]*)"(.*)$', dot, re.MULTILINE)
     type2 = [(label, rest) for _, label, rest in nodes if "type 2" in label.lower()]
     assert len(nodes) == 3 and len(type2) == 1, nodes
-    assert type2[0][0].startswith("Type 2") and "#fefcbf" in type2[0][1], "named as first drawn, still the question's entity"
+    assert type2[0][0].startswith("Type 2") and "#fefcbf" in type2[0][1], (
+        "named as first drawn, still the question's entity"
+    )

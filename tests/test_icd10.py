@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.vocab_helpers import entities_of, evidence_of, relations_of
 from amg.tools.kg.vocabularies import icd10
+from tests.vocab_helpers import entities_of, evidence_of, relations_of
 
 
 @pytest.fixture(scope="module")

@@ -40,8 +40,10 @@ def test_baseline_is_read_with_everything_the_citation_needs(index):
     assert article.abstract.splitlines()[-1].startswith("CONCLUSIONS: Medical students can contribute")
     assert article.mesh_terms == ["Ambulatory Surgical Procedures", "Students, Medical"]
     assert article.conclusion_first().splitlines()[:3] == [
-        article.title, "CONCLUSIONS: Medical students can contribute to quality assurance programmes in day surgery.",
-        "BACKGROUND: Audit of patient satisfaction after day surgery is labour-intensive."]
+        article.title,
+        "CONCLUSIONS: Medical students can contribute to quality assurance programmes in day surgery.",
+        "BACKGROUND: Audit of patient satisfaction after day surgery is labour-intensive.",
+    ]
     assert index.fetch(["20000002"])[0].year == 2011  # a MedlineDate
 
 
@@ -78,31 +80,51 @@ def test_gzip_and_jsonl_in_the_corpus_format(index, tmp_path):
     gz = tmp_path / "pubmed25n0001.xml.gz"
     gz.write_bytes(gzip.compress(BASELINE.read_bytes()))
     rows = [
-        {"pmid": "21000001", "year": "2004", "mesh": ["Aspirin"], "title": "Aspirin after stroke",
-         "sections": [{"label": "BACKGROUND", "text": "Aspirin is given after ischaemic stroke."},
-                      {"label": "CONCLUSIONS", "text": "Aspirin reduced recurrent stroke."}]},
+        {
+            "pmid": "21000001",
+            "year": "2004",
+            "mesh": ["Aspirin"],
+            "title": "Aspirin after stroke",
+            "sections": [
+                {"label": "BACKGROUND", "text": "Aspirin is given after ischaemic stroke."},
+                {"label": "CONCLUSIONS", "text": "Aspirin reduced recurrent stroke."},
+            ],
+        },
         {"pmid": "21000002", "abstract": "Statins lower LDL cholesterol.", "journal": "Lancet", "doi": "10.1/x"},
         {"pmid": "PMC123", "abstract": "not a PMID"},
         {"pmid": "21000003"},
         ["not", "an", "object"],
     ]
     jsonl = tmp_path / "corpus.jsonl"
-    jsonl.write_bytes(b"\n".join(json.dumps(r).encode() for r in rows) + b"\n{broken\n\xff\xfe{\"pmid\": 1}\n\n")
+    jsonl.write_bytes(b"\n".join(json.dumps(r).encode() for r in rows) + b'\n{broken\n\xff\xfe{"pmid": 1}\n\n')
     report = ingest(index, gz, jsonl)
     assert report.added == 5 and not report.failed_files
-    assert report.skipped == {"no title and no abstract": 2, "book record (no journal article)": 1,
-                              "missing or non-numeric PMID": 1, "not a JSON object": 2, "not UTF-8": 1}
+    assert report.skipped == {
+        "no title and no abstract": 2,
+        "book record (no journal article)": 1,
+        "missing or non-numeric PMID": 1,
+        "not a JSON object": 2,
+        "not UTF-8": 1,
+    }
     [aspirin] = index.fetch(["21000001"])
-    assert aspirin.abstract == "BACKGROUND: Aspirin is given after ischaemic stroke.\nCONCLUSIONS: Aspirin reduced " \
-                               "recurrent stroke." and aspirin.year == 2004 and aspirin.mesh_terms == ["Aspirin"]
+    assert (
+        aspirin.abstract
+        == "BACKGROUND: Aspirin is given after ischaemic stroke.\nCONCLUSIONS: Aspirin reduced recurrent stroke."
+        and aspirin.year == 2004
+        and aspirin.mesh_terms == ["Aspirin"]
+    )
     assert index.search("statins LDL")[0].pmid == "21000002"
 
 
 def test_a_line_over_the_cap_is_passed_over_not_held(index, tmp_path, monkeypatch):
     monkeypatch.setattr(jsonl_records, "MAX_LINE_BYTES", 1000)
     path = tmp_path / "big.jsonl"
-    path.write_text(json.dumps({"pmid": "1", "abstract": "x " * 5000}) + "\n"
-                    + json.dumps({"pmid": "2", "abstract": "kept after the long line"}) + "\n")  # fmt: skip
+    path.write_text(
+        json.dumps({"pmid": "1", "abstract": "x " * 5000})
+        + "\n"
+        + json.dumps({"pmid": "2", "abstract": "kept after the long line"})
+        + "\n"
+    )
     report = ingest(index, path)
     assert report.added == 1 and report.skipped == {"line longer than 1,000 bytes": 1}
     assert index.fetch(["2"])[0].abstract == "kept after the long line"
@@ -119,13 +141,16 @@ EXTERNAL_ENTITY = b"""<?xml version="1.0"?>
 </Article></MedlineCitation></PubmedArticle></PubmedArticleSet>"""
 
 
-@pytest.mark.parametrize("name, body, expected", [
-    ("laughs.xml", BILLION_LAUGHS, "refused"),
-    ("xxe.xml", EXTERNAL_ENTITY, "refused"),
-    ("page.xml", b"<html><body>not pubmed</body></html>", "not PubMed XML"),
-    ("picture.xml", b"\x89PNG\r\n\x1a\n\x00\x00", "not PubMed XML"),
-    ("empty.xml", b"", "empty file"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "name, body, expected",
+    [
+        ("laughs.xml", BILLION_LAUGHS, "refused"),
+        ("xxe.xml", EXTERNAL_ENTITY, "refused"),
+        ("page.xml", b"<html><body>not pubmed</body></html>", "not PubMed XML"),
+        ("picture.xml", b"\x89PNG\r\n\x1a\n\x00\x00", "not PubMed XML"),
+        ("empty.xml", b"", "empty file"),
+    ],
+)
 def test_crafted_files_are_refused_with_a_reason(index, tmp_path, name, body, expected):
     path = tmp_path / name
     path.write_bytes(body)
@@ -137,7 +162,9 @@ def test_crafted_files_are_refused_with_a_reason(index, tmp_path, name, body, ex
 def test_damaged_files_keep_the_records_before_the_damage(index, tmp_path):
     body = BASELINE.read_bytes()
     cut = body.index(b"<PubmedArticle>", body.index(b"20000001"))  # after two whole records
-    padded = body.replace(b"</PubmedArticleSet>", b"<!-- " + os.urandom(6000).hex().encode() + b" --></PubmedArticleSet>")
+    padded = body.replace(
+        b"</PubmedArticleSet>", b"<!-- " + os.urandom(6000).hex().encode() + b" --></PubmedArticleSet>"
+    )
     truncated = tmp_path / "cut.xml.gz"
     truncated.write_bytes(gzip.compress(padded)[:-3000])  # cut inside the trailing comment, after every record
     malformed = tmp_path / "bad.xml"

@@ -57,8 +57,10 @@ def test_auto_reads_the_local_index_when_ncbi_cannot_be_reached(local):
 
 
 def test_auto_prefers_ncbi_and_both_merges_by_pmid(local, remote):
-    assert [a.pmid for a in PubMedSources("auto", remote, local).search_articles("metformin", 5)] == \
-           ["31000001", "31000002"]  # fmt: skip
+    assert [a.pmid for a in PubMedSources("auto", remote, local).search_articles("metformin", 5)] == [
+        "31000001",
+        "31000002",
+    ]
     merged = [a.pmid for a in PubMedSources("both", remote, local).search_articles("metformin lactic acidosis", 5)]
     assert sorted(merged) == sorted(set(merged)) and {"31000001", "31000002", "20000001"} <= set(merged)
 
@@ -71,8 +73,10 @@ def test_local_or_both_without_an_index_is_a_clear_error(remote):
 
 
 def test_queries_carry_the_question():
-    assert entrez_term("metformin", "Does metformin cause lactic acidosis in renal failure?") == \
-           "metformin AND (cause OR lactic OR acidosis OR renal OR failure)"  # fmt: skip
+    assert (
+        entrez_term("metformin", "Does metformin cause lactic acidosis in renal failure?")
+        == "metformin AND (cause OR lactic OR acidosis OR renal OR failure)"
+    )
     assert entrez_term("metformin") == "metformin"
 
 

@@ -21,9 +21,15 @@ def http_server(home, keep_alive_s=0.0):
         with urllib.request.urlopen(f"http://127.0.0.1:{ports['http']}/", timeout=1) as resp:
             return resp.status == 200
 
-    return LocalServer("stand-in", home, lambda p: [sys.executable, "-m", "http.server", str(p["http"]),
-                                                    "--bind", "127.0.0.1"], probe, ("http",), ready_timeout_s=20,
-                       keep_alive_s=keep_alive_s)  # fmt: skip
+    return LocalServer(
+        "stand-in",
+        home,
+        lambda p: [sys.executable, "-m", "http.server", str(p["http"]), "--bind", "127.0.0.1"],
+        probe,
+        ("http",),
+        ready_timeout_s=20,
+        keep_alive_s=keep_alive_s,
+    )
 
 
 SECOND_CLIENT = """
@@ -92,8 +98,14 @@ def test_stale_state_is_replaced(tmp_path):
 
 
 def test_server_that_dies_at_start_gives_a_clear_error(tmp_path):
-    broken = LocalServer("broken", tmp_path, lambda p: [sys.executable, "-c", "raise SystemExit(3)"],
-                         lambda p: False, ("http",), ready_timeout_s=10)  # fmt: skip
+    broken = LocalServer(
+        "broken",
+        tmp_path,
+        lambda p: [sys.executable, "-c", "raise SystemExit(3)"],
+        lambda p: False,
+        ("http",),
+        ready_timeout_s=10,
+    )
     with pytest.raises(LocalServerError, match="exited at start"):
         broken.acquire()
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tests.vocab_helpers import FIXTURES, entities_of, relations_of
 from amg.tools.kg.vocabularies import mesh
+from tests.vocab_helpers import FIXTURES, entities_of, relations_of
 
 
 def test_tree_numbers_become_part_of_and_is_a():

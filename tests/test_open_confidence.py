@@ -9,21 +9,26 @@ from langchain_core.messages import HumanMessage
 from langchain_openai import ChatOpenAI
 from langgraph.checkpoint.memory import InMemorySaver
 
-from benchmarks.calibration import evaluate_open
 from amg.agents.answer_synthesizer.self_check import answer_likelihood
-from amg.tools.question_kinds import confidence_kind
 from amg.evaluation.map_fitting import fit_open_map
 from amg.evaluation.open_answers import judged_option, verdict_of
 from amg.graphs.context import Context
 from amg.graphs.qa_graph import builder
-from amg.graphs.resources import Resources, install
 from amg.graphs.reply import UNCALIBRATED
+from amg.graphs.resources import Resources, install
 from amg.testing.scripted_llm import answer_lines, asks_for_answer, asks_to_verify, prompt_text, verdict
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 from amg.tools.llm.confidence_maps import MAPS, CalibrationMap
+from amg.tools.question_kinds import confidence_kind
+from benchmarks.calibration import evaluate_open
 
-PAPER = EvidenceRecord(id="pmid:31000001", kind="pubmed", pmid="31000001", title="Metformin in type 2 diabetes.",
-                       snippet="Metformin is the first-line drug for type 2 diabetes mellitus.")  # fmt: skip
+PAPER = EvidenceRecord(
+    id="pmid:31000001",
+    kind="pubmed",
+    pmid="31000001",
+    title="Metformin in type 2 diabetes.",
+    snippet="Metformin is the first-line drug for type 2 diabetes mellitus.",
+)
 CREATINE = EvidenceRecord(id="vocab:chebi:CHEBI:16919", kind="vocabulary", title="CHEBI:16919 creatine (ChEBI)")
 ANSWER = "Metformin is used for treating type 2 diabetes mellitus."
 
@@ -31,15 +36,23 @@ ANSWER = "Metformin is used for treating type 2 diabetes mellitus."
 def numbered(body: dict, title: str) -> list[int]:
     import re
 
-    return [int(n) for n, line in re.findall(r"^\[(\d+)\] \([^)]*\) (.*)$", prompt_text(body), re.M) if line.startswith(title)]
+    return [
+        int(n)
+        for n, line in re.findall(r"^\[(\d+)\] \([^)]*\) (.*)$", prompt_text(body), re.M)
+        if line.startswith(title)
+    ]
 
 
 @pytest.fixture
 def ask(store, scripted_server, tmp_path):
-    store.upsert(entities=[EntityRecord("Metformin", "drug"), EntityRecord("Creatine", "drug")],
-                 evidence=[PAPER, CREATINE],
-                 relations=[RelationRecord("Metformin", "Type 2 diabetes mellitus", "treats", 0.9, [PAPER.id]),
-                            RelationRecord("Creatine", "Guanidines", "is_a", 1.0, [CREATINE.id])])  # fmt: skip
+    store.upsert(
+        entities=[EntityRecord("Metformin", "drug"), EntityRecord("Creatine", "drug")],
+        evidence=[PAPER, CREATINE],
+        relations=[
+            RelationRecord("Metformin", "Type 2 diabetes mellitus", "treats", 0.9, [PAPER.id]),
+            RelationRecord("Creatine", "Guanidines", "is_a", 1.0, [CREATINE.id]),
+        ],
+    )
     state = {"p_yes": 0.95, "cite": "Metformin in"}
 
     def respond(body: dict) -> dict:
@@ -54,12 +67,19 @@ def ask(store, scripted_server, tmp_path):
     graph = builder.compile(checkpointer=InMemorySaver())
 
     def run(question: str, open_map: CalibrationMap | None = None, thread: str = "t") -> dict:
-        ctx = Context(data_dir=str(tmp_path), evidence_mode="offline", query_parser="vocabulary",
-                      path_ranking="confidence", min_path_relevance=0.0)  # fmt: skip
+        ctx = Context(
+            data_dir=str(tmp_path),
+            evidence_mode="offline",
+            query_parser="vocabulary",
+            path_ranking="confidence",
+            min_path_relevance=0.0,
+        )
         res = Resources(ctx, store=store, llm=llm)
         res.calibration = lambda method="kg", kind="exam": open_map if kind == "open" else None
         install(res)
-        return graph.invoke({"messages": [HumanMessage(question)]}, {"configurable": {"thread_id": thread}}, context=ctx)
+        return graph.invoke(
+            {"messages": [HumanMessage(question)]}, {"configurable": {"thread_id": thread}}, context=ctx
+        )
 
     return run, state, server
 
@@ -81,7 +101,9 @@ def test_the_models_doubt_lowers_a_supported_answers_confidence(ask):
     state["p_yes"] = 0.2
     doubtful = run("What is metformin used for?", thread="b")
     assert doubtful["citations"] and doubtful["confidence"] < sure
-    assert doubtful["confidence"] == pytest.approx(0.2 * (0.5 + 0.5 * doubtful["confidence_basis"]["support"]), abs=1e-3)
+    assert doubtful["confidence"] == pytest.approx(
+        0.2 * (0.5 + 0.5 * doubtful["confidence_basis"]["support"]), abs=1e-3
+    )
 
 
 def test_the_open_map_is_applied_and_marked_calibrated(ask):
@@ -89,7 +111,9 @@ def test_the_open_map_is_applied_and_marked_calibrated(ask):
     cmap = CalibrationMap(a=1.0, b=2.0, c=-1.0)
     result = run("What is metformin used for?", open_map=cmap)
     basis = result["confidence_basis"]
-    assert basis["calibrated"] is True and result["confidence"] == pytest.approx(cmap(basis["p_true"], basis["support"]), abs=1e-3)
+    assert basis["calibrated"] is True and result["confidence"] == pytest.approx(
+        cmap(basis["p_true"], basis["support"]), abs=1e-3
+    )
     assert UNCALIBRATED.strip() not in result["messages"][-1].content
 
 
@@ -121,23 +145,31 @@ def test_an_open_map_fitted_on_rows_is_monotone_in_p_true():
     assert cmap.a > 0 and all(b > a for a, b in zip(printed, printed[1:]))
 
 
-@pytest.mark.parametrize("answer, expected", [
-    ("Yes, medical students can contribute.", "yes"),
-    ("Medical students can contribute to quality assurance.", "yes"),
-    ("No. The trial found no benefit.", "no"),
-    ("Laparoscopy does not reduce pain after surgery.", "no"),
-    ("It may reduce mortality, but the evidence is inconclusive.", "maybe"),
-    ("There is no role for leukocyte and CRP measurements in the elderly.", "no"),
-    ("It is not clear whether the INR is reliable.", "maybe"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "answer, expected",
+    [
+        ("Yes, medical students can contribute.", "yes"),
+        ("Medical students can contribute to quality assurance.", "yes"),
+        ("No. The trial found no benefit.", "no"),
+        ("Laparoscopy does not reduce pain after surgery.", "no"),
+        ("It may reduce mortality, but the evidence is inconclusive.", "maybe"),
+        ("There is no role for leukocyte and CRP measurements in the elderly.", "no"),
+        ("It is not clear whether the INR is reliable.", "maybe"),
+    ],
+)
 def test_an_open_answer_commits_to_a_verdict(answer, expected):
     assert verdict_of(answer) == expected
 
 
 def test_an_open_answer_is_judged_by_the_option_it_names_or_the_nearest():
     options = {"A": "Lateral wall", "B": "Medial wall", "C": "Floor", "D": "Roof"}
-    vectors = {"The orbital base fractures.": [0.9, 0.44], "Lateral wall": [0, 1], "Medial wall": [0.6, 0.8],
-               "Floor": [0.8, 0.6], "Roof": [0, 1]}  # fmt: skip
+    vectors = {
+        "The orbital base fractures.": [0.9, 0.44],
+        "Lateral wall": [0, 1],
+        "Medial wall": [0.6, 0.8],
+        "Floor": [0.8, 0.6],
+        "Roof": [0, 1],
+    }
 
     def embed(texts):
         return np.array([vectors.get(t, [0, 1]) for t in texts], dtype=float)
@@ -149,8 +181,17 @@ def test_an_open_answer_is_judged_by_the_option_it_names_or_the_nearest():
 
 
 def test_the_answers_likelihood_is_read_from_the_tokens_that_wrote_it():
-    steps = [{"token": t, "logprob": lp} for t, lp in
-             [("Answer", 0.0), (":", 0.0), (" Met", np.log(0.5)), ("formin", np.log(0.5)), (".", 0.0), ("\n", -5.0)]]
+    steps = [
+        {"token": t, "logprob": lp}
+        for t, lp in [
+            ("Answer", 0.0),
+            (":", 0.0),
+            (" Met", np.log(0.5)),
+            ("formin", np.log(0.5)),
+            (".", 0.0),
+            ("\n", -5.0),
+        ]
+    ]
     said = "Answer: Metformin.\n"
     assert answer_likelihood(steps, said, "Metformin.") == pytest.approx((0.5 * 0.5 * 1.0) ** (1 / 3))
     assert answer_likelihood(None, said, "Metformin.") is None and answer_likelihood(steps, said, "Insulin") is None
@@ -169,9 +210,18 @@ def test_the_calibration_keeps_the_probability_that_tells_right_from_wrong():
     rows = []
     for i in range(400):
         right = bool(rng.uniform() < 0.4)
-        rows.append({"id": f"q{i}", "correct": right, "confidence_basis": {
-            "p_true": 0.9, "p_answer": float(rng.uniform(0.6, 0.95) if right else rng.uniform(0.3, 0.7)),
-            "support": 0.5, "stated": 0.9}})  # fmt: skip
+        rows.append(
+            {
+                "id": f"q{i}",
+                "correct": right,
+                "confidence_basis": {
+                    "p_true": 0.9,
+                    "p_answer": float(rng.uniform(0.6, 0.95) if right else rng.uniform(0.3, 0.7)),
+                    "support": 0.5,
+                    "stated": 0.9,
+                },
+            }
+        )
     figures, (cmap, printed, correct) = evaluate_open("kg-offline-open", rows, "m", "d")
     assert figures["chosen_feature"] == "p_answer" == cmap.about["feature"]
     assert figures["p_answer"]["auroc"] > 0.9 and figures["p_true"]["auroc"] == 0.5

@@ -16,14 +16,18 @@ URL = "http://purl.obolibrary.org/obo/HP_"
 
 def ann(ident: int, offset: int, text: str, term: str | None = None) -> str:
     hpo = f'<infon key="HPOterm">{URL}{term}</infon>' if term else ""
-    return (f'<annotation id="{ident}"><infon key="type">webanno.custom.Phenotypes</infon>{hpo}'
-            f'<location length="{len(text)}" offset="{offset}"/><text>{text}</text></annotation>')  # fmt: skip
+    return (
+        f'<annotation id="{ident}"><infon key="type">webanno.custom.Phenotypes</infon>{hpo}'
+        f'<location length="{len(text)}" offset="{offset}"/><text>{text}</text></annotation>'
+    )
 
 
 def rel(ident: int, source: int, target: int, term: str | None = None) -> str:
     hpo = f'<infon key="HPOterm">{URL}{term}</infon>' if term else ""
-    return (f'<relation id="{ident}"><infon key="type">webanno.custom.PhenotypeRelations</infon>{hpo}'
-            f'<node refid="{source}" role="source"/><node refid="{target}" role="target"/></relation>')  # fmt: skip
+    return (
+        f'<relation id="{ident}"><infon key="type">webanno.custom.PhenotypeRelations</infon>{hpo}'
+        f'<node refid="{source}" role="source"/><node refid="{target}" role="target"/></relation>'
+    )
 
 
 def sentence(offset: int, text: str, *parts: str) -> str:
@@ -32,14 +36,29 @@ def sentence(offset: int, text: str, *parts: str) -> str:
 
 # "short stature" twice, "broad … thumb" (a relation carries the id), "second -> finger -> curved" (the id on
 # the second relation only), and "gloomy" with no id. Locations are relative to the sentence.
-BIOC = ("<collection><source>hpo-corpus-1</source><key>lwit</key><document><id>lwit</id><passage><offset>0</offset>"
-        + sentence(0, "A boy with short stature and a broad thumb.", ann(1, 11, "short stature", "0004322"),
-                   ann(2, 31, "broad"), ann(3, 37, "thumb"), rel(4, 2, 3, "0011304"))
-        + sentence(44, "His second finger was curved and the face was gloomy.", ann(5, 4, "second"),
-                   ann(6, 11, "finger"), ann(8, 22, "curved"), rel(7, 5, 6), rel(9, 6, 8, "0004209"),
-                   ann(10, 46, "gloomy"))
-        + sentence(100, "Short stature again.", ann(11, 0, "Short stature", "0004322"))
-        + "</passage></document></collection>")  # fmt: skip
+BIOC = (
+    "<collection><source>hpo-corpus-1</source><key>lwit</key><document><id>lwit</id><passage><offset>0</offset>"
+    + sentence(
+        0,
+        "A boy with short stature and a broad thumb.",
+        ann(1, 11, "short stature", "0004322"),
+        ann(2, 31, "broad"),
+        ann(3, 37, "thumb"),
+        rel(4, 2, 3, "0011304"),
+    )
+    + sentence(
+        44,
+        "His second finger was curved and the face was gloomy.",
+        ann(5, 4, "second"),
+        ann(6, 11, "finger"),
+        ann(8, 22, "curved"),
+        rel(7, 5, 6),
+        rel(9, 6, 8, "0004209"),
+        ann(10, 46, "gloomy"),
+    )
+    + sentence(100, "Short stature again.", ann(11, 0, "Short stature", "0004322"))
+    + "</passage></document></collection>"
+)
 
 
 def test_the_reader_gives_document_spans_and_ids_and_joins_the_parts_of_a_relation():
@@ -79,14 +98,23 @@ def test_scores_are_the_ones_counted_by_hand():
     figures = bench.score(predictions(), related)
     # mentions: 5 gold, 4 predicted (and 1 not counted), 1 right (2 when a parent counts)
     assert (figures["mention_precision"], figures["mention_recall"], figures["mention_f1"]) == (0.25, 0.2, 0.222)
-    assert (figures["mention_lenient_precision"], figures["mention_lenient_recall"], figures["mention_lenient_f1"]) \
-        == (0.5, 0.4, 0.444)  # fmt: skip
+    assert (figures["mention_lenient_precision"], figures["mention_lenient_recall"], figures["mention_lenient_f1"]) == (
+        0.5,
+        0.4,
+        0.444,
+    )
     # documents: gold ids {4322, 11304, 4209} and {98}; predicted {4322, 1172, 316} and none; 1 right
-    assert (figures["document_micro_precision"], figures["document_micro_recall"], figures["document_micro_f1"]) \
-        == (0.333, 0.25, 0.286)  # fmt: skip
+    assert (figures["document_micro_precision"], figures["document_micro_recall"], figures["document_micro_f1"]) == (
+        0.333,
+        0.25,
+        0.286,
+    )
     # per document: (1/3, 1/3, 1/3) and (0, 0, 0)
-    assert (figures["document_macro_precision"], figures["document_macro_recall"], figures["document_macro_f1"]) \
-        == (0.167, 0.167, 0.167)  # fmt: skip
+    assert (figures["document_macro_precision"], figures["document_macro_recall"], figures["document_macro_f1"]) == (
+        0.167,
+        0.167,
+        0.167,
+    )
 
 
 def test_a_prediction_matches_one_gold_mention_at_most():
@@ -99,11 +127,14 @@ def test_a_prediction_matches_one_gold_mention_at_most():
 
 @pytest.fixture(scope="module")
 def lexicon() -> Lexicon:
-    return Lexicon({
-        "HP:0000118": Term("HP:0000118", "Phenotypic abnormality", [], [("Phenotypic abnormality", 1.0)]),
-        "HP:0004322": Term("HP:0004322", "Short stature", ["HP:0000118"],
-                           [("Short stature", 1.0), ("Decreased body height", 1.0)]),
-    })  # fmt: skip
+    return Lexicon(
+        {
+            "HP:0000118": Term("HP:0000118", "Phenotypic abnormality", [], [("Phenotypic abnormality", 1.0)]),
+            "HP:0004322": Term(
+                "HP:0004322", "Short stature", ["HP:0000118"], [("Short stature", 1.0), ("Decreased body height", 1.0)]
+            ),
+        }
+    )
 
 
 def test_the_emulated_spotter_reads_labels_as_written_and_once(lexicon):

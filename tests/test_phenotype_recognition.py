@@ -9,10 +9,14 @@ from amg.tools.phenotypes.lexicon import Lexicon, hpo_lexicon, read_obo
 from amg.tools.phenotypes.negation import is_negated
 from amg.tools.phenotypes.recognizer import recognise
 
-MARFAN = ("A 19-year-old man is very tall, with long slender fingers, dislocated lenses of both eyes, pectus "
-          "excavatum and a dilated aortic root on echocardiography. What is the most likely diagnosis?")  # fmt: skip
-NF1 = ("A 7-year-old girl has more than six cafe-au-lait spots, freckling in both axillae, Lisch nodules of the "
-       "iris and several soft cutaneous neurofibromas. What is the most likely diagnosis?")  # fmt: skip
+MARFAN = (
+    "A 19-year-old man is very tall, with long slender fingers, dislocated lenses of both eyes, pectus "
+    "excavatum and a dilated aortic root on echocardiography. What is the most likely diagnosis?"
+)
+NF1 = (
+    "A 7-year-old girl has more than six cafe-au-lait spots, freckling in both axillae, Lisch nodules of the "
+    "iris and several soft cutaneous neurofibromas. What is the most likely diagnosis?"
+)
 
 
 def found(text: str) -> dict[str, bool]:
@@ -21,37 +25,53 @@ def found(text: str) -> dict[str, bool]:
 
 
 def test_a_case_in_a_clinicians_words():
-    assert found(MARFAN) == {"Arachnodactyly": False, "Ectopia lentis": False, "Pectus excavatum": False,
-                             "Aortic root aneurysm": False}  # fmt: skip
-    assert found(NF1) == {"Multiple cafe-au-lait spots": False, "Axillary freckling": False, "Lisch nodules": False,
-                          "Neurofibroma": False}, "no 'Soft skin' in soft cutaneous neurofibromas"  # fmt: skip
+    assert found(MARFAN) == {
+        "Arachnodactyly": False,
+        "Ectopia lentis": False,
+        "Pectus excavatum": False,
+        "Aortic root aneurysm": False,
+    }
+    assert found(NF1) == {
+        "Multiple cafe-au-lait spots": False,
+        "Axillary freckling": False,
+        "Lisch nodules": False,
+        "Neurofibroma": False,
+    }, "no 'Soft skin' in soft cutaneous neurofibromas"
 
 
-@pytest.mark.parametrize("text, name", [
-    ("spider fingers", "Arachnodactyly"),  # layperson synonym
-    ("pyrexia for three days", "Fever"),  # exact synonym
-    ("cafe au lait macules", "Cafe-au-lait spot"),  # plural synonym, hyphens or not
-    ("mitral valve insufficiency", "Mitral regurgitation"),
-    ("a patent ductus arteriosus (PDA)", "Patent ductus arteriosus"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ("spider fingers", "Arachnodactyly"),  # layperson synonym
+        ("pyrexia for three days", "Fever"),  # exact synonym
+        ("cafe au lait macules", "Cafe-au-lait spot"),  # plural synonym, hyphens or not
+        ("mitral valve insufficiency", "Mitral regurgitation"),
+        ("a patent ductus arteriosus (PDA)", "Patent ductus arteriosus"),
+    ],
+)
 def test_synonyms(text, name):
     assert name in found(text)
 
 
-@pytest.mark.parametrize("text, name", [
-    ("dislocated lenses of both eyes", "Ectopia lentis"),  # "Lens dislocation": other word order and forms
-    ("her lenses are dislocated", "Ectopia lentis"),
-    ("freckling in both axillae", "Axillary freckling"),  # axilla(e) = axillary
-    ("a dilated aortic root", "Aortic root aneurysm"),  # "Aortic root dilatation"
-    ("clubbing of the fingers", "Clubbing of fingers"),
-    ("two or more cafe-au-lait spots", "Multiple cafe-au-lait spots"),  # a quantity is "multiple"
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ("dislocated lenses of both eyes", "Ectopia lentis"),  # "Lens dislocation": other word order and forms
+        ("her lenses are dislocated", "Ectopia lentis"),
+        ("freckling in both axillae", "Axillary freckling"),  # axilla(e) = axillary
+        ("a dilated aortic root", "Aortic root aneurysm"),  # "Aortic root dilatation"
+        ("clubbing of the fingers", "Clubbing of fingers"),
+        ("two or more cafe-au-lait spots", "Multiple cafe-au-lait spots"),  # a quantity is "multiple"
+    ],
+)
 def test_paraphrase_and_word_order(text, name):
     assert name in found(text)
 
 
 def test_the_finer_of_two_overlapping_terms_wins():
-    assert "Lisch nodules" in found("Lisch nodules of the iris") and "Iris nodule" not in found("Lisch nodules of the iris")
+    assert "Lisch nodules" in found("Lisch nodules of the iris") and "Iris nodule" not in found(
+        "Lisch nodules of the iris"
+    )
 
 
 def test_words_that_name_no_phenotype():
@@ -59,50 +79,64 @@ def test_words_that_name_no_phenotype():
     assert "Autistic behavior" not in found("She has an ASD"), "an acronym of several terms names none"
 
 
-@pytest.mark.parametrize("text", [
-    "A normal spine.",  # one word names a term as written only: "spine" is no "Spinning"
-    "vaginal bleeding",  # "vaginal" is no "Vaginitis", an organ no inflammation of it
-    "an enlarged thyroid",
-    "tears in her eyes",  # no "Epiphora" ("Tearing")
-    "the carpal bone",  # no "Fractured carpal bone" (its synonym "bone carpal bone" repeats a word)
-    "short\n\nstature",  # a blank line ends a clause
-    "A hypertonic solution is:",  # a condition's adjective before a treatment names the treatment
-    "Should she continue oral hypoglycemic agents?",
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A normal spine.",  # one word names a term as written only: "spine" is no "Spinning"
+        "vaginal bleeding",  # "vaginal" is no "Vaginitis", an organ no inflammation of it
+        "an enlarged thyroid",
+        "tears in her eyes",  # no "Epiphora" ("Tearing")
+        "the carpal bone",  # no "Fractured carpal bone" (its synonym "bone carpal bone" repeats a word)
+        "short\n\nstature",  # a blank line ends a clause
+        "A hypertonic solution is:",  # a condition's adjective before a treatment names the treatment
+        "Should she continue oral hypoglycemic agents?",
+    ],
+)
 def test_words_that_look_like_a_label_but_are_not_one(text):
     assert found(text) == {}
 
 
-@pytest.mark.parametrize("text, name", [
-    ("Thyroiditis.", "Thyroiditis"),
-    ("She was scoliotic.", "Scoliosis"),  # a condition's adjective, as written
-    ("hypoplastic thumbs", "Short thumb"),  # "Thumb hypoplasia"
-    ("anaemia", "Anemia"),  # British spelling
-    ("neurofibromata", "Neurofibroma"),  # a Latin plural
-    ("café-au-lait spots", "Cafe-au-lait spot"),  # accents
-    ("crowded teeth", "Dental crowding"),
-    ("short\nstature", "Short stature"),  # a line wrapped inside a finding
-    ("He was hypotonic at birth.", "Hypotonia"),  # a condition's adjective, one word
-    ("He is morbidly obese.", "Obesity"),
-    ("She was ataxic.", "Ataxia"),
-    ("the femurs were shortened", "Short femur"),  # a verb of becoming is its adjective
-    ("shortening of the humeri", "Short humerus"),
-    ("a thickened helix", "Thickened helices"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ("Thyroiditis.", "Thyroiditis"),
+        ("She was scoliotic.", "Scoliosis"),  # a condition's adjective, as written
+        ("hypoplastic thumbs", "Short thumb"),  # "Thumb hypoplasia"
+        ("anaemia", "Anemia"),  # British spelling
+        ("neurofibromata", "Neurofibroma"),  # a Latin plural
+        ("café-au-lait spots", "Cafe-au-lait spot"),  # accents
+        ("crowded teeth", "Dental crowding"),
+        ("short\nstature", "Short stature"),  # a line wrapped inside a finding
+        ("He was hypotonic at birth.", "Hypotonia"),  # a condition's adjective, one word
+        ("He is morbidly obese.", "Obesity"),
+        ("She was ataxic.", "Ataxia"),
+        ("the femurs were shortened", "Short femur"),  # a verb of becoming is its adjective
+        ("shortening of the humeri", "Short humerus"),
+        ("a thickened helix", "Thickened helices"),
+    ],
+)
 def test_spelling_and_word_forms(text, name):
     assert name in found(text)
 
 
-@pytest.mark.parametrize("text, names", [
-    ("clinodactyly of the Vth fingers", {"Clinodactyly of the 5th finger"}),  # Roman, ordinal and digits agree
-    ("clinodactyly of the fourth fingers", {"Clinodactyly of the 4th finger"}),
-    ("syndactyly of the second and third toes", {"2-3 toe syndactyly"}),  # a series read by its ends
-    ("4th and 5th toes syndactyly", {"4-5 toe syndactyly"}),
-    ("short metacarpals II-V", {"Short 2nd metacarpal", "Short 3rd metacarpal", "Short 4th metacarpal",
-                                "Short 5th metacarpal"}),  # or as each of its digits
-    ("clinodactyly of his 2nd and 5th fingers", {"Clinodactyly of the 2nd finger", "Clinodactyly of the 5th finger"}),
-    ("syndactyly of toes 1–2 and 2–3", {"1-2 toe syndactyly", "2-3 toe syndactyly"}),  # two ranges, not 1 to 3
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "text, names",
+    [
+        ("clinodactyly of the Vth fingers", {"Clinodactyly of the 5th finger"}),  # Roman, ordinal and digits agree
+        ("clinodactyly of the fourth fingers", {"Clinodactyly of the 4th finger"}),
+        ("syndactyly of the second and third toes", {"2-3 toe syndactyly"}),  # a series read by its ends
+        ("4th and 5th toes syndactyly", {"4-5 toe syndactyly"}),
+        (
+            "short metacarpals II-V",
+            {"Short 2nd metacarpal", "Short 3rd metacarpal", "Short 4th metacarpal", "Short 5th metacarpal"},
+        ),  # or as each of its digits
+        (
+            "clinodactyly of his 2nd and 5th fingers",
+            {"Clinodactyly of the 2nd finger", "Clinodactyly of the 5th finger"},
+        ),
+        ("syndactyly of toes 1–2 and 2–3", {"1-2 toe syndactyly", "2-3 toe syndactyly"}),  # two ranges, not 1 to 3
+    ],
+)
 def test_digits_written_as_clinicians_write_them(text, names):
     assert set(found(text)) == names
 
@@ -116,33 +150,40 @@ def test_numbers_that_name_no_digit_term():
 
 
 def test_a_synonym_two_terms_share_names_the_finer():
-    """"Shortened limbs" (Aplasia/hypoplasia of the extremities) and "Limb shortening" (Limb undergrowth) read alike."""
+    """ "Shortened limbs" (Aplasia/hypoplasia of the extremities) and "Limb shortening" (Limb undergrowth) read
+    alike."""
     assert set(found("The limbs were short.")) == {"Limb undergrowth"}
 
 
-@pytest.mark.parametrize("text, names", [
-    ("bilateral cleft lip", {"Cleft lip"}),  # a grading word only qualifies the term it names
-    ("severe short stature", {"Severe short stature"}),  # severity stays: the differential tells them apart
-    ("cleft lip and palate", {"Cleft lip", "Cleft palate"}),  # list items share a word
-    ("short and broad thumbs", {"Short thumb", "Broad thumb"}),
-    ("short hands, feet and fingers", {"Short palm", "Short foot", "Short finger"}),
-    ("a long philtrum and thin upper lip", {"Long philtrum", "Thin upper lip vermilion"}),  # no "thin philtrum"
-    ("a high arched clefted palate", {"High palate", "Cleft palate"}),  # the word a mention skips names another
-    ("a short 5th finger with clinodactyly", {"Short 5th finger", "Clinodactyly of the 5th finger"}),  # overlapping
-    ("lens dislocation and pectus excavatum", {"Ectopia lentis", "Pectus excavatum"}),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "text, names",
+    [
+        ("bilateral cleft lip", {"Cleft lip"}),  # a grading word only qualifies the term it names
+        ("severe short stature", {"Severe short stature"}),  # severity stays: the differential tells them apart
+        ("cleft lip and palate", {"Cleft lip", "Cleft palate"}),  # list items share a word
+        ("short and broad thumbs", {"Short thumb", "Broad thumb"}),
+        ("short hands, feet and fingers", {"Short palm", "Short foot", "Short finger"}),
+        ("a long philtrum and thin upper lip", {"Long philtrum", "Thin upper lip vermilion"}),  # no "thin philtrum"
+        ("a high arched clefted palate", {"High palate", "Cleft palate"}),  # the word a mention skips names another
+        ("a short 5th finger with clinodactyly", {"Short 5th finger", "Clinodactyly of the 5th finger"}),  # overlapping
+        ("lens dislocation and pectus excavatum", {"Ectopia lentis", "Pectus excavatum"}),
+    ],
+)
 def test_grading_words_lists_and_overlaps(text, names):
     assert set(found(text)) == names
 
 
-@pytest.mark.parametrize("text, name", [
-    ("No fever.", "Fever"),
-    ("He denies chest pain.", "Chest pain"),
-    ("A tall man without lens dislocation.", "Ectopia lentis"),
-    ("Lens dislocation was absent.", "Ectopia lentis"),
-    ("Negative for night sweats.", "Night sweats"),
-    ("Her lenses are not dislocated.", "Ectopia lentis"),  # the negation inside the finding's words
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ("No fever.", "Fever"),
+        ("He denies chest pain.", "Chest pain"),
+        ("A tall man without lens dislocation.", "Ectopia lentis"),
+        ("Lens dislocation was absent.", "Ectopia lentis"),
+        ("Negative for night sweats.", "Night sweats"),
+        ("Her lenses are not dislocated.", "Ectopia lentis"),  # the negation inside the finding's words
+    ],
+)
 def test_negated_findings(text, name):
     assert found(text)[name] is True
 
@@ -151,8 +192,12 @@ def test_the_reach_of_a_negation():
     assert found("She denies fever, chills and night sweats.") == {"Fever": True, "Chills": True, "Night sweats": True}
     assert found("No fever, chills or night sweats.") == {"Fever": True, "Chills": True, "Night sweats": True}
     listed = found("Long slender fingers, no lens dislocation, pectus excavatum and a dilated aortic root.")
-    assert listed == {"Arachnodactyly": False, "Ectopia lentis": True, "Pectus excavatum": False,
-                      "Aortic root aneurysm": False}, "a bare 'no' in a list joined by 'and' negates its own item"  # fmt: skip
+    assert listed == {
+        "Arachnodactyly": False,
+        "Ectopia lentis": True,
+        "Pectus excavatum": False,
+        "Aortic root aneurysm": False,
+    }, "a bare 'no' in a list joined by 'and' negates its own item"
     assert found("No fever but a cough.") == {"Fever": True, "Cough": False}
     assert found("Not only a cough but also fever.") == {"Cough": False, "Fever": False}, "a pseudo-negation"
     text = "Tuberculosis cannot be excluded in a patient with hemoptysis."

@@ -24,8 +24,12 @@ def test_search_and_fetch_keep_provenance(cache):
     client = PubMedClient("me@example.org", "", cache, transport)
     articles = client.search_articles("metformin type 2 diabetes", max_results=2)
     first, second = articles
-    assert (first.pmid, first.year, first.journal, first.doi) == ("31000001", 2021, "Journal of Diabetes Research",
-                                                                  "10.1000/jdr.2021.001")
+    assert (first.pmid, first.year, first.journal, first.doi) == (
+        "31000001",
+        2021,
+        "Journal of Diabetes Research",
+        "10.1000/jdr.2021.001",
+    )
     assert first.abstract.startswith("BACKGROUND: Metformin is recommended") and "RESULTS: " in first.abstract
     assert first.publication_types == ["Journal Article", "Review"] and "Metformin" in first.mesh_terms
     # missing abstract, DOI and a MedlineDate year are tolerated
@@ -139,8 +143,9 @@ def test_real_entrez_fails_fast_without_network(cache):
 
 def test_a_host_the_resolver_does_not_know_is_not_asked_again():
     """EAI_NONAME is the resolver's answer, not a fault; a temporary resolver failure is still retried."""
-    import requests
     import socket
+
+    import requests
 
     from amg.tools.evidence.remote_calls import is_transient, unknown_host
 

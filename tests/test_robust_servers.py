@@ -99,8 +99,14 @@ def test_interrupted_start_stops_what_it_launched(tmp_path):
     def interrupted(ports):
         raise KeyboardInterrupt
 
-    server = LocalServer("stand-in", tmp_path, lambda p: [sys.executable, "-c", "import time; time.sleep(601)"],
-                         interrupted, ("http",), ready_timeout_s=20)  # fmt: skip
+    server = LocalServer(
+        "stand-in",
+        tmp_path,
+        lambda p: [sys.executable, "-c", "import time; time.sleep(601)"],
+        interrupted,
+        ("http",),
+        ready_timeout_s=20,
+    )
     with pytest.raises(KeyboardInterrupt):
         server.acquire()
     assert not (tmp_path / "server.json").exists()

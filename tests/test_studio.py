@@ -33,11 +33,24 @@ def test_langgraph_dev_serves_graphs_and_a_chat_turn(scripted_server, tmp_path):
     assert cli, "langgraph-cli is a dev dependency"
     server = scripted_server(responder)
     port = free_port()
-    env = {**os.environ, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "test", "AMG_LLM_MODEL": "scripted",
-           "AMG_DATA_DIR": str(tmp_path / "data"), "LANGSMITH_TRACING": "false", "LANGGRAPH_CLI_NO_ANALYTICS": "1"}
+    env = {
+        **os.environ,
+        "OPENAI_BASE_URL": server.base_url,
+        "OPENAI_API_KEY": "test",
+        "AMG_LLM_MODEL": "scripted",
+        "AMG_DATA_DIR": str(tmp_path / "data"),
+        "LANGSMITH_TRACING": "false",
+        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+    }
     log = open(tmp_path / "studio.log", "w")
-    proc = subprocess.Popen([cli, "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", str(port)],
-                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        [cli, "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     try:
         client = get_sync_client(url=f"http://127.0.0.1:{port}")
         deadline = time.monotonic() + 90
@@ -51,14 +64,22 @@ def test_langgraph_dev_serves_graphs_and_a_chat_turn(scripted_server, tmp_path):
                 time.sleep(0.5)
         assert {"qa", "build", "refresh"} <= {a["graph_id"] for a in assistants}
         thread = client.threads.create()
-        result = client.runs.wait(thread["thread_id"], "qa", input={"messages": [{"role": "human", "content": "What is asthma?"}]},
-                                  context={"evidence_mode": "offline"})
+        result = client.runs.wait(
+            thread["thread_id"],
+            "qa",
+            input={"messages": [{"role": "human", "content": "What is asthma?"}]},
+            context={"evidence_mode": "offline"},
+        )
         assert result["messages"][-1]["type"] == "ai"
         assert "Asthma is a chronic airway disease." in result["messages"][-1]["content"]
         assert "not medical advice" in result["messages"][-1]["content"]
-        assert "Rests on the model's own knowledge" in result["messages"][-1]["content"], "an empty graph: nothing cited"
+        assert "Rests on the model's own knowledge" in result["messages"][-1]["content"], (
+            "an empty graph: nothing cited"
+        )
         state = client.threads.get_state(thread["thread_id"])["values"]
-        assert state["citations"] == [] and state["confidence_basis"]["rests_on"].startswith("the model's own knowledge")
+        assert state["citations"] == [] and state["confidence_basis"]["rests_on"].startswith(
+            "the model's own knowledge"
+        )
     finally:
         os.killpg(proc.pid, 15)
         proc.wait(timeout=30)

@@ -12,19 +12,22 @@ from pathlib import Path
 import pytest
 
 from amg.cli import main as cli
-from amg.tools.kg.transfer import export_import
-from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 from amg.testing.graph_staging import clear
+from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 from amg.tools.kg.store.neo4j_store import Neo4jStore
+from amg.tools.kg.transfer import export_import
 from amg.tools.kg.transfer.export_import import export_graph, import_graph
 
 EV = EvidenceRecord(id="pmid:1", kind="pubmed", title="T", pmid="1")
 
 
 def seeded(store):
-    store.upsert(entities=[EntityRecord("Metformin", "drug", aliases=["Glucophage"])], evidence=[EV],
-                 relations=[RelationRecord("Metformin", "T2DM", "treats", 0.9, ["pmid:1"])],
-                 supports=[("Metformin", "pmid:1")])  # fmt: skip
+    store.upsert(
+        entities=[EntityRecord("Metformin", "drug", aliases=["Glucophage"])],
+        evidence=[EV],
+        relations=[RelationRecord("Metformin", "T2DM", "treats", 0.9, ["pmid:1"])],
+        supports=[("Metformin", "pmid:1")],
+    )
 
 
 def snapshot(store) -> list[str]:
@@ -32,8 +35,12 @@ def snapshot(store) -> list[str]:
 
 
 def relation(source="metformin", target="t2dm", **props) -> dict:
-    return {"kind": "relation", "source": source, "target": target,
-            "props": {"type": "treats", "confidence": 0.8, "evidence_ids": ["pmid:1"], **props}}  # fmt: skip
+    return {
+        "kind": "relation",
+        "source": source,
+        "target": target,
+        "props": {"type": "treats", "confidence": 0.8, "evidence_ids": ["pmid:1"], **props},
+    }
 
 
 def entity(name, **props) -> dict:
@@ -56,7 +63,7 @@ BAD_ROWS = {
     "unknown property": entity("Aspirin", colour="blue"),
     "entity type": entity("Aspirin", type="alien"),
     "map property": entity("Aspirin", sources=[{"a": 1}]),
-    "bad history": relation(history=["{\"at\": 1}"]),
+    "bad history": relation(history=['{"at": 1}']),
     "unknown kind": {"kind": "vertex"},
     "not an object": [1, 2],
 }
@@ -73,8 +80,11 @@ def test_every_bad_row_is_reported_by_line_and_nothing_is_written(store, tmp_pat
     before = snapshot(store)
     good = [entity("Aspirin"), relation("aspirin", "t2dm")]
     bad = list(BAD_ROWS.values())
-    path = write_jsonl(tmp_path / "crafted.jsonl", good + bad, [b'{"kind": "entity", "confidence": NaN\n',
-                                                                b"\xff\xfe not utf-8\n", b"{not json\n"])  # fmt: skip
+    path = write_jsonl(
+        tmp_path / "crafted.jsonl",
+        good + bad,
+        [b'{"kind": "entity", "confidence": NaN\n', b"\xff\xfe not utf-8\n", b"{not json\n"],
+    )
     with pytest.raises(ValueError) as caught:
         import_graph(store, path)
     message = str(caught.value)
@@ -112,8 +122,9 @@ def test_key_must_match_the_name_and_duplicates_are_rejected(store, tmp_path):
 
 
 def test_runtime_locks_are_dropped_and_online_defaults_filled(store, tmp_path):
-    path = write_jsonl(tmp_path / "lock.jsonl", [entity("Aspirin", refresh_lock="2026-01-01T00:00:00Z",
-                                                        refresh_owner="x")])  # fmt: skip
+    path = write_jsonl(
+        tmp_path / "lock.jsonl", [entity("Aspirin", refresh_lock="2026-01-01T00:00:00Z", refresh_owner="x")]
+    )
     import_graph(store, path)
     props = store.get_entity("aspirin")
     assert "refresh_lock" not in props and props["aliases"] == [] and props["refreshed_at"]
@@ -122,7 +133,9 @@ def test_runtime_locks_are_dropped_and_online_defaults_filled(store, tmp_path):
 @pytest.mark.parametrize("suffix", [".jsonl", ".graphml"])
 def test_what_the_audit_weakened_round_trips(store, tmp_path, suffix):
     seeded(store)
-    store.weaken([{"s": "metformin", "t": "t2dm", "type": "treats", "confidence": 0.9}], ["metformin"], "echoes the prompt")
+    store.weaken(
+        [{"s": "metformin", "t": "t2dm", "type": "treats", "confidence": 0.9}], ["metformin"], "echoes the prompt"
+    )
     before = snapshot(store)
     export_graph(store, tmp_path / f"kg{suffix}")
     clear(store)
@@ -142,13 +155,20 @@ GRAPHML = """<?xml version="1.0" encoding="utf-8"?>
 """
 
 
-@pytest.mark.parametrize("body, problem", [
-    ('<node id="entity:x"><data key="k0">entity</data><data key="k9">X</data></node>',
-     "node 'entity:x': data with undeclared key 'k9'"),
-    ('<node id="entity:y"><data key="k1">Y</data></node>', "node 'entity:y': has no _kind data"),
-    ('<edge source="entity:aspirin" target="entity:aspirin"><data key="k0">relation</data></edge>',
-     "edge #1 ('entity:aspirin' -> 'entity:aspirin'): relation: missing type, confidence, evidence_ids"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "body, problem",
+    [
+        (
+            '<node id="entity:x"><data key="k0">entity</data><data key="k9">X</data></node>',
+            "node 'entity:x': data with undeclared key 'k9'",
+        ),
+        ('<node id="entity:y"><data key="k1">Y</data></node>', "node 'entity:y': has no _kind data"),
+        (
+            '<edge source="entity:aspirin" target="entity:aspirin"><data key="k0">relation</data></edge>',
+            "edge #1 ('entity:aspirin' -> 'entity:aspirin'): relation: missing type, confidence, evidence_ids",
+        ),
+    ],
+)
 def test_crafted_graphml_names_the_element(store, tmp_path, body, problem):
     path = tmp_path / "crafted.graphml"
     path.write_text(GRAPHML.format(body=body))
@@ -159,8 +179,10 @@ def test_crafted_graphml_names_the_element(store, tmp_path, body, problem):
 
 
 def test_graphml_round_trips_text_xml_cannot_carry(store, tmp_path):
-    store.upsert(entities=[EntityRecord("Odd", "drug", description="bell \x07 and \x1b[31m")], evidence=[
-        EvidenceRecord(id="wiki:Odd\x01", kind="wikipedia", snippet="a < b & c")])  # fmt: skip
+    store.upsert(
+        entities=[EntityRecord("Odd", "drug", description="bell \x07 and \x1b[31m")],
+        evidence=[EvidenceRecord(id="wiki:Odd\x01", kind="wikipedia", snippet="a < b & c")],
+    )
     before = snapshot(store)
     export_graph(store, tmp_path / "kg.graphml")
     clear(store)

@@ -21,8 +21,10 @@ EDGES = [
 
 @pytest.fixture
 def small_graph(store):
-    store.upsert(evidence=[EvidenceRecord(id="pmid:7", kind="pubmed")],
-                 relations=[RelationRecord(s, t, ty, c, ["pmid:7"], c * 10) for s, t, ty, c in EDGES])
+    store.upsert(
+        evidence=[EvidenceRecord(id="pmid:7", kind="pubmed")],
+        relations=[RelationRecord(s, t, ty, c, ["pmid:7"], c * 10) for s, t, ty, c in EDGES],
+    )
     return store
 
 
@@ -40,8 +42,11 @@ def test_bfs_products_and_pruning(small_graph):
 def test_both_directions_use_inverse_names(small_graph):
     reached = traverse(small_graph.neighbors, {"t2dm": ("T2DM", "disease")}, tau=0.5, max_depth=1)
     steps = {k: (v.path[0]["relation"], v.path[0]["forward"]) for k, v in reached.items() if v.path}
-    assert steps == {"metformin": ("treated_by", False), "polyuria": ("has_symptom", False),
-                     "nephropathy": ("risk_factor_for", True)}
+    assert steps == {
+        "metformin": ("treated_by", False),
+        "polyuria": ("has_symptom", False),
+        "nephropathy": ("risk_factor_for", True),
+    }
 
 
 def test_dfs_finds_the_same_best_paths(small_graph):
@@ -86,9 +91,19 @@ def in_memory_neighbors(edges):
                 continue
             floor = floors[key] if isinstance(floors, dict) else floors
             kept = sorted((e for e in touching if e[2] >= floor), key=lambda e: -e[2])[:per_node]
-            out += [{"key": key, "other": t if s == key else s, "name": t if s == key else s, "type": "other",
-                     "rel": "associated_with", "confidence": c, "evidence_ids": [], "forward": s == key}
-                    for s, t, c in kept]  # fmt: skip
+            out += [
+                {
+                    "key": key,
+                    "other": t if s == key else s,
+                    "name": t if s == key else s,
+                    "type": "other",
+                    "rel": "associated_with",
+                    "confidence": c,
+                    "evidence_ids": [],
+                    "forward": s == key,
+                }
+                for s, t, c in kept
+            ]
         return out
 
     return neighbors
@@ -100,7 +115,9 @@ def test_admission_bar_keeps_exactly_the_best_nodes():
 
     rng = random.Random(5)
     for _ in range(30):
-        edges = [(f"n{rng.randrange(40)}", f"n{rng.randrange(40)}", round(rng.uniform(0.3, 1.0), 3)) for _ in range(150)]
+        edges = [
+            (f"n{rng.randrange(40)}", f"n{rng.randrange(40)}", round(rng.uniform(0.3, 1.0), 3)) for _ in range(150)
+        ]
         edges = [e for e in edges if e[0] != e[1]]
         neighbors = in_memory_neighbors(edges)
         full = traverse(neighbors, {"n0": ("n0", "other")}, tau=0.3, max_depth=3, max_nodes=1000, per_node=1000)
@@ -112,11 +129,17 @@ def test_admission_bar_keeps_exactly_the_best_nodes():
 
 def test_edges_between_question_entities_are_kept(small_graph):
     """A traversal never re-enters a seed; the edge between two question entities comes back as a link."""
-    seeds = {"metformin": ("Metformin", "drug"), "t2dm": ("T2DM", "disease"), "lactic acidosis": ("Lactic acidosis", "phenotype")}
+    seeds = {
+        "metformin": ("Metformin", "drug"),
+        "t2dm": ("T2DM", "disease"),
+        "lactic acidosis": ("Lactic acidosis", "phenotype"),
+    }
     reached = traverse(small_graph.neighbors, seeds, tau=0.5, max_depth=2)
     assert all(not any(s["target"] in ("T2DM", "Metformin") for s in r.path) for r in reached.values())
     links = question_links(small_graph.neighbors, seeds)
     assert [(x["source"], x["relation"], x["target"], x["confidence"]) for x in links] == [
-        ("Metformin", "treats", "T2DM", 0.9), ("Lactic acidosis", "adverse_effect_of", "Metformin", 0.4)]
+        ("Metformin", "treats", "T2DM", 0.9),
+        ("Lactic acidosis", "adverse_effect_of", "Metformin", 0.4),
+    ]
     assert links[0]["evidence_ids"] == ["pmid:7"], "stored forward, once, with its evidence"
     assert question_links(small_graph.neighbors, {"metformin": ("Metformin", "drug")}) == []

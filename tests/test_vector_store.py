@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from amg.tools.vectors.embeddings import load_embedder, model_path
 from amg.tools.evidence.finder import EvidenceFinder
+from amg.tools.vectors.embeddings import load_embedder, model_path
 from amg.tools.vectors.passages import PassageStore, chunk_text
 
 
@@ -79,8 +79,9 @@ def test_off_topic_chapters_of_a_small_corpus_are_not_evidence(tmp_path, minilm)
     store = PassageStore(tmp_path / "chroma", minilm)
     store.ingest([Path(__file__).parents[1] / "examples" / "textbook"])
     every = EvidenceFinder(passages=store).find_evidence("Type 2 diabetes mellitus", ["textbook"])
-    on_topic = EvidenceFinder(passages=store, min_passage_score=0.3).find_evidence("Type 2 diabetes mellitus",
-                                                                                     ["textbook"])  # fmt: skip
+    on_topic = EvidenceFinder(passages=store, min_passage_score=0.3).find_evidence(
+        "Type 2 diabetes mellitus", ["textbook"]
+    )
     assert len(every.records) == 3
     assert [Path(r.title).name for r in on_topic.records] == ["endocrinology.md"]
     assert set(on_topic.texts) == {on_topic.records[0].id}

@@ -21,11 +21,16 @@ class FakeWiki:
     def page(self, title):
         self.calls += 1
         if title == "MS":
-            raise wikipedia.exceptions.DisambiguationError("MS", ["Microsoft", "Multiple sclerosis", "Master of Science"])
+            raise wikipedia.exceptions.DisambiguationError(
+                "MS", ["Microsoft", "Multiple sclerosis", "Master of Science"]
+            )
         if title == "Ghost page":
             raise wikipedia.exceptions.PageError(title)
-        return WikiPage(title, f"{title} is a medication." if title == "Metformin" else f"{title} is a disease.",
-                        f"https://en.wikipedia.org/wiki/{title.replace(' ', '_')}")
+        return WikiPage(
+            title,
+            f"{title} is a medication." if title == "Metformin" else f"{title} is a disease.",
+            f"https://en.wikipedia.org/wiki/{title.replace(' ', '_')}",
+        )
 
 
 @pytest.fixture

@@ -6,10 +6,10 @@ import tarfile
 
 import pytest
 
-from tests.vocab_helpers import FIXTURES, entities_of
 from amg.tools.kg.records import EntityRecord
 from amg.tools.kg.schema import LEARNED_DESCRIPTION_CAP
 from amg.tools.kg.vocabularies import wordnet
+from tests.vocab_helpers import FIXTURES, entities_of
 
 
 @pytest.fixture
@@ -38,9 +38,14 @@ def test_a_word_names_only_its_most_frequent_sense_and_common_words_and_drinks_a
 
 
 def test_glosses_define_only_what_the_ontologies_left_undefined(store, tarball):
-    store.upsert(entities=[EntityRecord("Aorta", "anatomy"),
-                           EntityRecord("Metformin", "drug", description="A biguanide.", description_confidence=1.0)],
-                 evidence=[], relations=[])  # fmt: skip
+    store.upsert(
+        entities=[
+            EntityRecord("Aorta", "anatomy"),
+            EntityRecord("Metformin", "drug", description="A biguanide.", description_confidence=1.0),
+        ],
+        evidence=[],
+        relations=[],
+    )
     for chunk in wordnet.chunks(archive=tarball):
         store.upsert(chunk.entities, chunk.evidence, chunk.relations, chunk.supports)
     found = store.entities(["aorta", "metformin"])

@@ -1,4 +1,5 @@
-"""Shared bits of the vocabulary tests; FIXTURES holds small cuts of each source's real files (one folder per source)."""
+"""Shared bits of the vocabulary tests; FIXTURES holds small cuts of each source's real files (one folder per
+source)."""
 
 from __future__ import annotations
 

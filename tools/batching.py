@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Iterator, Sequence, TypeVar
+from collections.abc import Iterator, Sequence
+from typing import TypeVar
 
 T = TypeVar("T")
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 
-_ASKS_WHETHER = re.compile(r"^\s*(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have|may|might|must|shall)\b",
-                           re.IGNORECASE)  # fmt: skip
+_ASKS_WHETHER = re.compile(
+    r"^\s*(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have|may|might|must|shall)\b", re.IGNORECASE
+)
 # a title's question after its colon: "Short-stay wards in children's hospitals: are they effective?" (not a case's
 # last sentence: "A boy has ectopia lentis. Could this be Marfan syndrome?" stays with the differential and its map)
 _TITLE_COLON = re.compile(r"[:;]")
@@ -28,7 +29,7 @@ def is_research_question(question: str, options: dict[str, str] | None) -> bool:
 
 
 def question_kind(question: str, options: dict[str, str] | None) -> str:
-    """"research" or "exam": whether ``question`` asks if a study's claim holds."""
+    """ "research" or "exam": whether ``question`` asks if a study's claim holds."""
     return "research" if is_research_question(question, options) else "exam"
 
 

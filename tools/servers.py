@@ -4,7 +4,8 @@ One server per home directory. The first process starts it; later processes on t
 same home reuse it. Each process registers its PID; once the last live client has exited,
 the server stays up for ``keep_alive_s`` seconds (the app's ``AMG_KEEP_ALIVE``, 300 s by
 default, as Ollama keeps a model loaded) so the next command finds it ready instead of
-waiting for a JVM and a model to load; 0 stops it with the last client. A file lock serialises start/stop across processes. A small
+waiting for a JVM and a model to load; 0 stops it with the last client. A file lock serialises start/stop across
+processes. A small
 watchdog process started with the server (``python -m tools.servers HOME PID KEEP_ALIVE``)
 stops it once it has been clientless that long, so a client killed with SIGKILL leaves no
 server running for longer either.
@@ -20,9 +21,9 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from filelock import FileLock, Timeout
 
@@ -133,8 +134,10 @@ class LocalServer:
             if self._safe_probe(ports):
                 return ports
             if time.monotonic() > deadline:
-                raise LocalServerError(f"{self.name} (pid {pid}) is running but has not answered for "
-                                       f"{self.ready_timeout_s:.0f}s; wait for it, or stop it and retry")  # fmt: skip
+                raise LocalServerError(
+                    f"{self.name} (pid {pid}) is running but has not answered for "
+                    f"{self.ready_timeout_s:.0f}s; wait for it, or stop it and retry"
+                )
             time.sleep(0.5)
         return None
 

@@ -13,9 +13,16 @@ from amg.tools.kg.schema import LEARNED_DESCRIPTION_CAP, normalize_key
 from amg.tools.kg.store.protocols import QAReads
 
 MAX_TERMS = 12
-SOURCE_NAMES = {"vocabulary:hpo": "HPO", "vocabulary:mondo": "MONDO", "vocabulary:chebi": "ChEBI",
-                "vocabulary:mesh": "MeSH", "vocabulary:icd10": "ICD-10-CM", "vocabulary:drugs": "DrugBank/MeSH",
-                "vocabulary:who-eml": "WHO EML", "vocabulary:wordnet": "WordNet"}  # fmt: skip
+SOURCE_NAMES = {
+    "vocabulary:hpo": "HPO",
+    "vocabulary:mondo": "MONDO",
+    "vocabulary:chebi": "ChEBI",
+    "vocabulary:mesh": "MeSH",
+    "vocabulary:icd10": "ICD-10-CM",
+    "vocabulary:drugs": "DrugBank/MeSH",
+    "vocabulary:who-eml": "WHO EML",
+    "vocabulary:wordnet": "WordNet",
+}
 _ID = re.compile(r"^(HP|MONDO|DOID|CHEBI|MESH|OMIM|ORPHA|ICD10CM):", re.IGNORECASE)
 
 
@@ -31,9 +38,15 @@ def glossary(store: QAReads, entities: list[dict], shown: list[GraphPath], links
         if not entity.get("description") or (entity.get("description_confidence") or 0) <= LEARNED_DESCRIPTION_CAP:
             continue
         sources = [SOURCE_NAMES.get(s, s) for s in entity.get("sources") or [] if s.startswith("vocabulary:")]
-        terms.append({"term": entity["name"], "key": key, "definition": entity["description"],
-                      "source": ", ".join(sources) or "curated",
-                      "ids": [a for a in entity.get("aliases") or [] if _ID.match(a)][:4]})  # fmt: skip
+        terms.append(
+            {
+                "term": entity["name"],
+                "key": key,
+                "definition": entity["description"],
+                "source": ", ".join(sources) or "curated",
+                "ids": [a for a in entity.get("aliases") or [] if _ID.match(a)][:4],
+            }
+        )
     return terms[:MAX_TERMS]
 
 

@@ -6,7 +6,8 @@ entry's title) and the relations it backs on the answer's paths, links and diffe
 entities are the question entities it names, by name or alias, else the graph nodes it names, else all the
 question entities. A sentence qualifies when it names a key entity, or is a relation whose two ends the
 answer names apart; the quote is the qualifying sentence sharing most words with the answer and question
-(the earlier on a tie: a paper's conclusion comes first). An item with no such sentence is not cited: the follow-up "And its most common
+(the earlier on a tie: a paper's conclusion comes first). An item with no such sentence is not cited: the follow-up
+"And its most common
 side effect?" cited "CHEBI:16919 creatine" for "Nausea is the most common side effect of metformin".
 """
 
@@ -15,16 +16,44 @@ from __future__ import annotations
 import re
 
 from amg.tools.kg.pipeline_types import EvidenceItem, GraphPath, Link
-from amg.tools.kg.traversal.ranking import verbalise
 from amg.tools.kg.schema import normalize_key
 from amg.tools.kg.store.protocols import QAReads
+from amg.tools.kg.traversal.ranking import verbalise
 
 QUOTE_CHARS = 400
 MIN_ALIAS_CHARS = 3  # "DM" or "AS" would be found in too many sentences
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
 _LABEL = re.compile(r"^[A-Z][A-Z ,/&-]{2,40}:\s+")  # an abstract's section label: "CONCLUSIONS: "
-_STOP = {"the", "and", "for", "with", "that", "this", "from", "are", "was", "were", "which", "what", "its", "has",
-         "have", "been", "into", "than", "their", "there", "not", "but", "can", "may", "who", "how", "does", "did"}
+_STOP = {
+    "the",
+    "and",
+    "for",
+    "with",
+    "that",
+    "this",
+    "from",
+    "are",
+    "was",
+    "were",
+    "which",
+    "what",
+    "its",
+    "has",
+    "have",
+    "been",
+    "into",
+    "than",
+    "their",
+    "there",
+    "not",
+    "but",
+    "can",
+    "may",
+    "who",
+    "how",
+    "does",
+    "did",
+}
 
 
 def sentences(text: str) -> list[str]:
@@ -42,9 +71,17 @@ def names(text: str, name: str) -> bool:
 def with_aliases(entities: list[dict], store: QAReads) -> list[dict]:
     """The entities with their graph aliases (names a sentence may use instead: "Glucophage" for metformin)."""
     held = store.entities([e["key"] for e in entities]) if entities else {}
-    return [{**e, "aliases": [a for a in held.get(e["key"], {}).get("aliases") or []
-                              if len(a) >= MIN_ALIAS_CHARS and re.search(r"[a-z]", a)]}
-            for e in entities]  # fmt: skip
+    return [
+        {
+            **e,
+            "aliases": [
+                a
+                for a in held.get(e["key"], {}).get("aliases") or []
+                if len(a) >= MIN_ALIAS_CHARS and re.search(r"[a-z]", a)
+            ],
+        }
+        for e in entities
+    ]
 
 
 def key_entities(answer: str, entities: list[dict], nodes: list[GraphPath] = ()) -> list[dict]:
@@ -67,8 +104,16 @@ def backing(nodes: list[GraphPath], links: list[Link], differential: list[dict])
     """The relations the answer may rest on: the steps of its paths, the links and the differential's findings."""
     steps = [s for n in nodes for s in n["steps"]] + list(links)
     for c in differential:
-        steps += [{"source": f, "relation": "symptom_of", "target": c["name"], "evidence_ids": c.get("evidence_ids", []),
-                   "description": ""} for f in c.get("frequencies") or c.get("present", [])]  # fmt: skip
+        steps += [
+            {
+                "source": f,
+                "relation": "symptom_of",
+                "target": c["name"],
+                "evidence_ids": c.get("evidence_ids", []),
+                "description": "",
+            }
+            for f in c.get("frequencies") or c.get("present", [])
+        ]
     return steps
 
 
@@ -83,8 +128,15 @@ def candidates(item: EvidenceItem, steps: list[Link]) -> list[tuple[str, tuple[s
     return list(dict.fromkeys(found))
 
 
-def quoted(cited: list[int], evidence_index: list[EvidenceItem], steps: list[Link], keys: list[dict],
-           answer: str, question: str, read: list[int] = ()) -> dict[int, str]:  # fmt: skip
+def quoted(
+    cited: list[int],
+    evidence_index: list[EvidenceItem],
+    steps: list[Link],
+    keys: list[dict],
+    answer: str,
+    question: str,
+    read: list[int] = (),
+) -> dict[int, str]:
     """Evidence number -> quote, for each cited item that has one (the others are not to be cited);
     ``keys``: the answer's key entities (``key_entities``).
 
@@ -93,14 +145,16 @@ def quoted(cited: list[int], evidence_index: list[EvidenceItem], steps: list[Lin
     by_n, found = {e["n"]: e for e in evidence_index}, {}
     for n in (n for n in dict.fromkeys([*cited, *read]) if n in by_n):
         said = quote(by_n[n], steps, keys, answer, question) or (
-            quote(by_n[n], steps, keys, answer, question, anywhere=True) if n in read else None)  # fmt: skip
+            quote(by_n[n], steps, keys, answer, question, anywhere=True) if n in read else None
+        )
         if said:
             found[n] = said
     return found
 
 
-def quote(item: EvidenceItem, steps: list[Link], keys: list[dict], answer: str, question: str = "",
-          anywhere: bool = False) -> str | None:  # fmt: skip
+def quote(
+    item: EvidenceItem, steps: list[Link], keys: list[dict], answer: str, question: str = "", anywhere: bool = False
+) -> str | None:
     """The sentence of ``item`` that states the answer's claim, or None when none names a key entity
     (with ``anywhere``, any sentence will do)."""
     wanted = _words(f"{answer} {question}")

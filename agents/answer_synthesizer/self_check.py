@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import math
 
-from amg.tools.llm.conversation import TOP_LOGPROBS, Turn, talk_scored
-from amg.tools.llm.structured import Usage
 from amg.prompts import load
 from amg.tools.llm.confidence_maps import letter_probabilities
+from amg.tools.llm.conversation import TOP_LOGPROBS, Turn, talk_scored
+from amg.tools.llm.structured import Usage
 
 CHECK_TOKENS = 4
 _VERDICT = {"YES": "yes", "NO": "no"}

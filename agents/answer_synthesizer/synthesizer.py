@@ -33,19 +33,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from amg.agents.answer_synthesizer.self_check import answer_likelihood, p_true
 from amg.agents.answer_synthesizer.quotes import backing, key_entities, quoted
-from amg.tools.llm.conversation import TOP_LOGPROBS, Turn, request, talk_scored
-from amg.tools.llm.structured import Usage
+from amg.agents.answer_synthesizer.self_check import answer_likelihood, p_true
 from amg.prompts import load
 from amg.tools.kg.pipeline_types import Citation, EvidenceItem, GraphPath, Link
 from amg.tools.kg.schema import normalize_key
 from amg.tools.llm.confidence_maps import CalibrationMap, debias, letter_probabilities
+from amg.tools.llm.conversation import TOP_LOGPROBS, Turn, request, talk_scored
+from amg.tools.llm.structured import Usage
 
 MODEL_KNOWLEDGE = "the model's own knowledge: no cited item states the answer"
 ANSWER_TOKENS = 160
-NO_KNOWLEDGE = ("I found no medical entities in this question that the knowledge graph knows about, so I cannot "
-                "answer it from evidence.")  # fmt: skip
+NO_KNOWLEDGE = (
+    "I found no medical entities in this question that the knowledge graph knows about, so I cannot "
+    "answer it from evidence."
+)
 _FIELD = re.compile(r"^[\W_]*(option|answer|confidence|citations?)[\W_]*?\s*[:=]\s*(.*)$", re.IGNORECASE)
 # the verdicts listed, as the answer format names them: copied, it answers nothing
 _LISTED = re.compile(r"^\W*(?:one word:\s*)?(?:yes|no|maybe)(?:\W+(?:or\s+)?(?:yes|no|maybe))+\W*$", re.IGNORECASE)
@@ -86,12 +88,12 @@ def answer_line(options: dict[str, str]) -> str:
 
 
 def read_confidence(value: str) -> float:
-    """"0.7", "70%", "7/10" and "7" all mean 0.7; missing means 0.5."""
+    """ "0.7", "70%", "7/10" and "7" all mean 0.7; missing means 0.5."""
     number = re.search(r"\d+(?:\.\d+)?", value)
     if not number:
         return 0.5
     x = float(number.group())
-    if "%" in value[number.end():number.end() + 2] or x > 10:
+    if "%" in value[number.end() : number.end() + 2] or x > 10:
         x /= 100
     elif x > 1:
         x /= 10
@@ -113,8 +115,9 @@ def read_reply(text: str, options: dict[str, str]) -> Reply | None:
     return Reply(answer, option, read_confidence(fields.get("confidence", "")), [int(n) for n in dict.fromkeys(cited)])
 
 
-def ask_answer(llm, dialogue: list[Turn], question: str, options: dict[str, str], usage: Usage,
-               preface: str = "") -> tuple[Reply | None, list[Turn], dict[str, float] | None]:  # fmt: skip
+def ask_answer(
+    llm, dialogue: list[Turn], question: str, options: dict[str, str], usage: Usage, preface: str = ""
+) -> tuple[Reply | None, list[Turn], dict[str, float] | None]:
     """The model's answer after ``dialogue`` (``preface`` goes before the request, e.g. evidence),
     and for multiple choice its probabilities over the letters (None when the endpoint gives none).
 
@@ -123,7 +126,9 @@ def ask_answer(llm, dialogue: list[Turn], question: str, options: dict[str, str]
     ask_text = load("answer").format(answer_line=answer_line(options))
     text = request(dialogue, question, options, preface + ask_text)
     for _ in range(2):
-        said, dialogue, logprobs = talk_scored(llm, dialogue, text, usage, ANSWER_TOKENS, TOP_LOGPROBS if options else 1)
+        said, dialogue, logprobs = talk_scored(
+            llm, dialogue, text, usage, ANSWER_TOKENS, TOP_LOGPROBS if options else 1
+        )
         reply = read_reply(said, options)
         if reply is not None and not options:
             reply.likelihood = answer_likelihood(logprobs, said, reply.answer)
@@ -134,24 +139,35 @@ def ask_answer(llm, dialogue: list[Turn], question: str, options: dict[str, str]
     return None, dialogue, None
 
 
-def scored_option(reply: Reply, probs: dict[str, float] | None, support: float,
-                  calibration: CalibrationMap | None) -> tuple[str | None, float, dict]:  # fmt: skip
+def scored_option(
+    reply: Reply, probs: dict[str, float] | None, support: float, calibration: CalibrationMap | None
+) -> tuple[str | None, float, dict]:
     """(option, confidence, basis): see the module docstring for how the confidence is made."""
     if probs is None:
         confidence = reply.confidence * (0.5 + 0.5 * support)
-        return reply.option, confidence, {"source": "stated", "stated": reply.confidence, "support": support,
-                                          "calibrated": False}  # fmt: skip
+        return (
+            reply.option,
+            confidence,
+            {"source": "stated", "stated": reply.confidence, "support": support, "calibrated": False},
+        )
     fair = debias(probs, calibration.letter_prior if calibration else None)
     option = max(fair, key=fair.get)
     confidence = calibration(fair[option], support) if calibration else fair[option]
-    basis = {"source": "letter probabilities", "letter_probs": {k: round(v, 4) for k, v in probs.items()},
-             "p_option": round(fair[option], 4), "support": support, "stated": reply.confidence,
-             "model_option": reply.option, "calibrated": calibration is not None}  # fmt: skip
+    basis = {
+        "source": "letter probabilities",
+        "letter_probs": {k: round(v, 4) for k, v in probs.items()},
+        "p_option": round(fair[option], 4),
+        "support": support,
+        "stated": reply.confidence,
+        "model_option": reply.option,
+        "calibrated": calibration is not None,
+    }
     return option, confidence, basis
 
 
-def open_confidence(reply: Reply, p_yes: float | None, support: float,
-                    calibration: CalibrationMap | None) -> tuple[float, dict]:  # fmt: skip
+def open_confidence(
+    reply: Reply, p_yes: float | None, support: float, calibration: CalibrationMap | None
+) -> tuple[float, dict]:
     """(confidence, basis) of an open answer: see the module docstring. The map names the probability it
     reads (``about["feature"]``: ``p_true``, the default, or ``p_answer``, the answer's likelihood)."""
     measured = {"p_true": p_yes, "p_answer": reply.likelihood}
@@ -160,15 +176,21 @@ def open_confidence(reply: Reply, p_yes: float | None, support: float,
         return scored_option(reply, None, support, None)[1:]
     p = measured[feature]
     confidence = calibration(p, support) if calibration else p * (0.5 + 0.5 * support)
-    return confidence, {"source": "verification probability" if feature == "p_true" else "answer likelihood",
-                        **{k: round(v, 4) for k, v in measured.items() if v is not None}, "support": support,
-                        "stated": reply.confidence, "calibrated": calibration is not None}  # fmt: skip
+    return confidence, {
+        "source": "verification probability" if feature == "p_true" else "answer likelihood",
+        **{k: round(v, 4) for k, v in measured.items() if v is not None},
+        "support": support,
+        "stated": reply.confidence,
+        "calibrated": calibration is not None,
+    }
 
 
 def bounded_by_differential(answer: str, confidence: float, differential: list[dict]) -> tuple[float, dict]:
     """The confidence of an open answer to a case, at most the probability of the candidate it names."""
     said = f" {normalize_key(answer)} "
-    named = [c for c in differential if any(f" {normalize_key(n)} " in said for n in [c["name"], *c.get("subtypes", [])])]
+    named = [
+        c for c in differential if any(f" {normalize_key(n)} " in said for n in [c["name"], *c.get("subtypes", [])])
+    ]
     if not named:
         return confidence, {}
     bound = max(c["probability"] for c in named)
@@ -195,8 +217,13 @@ def pick_option(option: str | None, answer: str, options: dict[str, str]) -> str
     return hits[0] if len(hits) == 1 else None
 
 
-def support_of(citations: list[int], evidence_index: list[EvidenceItem], backed: list[tuple[float, list[str]]],
-               fetched_ids: set[str], reading: float = 1.0) -> float:  # fmt: skip
+def support_of(
+    citations: list[int],
+    evidence_index: list[EvidenceItem],
+    backed: list[tuple[float, list[str]]],
+    fetched_ids: set[str],
+    reading: float = 1.0,
+) -> float:
     """The best support among the cited evidence: the confidence of what it backs (``backed``: a path's, a
     link's or a candidate's, with its evidence ids), or ``reading`` for a text fetched this run."""
     cited_ids = {e["id"] for e in evidence_index if e["n"] in citations}
@@ -208,11 +235,22 @@ def support_of(citations: list[int], evidence_index: list[EvidenceItem], backed:
     return best
 
 
-def synthesize(question: str, options: dict[str, str], dialogue: list[Turn], evidence_index: list[EvidenceItem],
-               nodes: list[GraphPath], fetched_ids: list[str], entities: list[dict], llm,
-               calibration: CalibrationMap | None = None, links: list[Link] = (),
-               differential: list[dict] = (), reading: float = 1.0, preface: str = "",
-               rests_on: list[int] = ()) -> dict:  # fmt: skip
+def synthesize(
+    question: str,
+    options: dict[str, str],
+    dialogue: list[Turn],
+    evidence_index: list[EvidenceItem],
+    nodes: list[GraphPath],
+    fetched_ids: list[str],
+    entities: list[dict],
+    llm,
+    calibration: CalibrationMap | None = None,
+    links: list[Link] = (),
+    differential: list[dict] = (),
+    reading: float = 1.0,
+    preface: str = "",
+    rests_on: list[int] = (),
+) -> dict:
     """State update: answer, option, confidence (and its basis), citations (resolved), the conversation, usage.
 
     ``reading``: the support of a text fetched this run, the model's measured precision reading evidence
@@ -225,18 +263,32 @@ def synthesize(question: str, options: dict[str, str], dialogue: list[Turn], evi
     usage = Usage()
     reply, dialogue, probs = ask_answer(llm, dialogue, question, options, usage, preface)
     if reply is None:
-        return {"answer": "The model did not return a usable answer.", "option": None, "confidence": 0.0,
-                "citations": [], "dialogue": dialogue,
-                "degradations": ["answer synthesizer: no usable answer" + (" (no option named)" if options else "")],
-                **usage.as_update()}  # fmt: skip
+        return {
+            "answer": "The model did not return a usable answer.",
+            "option": None,
+            "confidence": 0.0,
+            "citations": [],
+            "dialogue": dialogue,
+            "degradations": ["answer synthesizer: no usable answer" + (" (no option named)" if options else "")],
+            **usage.as_update(),
+        }
     claim = f"{reply.option}. {options[reply.option]}" if reply.option else reply.answer
-    quotes = quoted(reply.citations, evidence_index, backing(nodes, links, differential),
-                    key_entities(claim, entities, nodes), claim, question, rests_on)  # fmt: skip
+    quotes = quoted(
+        reply.citations,
+        evidence_index,
+        backing(nodes, links, differential),
+        key_entities(claim, entities, nodes),
+        claim,
+        question,
+        rests_on,
+    )
     said = [n for n in reply.citations if n in quotes]
     valid = said or [n for n in rests_on if n in quotes]
-    backed = [*((n["score"], [i for step in n["steps"] for i in step["evidence_ids"]]) for n in nodes),
-              *((x["confidence"], x["evidence_ids"]) for x in links),
-              *((c["probability"], c.get("evidence_ids", [])) for c in differential)]  # fmt: skip
+    backed = [
+        *((n["score"], [i for step in n["steps"] for i in step["evidence_ids"]]) for n in nodes),
+        *((x["confidence"], x["evidence_ids"]) for x in links),
+        *((c["probability"], c.get("evidence_ids", [])) for c in differential),
+    ]
     support = support_of(valid, evidence_index, backed, set(fetched_ids), reading)
     if options:
         option, confidence, basis = scored_option(reply, probs, support, calibration)
@@ -254,11 +306,27 @@ def synthesize(question: str, options: dict[str, str], dialogue: list[Turn], evi
         confidence, bounded = bounded_by_differential(answer, confidence, list(differential))
         basis.update(bounded)
     citations = [
-        Citation(n=e["n"], id=e["id"], kind=e["kind"], pmid=e.get("pmid"), doi=e.get("doi"), title=e.get("title"),
-                 year=e.get("year"), url=e.get("url"), evidence_id=e["id"], quote=quotes[e["n"]])
-        for e in evidence_index if e["n"] in valid
-    ]  # fmt: skip
+        Citation(
+            n=e["n"],
+            id=e["id"],
+            kind=e["kind"],
+            pmid=e.get("pmid"),
+            doi=e.get("doi"),
+            title=e.get("title"),
+            year=e.get("year"),
+            url=e.get("url"),
+            evidence_id=e["id"],
+            quote=quotes[e["n"]],
+        )
+        for e in evidence_index
+        if e["n"] in valid
+    ]
     return {
-        "answer": answer, "option": option, "citations": citations, "dialogue": dialogue,
-        "confidence": round(confidence, 3), "confidence_basis": basis, **usage.as_update(),
-    }  # fmt: skip
+        "answer": answer,
+        "option": option,
+        "citations": citations,
+        "dialogue": dialogue,
+        "confidence": round(confidence, 3),
+        "confidence_basis": basis,
+        **usage.as_update(),
+    }

@@ -16,8 +16,10 @@ from amg.tools.literature.query_words import query_words
 
 MAX_END_WORDS = 8  # a longer name is not an entity (tools/kg/grounding.py is_generic)
 # words that open a qualifier of a name: "... in locally advanced rectal cancer", "... during sitting positioning"
-QUALIFIERS = frozenset("in during on among after before whose who which that with without at for from when while "
-                       "did does was were is are versus vs compared by".split())  # fmt: skip
+QUALIFIERS = frozenset(
+    "in during on among after before whose who which that with without at for from when while "
+    "did does was were is are versus vs compared by".split()
+)
 DANGLING = frozenset("both and or the a an of to".split())  # words a name does not end on
 
 
@@ -59,9 +61,12 @@ def on_question_entity(name: str, entities: list[dict]) -> str:
     """``name``, or the longest question entity whose words it holds in order ("quality assurance" in
     "quality assurance programmes in day surgery"; "peri-sinusoidal cell activity" in "perisinusoidal cell
     activity in the liver")."""
+
     def holds(entity: str) -> bool:
-        return any(key(entity) and f" {key(entity)} " in f" {key(name)} "
-                   for key in (normalize_key, lambda text: normalize_key(text.replace("-", ""))))  # fmt: skip
+        return any(
+            key(entity) and f" {key(entity)} " in f" {key(name)} "
+            for key in (normalize_key, lambda text: normalize_key(text.replace("-", "")))
+        )
 
     held = [e["name"] for e in entities if holds(e["name"])]
     return max(held, key=len) if held else name

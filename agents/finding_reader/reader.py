@@ -22,21 +22,30 @@ from functools import cache
 
 from pydantic import BaseModel, Field, create_model
 
-from amg.tools.llm.structured import Usage, ask
-from amg.agents.finding_reader.ends import (abbreviations_in, content_words, end_named, head_of, named_words,
-                                        on_question_entities, spelled_out)  # fmt: skip
+from amg.agents.finding_reader.ends import (
+    abbreviations_in,
+    content_words,
+    end_named,
+    head_of,
+    named_words,
+    on_question_entities,
+    spelled_out,
+)
 from amg.prompts import load
 from amg.tools.kg.grounding import is_generic
 from amg.tools.kg.records import EvidenceRecord, RelationRecord
 from amg.tools.kg.schema import FINDINGS, normalize_key, relation_type, score_to_confidence
 from amg.tools.kg.store.protocols import ExpansionWrites
+from amg.tools.llm.structured import Usage, ask
 
 ABSTRACT_CHARS = 900  # the conclusion and the opening: ~250 tokens, read at ~20 tokens/s on the 1.5B here
 FINDING_NAMES = tuple(name for r in FINDINGS for name in dict.fromkeys((r.name, r.inverse)))
 # the findings a study answering its question "yes" or "no" can state ("worsens" fits "Does X help?" no and
 # "Is X a risk?" yes); on "maybe", or with no verdict, any
-AGREES_WITH = {"yes": {"improves", "worsens", "predicts", "associated_with"},
-               "no": {"worsens", "no_effect_on", "not_associated_with"}}  # fmt: skip
+AGREES_WITH = {
+    "yes": {"improves", "worsens", "predicts", "associated_with"},
+    "no": {"worsens", "no_effect_on", "not_associated_with"},
+}
 _FINDING_TYPES = {r.name for r in FINDINGS}
 COPIED_SHARE = 0.8
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\b[A-Z][A-Z ]{3,}:\s")  # a full stop, or a section label ("RESULTS: ")
@@ -53,18 +62,22 @@ class StudyFinding(BaseModel):
     score: int = Field(ge=1, le=10)
 
 
-def read_finding(question: str, entities: list[dict], paper: dict, text: str, llm, usage: Usage, verdict: str = ""
-                 ) -> tuple[StudyFinding | None, str | None]:  # fmt: skip
+def read_finding(
+    question: str, entities: list[dict], paper: dict, text: str, llm, usage: Usage, verdict: str = ""
+) -> tuple[StudyFinding | None, str | None]:
     """The model's reading of ``paper`` (an evidence record) for ``question``; or None and why not.
 
     ``verdict``: the answer given to the question from this paper ("no"), so the finding's direction agrees with
     it: read alone, the 1.5B wrote "Papanicolaou smear improves patient adherence" of a paper it had just
     answered "no" for ("adherence was low ... no matter what type of follow-up was advised")."""
     prompt = load("study_finding").format(
-        question=question, entities=", ".join(e["name"] for e in entities) or "(none named)",
-        title=paper.get("title") or "", abstract=text[:ABSTRACT_CHARS], relations=finding_list(verdict),
+        question=question,
+        entities=", ".join(e["name"] for e in entities) or "(none named)",
+        title=paper.get("title") or "",
+        abstract=text[:ABSTRACT_CHARS],
+        relations=finding_list(verdict),
         verdict=f"The answer this study gives the question: {verdict}." if verdict else "",
-    )  # fmt: skip
+    )
     reply = ask(llm, finding_schema(verdict), prompt, usage)
     return (reply, None) if reply is not None else (None, "no usable finding")
 
@@ -89,13 +102,25 @@ def finding_schema(verdict: str) -> type[StudyFinding]:
     """``StudyFinding`` whose relation may only be one that agrees with ``verdict``: told the verdict and shown
     only those, the 1.5B still named 3 "no" studies' findings "improves" or "predicts" (the schema's enum binds)."""
     names = [name for r in _offered(verdict) for name in dict.fromkeys((r.name, r.inverse))]
-    return create_model("StudyFinding", __base__=StudyFinding, __doc__=StudyFinding.__doc__,
-                        relation=(str, Field(json_schema_extra={"enum": names})))  # fmt: skip
+    return create_model(
+        "StudyFinding",
+        __base__=StudyFinding,
+        __doc__=StudyFinding.__doc__,
+        relation=(str, Field(json_schema_extra={"enum": names})),
+    )
 
 
-def grounded_finding(finding: StudyFinding, paper: dict, text: str, reliability: float, model_name: str,
-                     keep_score: int, entities: list[dict] = (), question: str = "", verdict: str = "",
-                     ) -> tuple[RelationRecord | None, str | None]:  # fmt: skip
+def grounded_finding(
+    finding: StudyFinding,
+    paper: dict,
+    text: str,
+    reliability: float,
+    model_name: str,
+    keep_score: int,
+    entities: list[dict] = (),
+    question: str = "",
+    verdict: str = "",
+) -> tuple[RelationRecord | None, str | None]:
     """The finding as a relation to write, or None and why it may not be written.
 
     Its relation agrees with ``verdict``, the answer read from the same paper (of two readings that disagree,
@@ -110,8 +135,10 @@ def grounded_finding(finding: StudyFinding, paper: dict, text: str, reliability:
         return None, f"{rel_type!r} disagrees with the answer read from the paper ({verdict})"
     abstract = f"{paper.get('title') or ''} {text}"
     defined = abbreviations_in(abstract)
-    ends = tuple(head_of(spelled_out(n, defined)) for n in ((finding.object, finding.subject) if flipped
-                                                            else (finding.subject, finding.object)))  # fmt: skip
+    ends = tuple(
+        head_of(spelled_out(n, defined))
+        for n in ((finding.object, finding.subject) if flipped else (finding.subject, finding.object))
+    )
     said = content_words(f"{abstract} {question}")
     for name in ends:
         if not end_named(name, said):
@@ -128,8 +155,17 @@ def grounded_finding(finding: StudyFinding, paper: dict, text: str, reliability:
     population = " ".join(finding.population.split())[:200]
     description = sentence[:500] + (f" [studied in: {population}]" if population else "")
     try:
-        return RelationRecord(source, target, rel_type, round(score_to_confidence(finding.score) * reliability, 3),
-                              [paper["id"]], finding.score, description, paper["kind"], model_name), None  # fmt: skip
+        return RelationRecord(
+            source,
+            target,
+            rel_type,
+            round(score_to_confidence(finding.score) * reliability, 3),
+            [paper["id"]],
+            finding.score,
+            description,
+            paper["kind"],
+            model_name,
+        ), None
     except ValueError as exc:
         return None, str(exc)
 
@@ -176,19 +212,39 @@ def _one_sentence_in(copied: str, sentences: list[str]) -> str | None:
     return best if held >= COPIED_SHARE * len(wanted) and held >= COPIED_SHARE * len(named_words(best)) else None
 
 
-def learn_finding(question: str, entities: list[dict], paper: dict, text: str, llm, model_name: str,
-                  reliability: float, store: ExpansionWrites, keep_score: int, verdict: str = "") -> dict:  # fmt: skip
+def learn_finding(
+    question: str,
+    entities: list[dict],
+    paper: dict,
+    text: str,
+    llm,
+    model_name: str,
+    reliability: float,
+    store: ExpansionWrites,
+    keep_score: int,
+    verdict: str = "",
+) -> dict:
     """Read ``paper``'s finding for ``question`` (answered ``verdict`` from it) and write it with the paper."""
     usage = Usage()
     finding, problem = read_finding(question, entities, paper, text, llm, usage, verdict)
     record = None
     if finding is not None:
-        record, problem = grounded_finding(finding, paper, text, reliability, model_name, keep_score, entities,
-                                           question, verdict)  # fmt: skip
+        record, problem = grounded_finding(
+            finding, paper, text, reliability, model_name, keep_score, entities, question, verdict
+        )
     if record is None:
         return {"new_relations": [], "refused": [f"finding of {paper['id']}: {problem}"], **usage.as_update()}
-    store.upsert(evidence=[EvidenceRecord(**paper)], relations=[record],
-                 supports=[(record.source, paper["id"]), (record.target, paper["id"])])  # fmt: skip
-    new = {"source": record.source, "type": record.type, "target": record.target, "confidence": record.confidence,
-           "evidence_ids": record.evidence_ids, "description": record.description}  # fmt: skip
+    store.upsert(
+        evidence=[EvidenceRecord(**paper)],
+        relations=[record],
+        supports=[(record.source, paper["id"]), (record.target, paper["id"])],
+    )
+    new = {
+        "source": record.source,
+        "type": record.type,
+        "target": record.target,
+        "confidence": record.confidence,
+        "evidence_ids": record.evidence_ids,
+        "description": record.description,
+    }
     return {"new_relations": [new], "refused": [], **usage.as_update()}

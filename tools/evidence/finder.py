@@ -11,12 +11,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from amg.tools.vectors.passages import PassageStore
 from amg.tools.evidence.pubmed import MalformedResponse
 from amg.tools.evidence.pubmed_sources import PubMedSources
 from amg.tools.evidence.remote_calls import SourceUnavailable
 from amg.tools.evidence.wikipedia_client import WikipediaClient
 from amg.tools.kg.records import EvidenceRecord
+from amg.tools.vectors.passages import PassageStore
 
 SNIPPET_CHARS = 1500
 
@@ -67,20 +67,37 @@ class EvidenceFinder:
             for art in client.search_articles(query, max_results=k, mindate=mindate, context=context):
                 text = art.conclusion_first()[:SNIPPET_CHARS]
                 record = EvidenceRecord(
-                    id=f"pmid:{art.pmid}", kind="pubmed", title=art.display_title, snippet=text, year=art.year,
-                    journal=art.journal, pmid=art.pmid, doi=art.doi, url=art.url,
-                )  # fmt: skip
+                    id=f"pmid:{art.pmid}",
+                    kind="pubmed",
+                    title=art.display_title,
+                    snippet=text,
+                    year=art.year,
+                    journal=art.journal,
+                    pmid=art.pmid,
+                    doi=art.doi,
+                    url=art.url,
+                )
                 yield record, text
         elif name == "wikipedia":
             for page in client.lookup(query, context=context, max_pages=min(k, 2)):
                 if page.options:
                     continue  # unresolved disambiguation: nothing to cite
                 text = page.summary[:SNIPPET_CHARS]
-                yield EvidenceRecord(id=f"wiki:{page.title}", kind="wikipedia", title=page.title, snippet=text,
-                                     url=page.url), text  # fmt: skip
+                yield (
+                    EvidenceRecord(
+                        id=f"wiki:{page.title}", kind="wikipedia", title=page.title, snippet=text, url=page.url
+                    ),
+                    text,
+                )
         else:
             for passage in (p for p in client.search(query, k=k) if p.score >= self.min_passage_score):
-                yield EvidenceRecord(
-                    id=f"textbook:{passage.source}::{passage.chunk}", kind="textbook", title=passage.source,
-                    snippet=passage.text[:SNIPPET_CHARS], url=Path(passage.file).as_uri() if passage.file else "",
-                ), passage.text[:SNIPPET_CHARS]  # fmt: skip
+                yield (
+                    EvidenceRecord(
+                        id=f"textbook:{passage.source}::{passage.chunk}",
+                        kind="textbook",
+                        title=passage.source,
+                        snippet=passage.text[:SNIPPET_CHARS],
+                        url=Path(passage.file).as_uri() if passage.file else "",
+                    ),
+                    passage.text[:SNIPPET_CHARS],
+                )

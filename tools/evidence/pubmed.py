@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from Bio import Entrez
 from Bio.Entrez.Parser import CorruptedXMLError, NotXMLError, ValidationError
@@ -18,8 +18,8 @@ from Bio.Entrez.Parser import CorruptedXMLError, NotXMLError, ValidationError
 from amg.tools.batching import chunked
 from amg.tools.evidence.remote_calls import SourceUnavailable, call_remote, shared_limiter
 from amg.tools.evidence.request_cache import RequestCache
-from amg.tools.literature.query_words import query_words
 from amg.tools.literature.pubmed_xml import Article, NotPubMedXML, read_articles
+from amg.tools.literature.query_words import query_words
 
 Entrez.max_tries = 1
 TOOL = "amg-medical-qa"
@@ -76,9 +76,14 @@ class PubMedClient:
         return body
 
     def search(
-        self, query: str, max_results: int = 5, mindate: str | None = None, maxdate: str | None = None,
-        sort: str = "relevance", context: str = "",
-    ) -> list[str]:  # fmt: skip
+        self,
+        query: str,
+        max_results: int = 5,
+        mindate: str | None = None,
+        maxdate: str | None = None,
+        sort: str = "relevance",
+        context: str = "",
+    ) -> list[str]:
         """PMIDs matching ``query`` (and any of ``context``'s key words); dates as YYYY or YYYY/MM/DD."""
         term = entrez_term(query, context)
         params = {"db": "pubmed", "term": term, "retmax": max(1, min(max_results, 200)), "sort": sort}

@@ -24,8 +24,15 @@ class LocalPubMed:
     def __init__(self, index: LiteratureIndex):
         self.index = index
 
-    def search(self, query: str, max_results: int = 5, mindate: str | None = None, maxdate: str | None = None,
-               sort: str = "relevance", context: str = "") -> list[str]:  # fmt: skip
+    def search(
+        self,
+        query: str,
+        max_results: int = 5,
+        mindate: str | None = None,
+        maxdate: str | None = None,
+        sort: str = "relevance",
+        context: str = "",
+    ) -> list[str]:
         hits = self.index.search(f"{query} {context}", max_results, _year(mindate), _year(maxdate))
         return [hit.pmid for hit in hits]
 
@@ -39,8 +46,7 @@ class LocalPubMed:
 class PubMedSources:
     """NCBI and the local index as one PubMed; in ``both``, results alternate and each PMID comes once."""
 
-    def __init__(self, choice: str, remote: PubMedClient | None, local: LocalPubMed | None,
-                 cooldown_s: float = 120.0):  # fmt: skip
+    def __init__(self, choice: str, remote: PubMedClient | None, local: LocalPubMed | None, cooldown_s: float = 120.0):
         if choice not in PUBMED:
             raise ValueError(f"AMG_PUBMED={choice!r} (choose {', '.join(PUBMED)})")
         if choice in ("local", "both") and local is None:
@@ -60,7 +66,7 @@ class PubMedSources:
         if remote is None:
             return local  # auto, and both, without the network: the local index answers
         merged: dict[str, Article] = {}
-        for article in [a for pair in zip(local, remote) for a in pair] + local[len(remote):] + remote[len(local):]:
+        for article in [a for pair in zip(local, remote) for a in pair] + local[len(remote) :] + remote[len(local) :]:
             merged.setdefault(article.pmid, article)
         return list(merged.values())[:max_results]
 

@@ -2,7 +2,8 @@
 
 Every remote call goes through ``call_remote``: it waits its turn on the limiter and
 retries transient faults (network errors, HTTP 429 and 5xx; not a host the resolver says does
-not exist) with exponential backoff and jitter, honouring Retry-After. Whatever still fails becomes ``SourceUnavailable``.
+not exist) with exponential backoff and jitter, honouring Retry-After. Whatever still fails becomes
+``SourceUnavailable``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import socket
 import threading
 import time
 import urllib.error
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 import requests
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
@@ -63,8 +65,17 @@ def is_transient(exc: BaseException) -> bool:
     status = _status(exc)
     if status is not None:
         return status == 429 or status >= 500
-    return isinstance(exc, (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError,
-                            requests.exceptions.ConnectionError, requests.exceptions.Timeout))  # fmt: skip
+    return isinstance(
+        exc,
+        (
+            urllib.error.URLError,
+            socket.timeout,
+            TimeoutError,
+            ConnectionError,
+            requests.exceptions.ConnectionError,
+            requests.exceptions.Timeout,
+        ),
+    )
 
 
 def unknown_host(exc: BaseException) -> bool:

@@ -18,9 +18,24 @@ from amg.tools.evidence.remote_calls import call_remote, shared_limiter
 from amg.tools.evidence.request_cache import RequestCache
 
 MEDICAL_HINTS = (
-    "medicine", "medical", "disease", "disorder", "syndrome", "drug", "medication", "pharmacology",
-    "anatomy", "gene", "protein", "infection", "symptom", "condition", "pathology", "cancer", "deficiency",
-)  # fmt: skip
+    "medicine",
+    "medical",
+    "disease",
+    "disorder",
+    "syndrome",
+    "drug",
+    "medication",
+    "pharmacology",
+    "anatomy",
+    "gene",
+    "protein",
+    "infection",
+    "symptom",
+    "condition",
+    "pathology",
+    "cancer",
+    "deficiency",
+)
 MEDICAL_ENDINGS = ("osis", "itis", "emia", "aemia", "oma", "pathy", "algia", "plasia", "trophy", "ectomy", "uria")
 TIMEOUT_S = 15.0
 

@@ -3,15 +3,16 @@
 Model-written relations are checked again (tools/kg/grounding.py): evidence present and stored,
 specific endpoints, a cited item whose stored text names both, endpoint types that fit the
 relation; model-written descriptions must not echo the prompt. ``fix`` marks what breaks a rule
-as weakened: confidence 0, the reason in its history; nothing is deleted. Earlier versions wrote relations these rules now refuse; the
+as weakened: confidence 0, the reason in its history; nothing is deleted. Earlier versions wrote relations these rules
+now refuse; the
 audit is how an existing data dir is cleaned.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from amg.tools.kg.grounding import echoes, is_generic, mentions, sentence_problem, signature_problem
 from amg.tools.kg.store.protocols import AuditStore
@@ -34,20 +35,32 @@ def audit(store: AuditStore, echo_sources: Sequence[str], fix: bool = False) -> 
     while page := store.extracted_relations(skip, PAGE):
         skip += len(page)
         report.relations_checked += len(page)
-        texts = {e["id"]: f"{e.get('title') or ''} {e.get('snippet') or ''}"
-                 for e in store.evidence(sorted({i for r in page for i in r["evidence_ids"]}))}  # fmt: skip
+        texts = {
+            e["id"]: f"{e.get('title') or ''} {e.get('snippet') or ''}"
+            for e in store.evidence(sorted({i for r in page for i in r["evidence_ids"]}))
+        }
         for row in page:
             reason = relation_problem(row, texts)
             if reason:
-                report.violations.append({"what": "relation", **{k: row[k] for k in ("s", "t", "type")},
-                                          "confidence": row["confidence"], "evidence_ids": row["evidence_ids"],
-                                          "model": row["model"], "reason": reason})  # fmt: skip
+                report.violations.append(
+                    {
+                        "what": "relation",
+                        **{k: row[k] for k in ("s", "t", "type")},
+                        "confidence": row["confidence"],
+                        "evidence_ids": row["evidence_ids"],
+                        "model": row["model"],
+                        "reason": reason,
+                    }
+                )
     skip = 0
     while page := store.learned_descriptions(skip, PAGE):
         skip += len(page)
         report.descriptions_checked += len(page)
-        report.violations += [{"what": "description", "key": row["key"], "reason": "echoes the prompt"}
-                              for row in page if echoes(row["description"], echo_sources)]  # fmt: skip
+        report.violations += [
+            {"what": "description", "key": row["key"], "reason": "echoes the prompt"}
+            for row in page
+            if echoes(row["description"], echo_sources)
+        ]
     if fix and report.violations:
         relations = [v for v in report.violations if v["what"] == "relation"]
         keys = [v["key"] for v in report.violations if v["what"] == "description"]
@@ -69,8 +82,9 @@ def relation_problem(row: dict, texts: dict[str, str]) -> str | None:
     source, target = [row["source"], *row["source_aliases"]], [row["target"], *row["target_aliases"]]
     if not any(mentions(texts[i], source) and mentions(texts[i], target) for i in row["evidence_ids"]):
         return "no cited item names both entities"
-    return (signature_problem(row["type"], row.get("source_type"), row.get("target_type"))
-            or sentence_problem(row["type"], row.get("sentence") or ""))
+    return signature_problem(row["type"], row.get("source_type"), row.get("target_type")) or sentence_problem(
+        row["type"], row.get("sentence") or ""
+    )
 
 
 def _profile(rows: list[dict]) -> dict[str, dict]:
@@ -81,5 +95,7 @@ def _profile(rows: list[dict]) -> dict[str, dict]:
         entry["total"] += row["total"]
         entry["tenths"][min(max(row["tenth"], 0), 10)] += row["n"]
         entry["weakened"] += row["n"] if row["status"] == "weakened" else 0
-    return {k: {"n": v["n"], "mean": round(v["total"] / v["n"], 2), "tenths": v["tenths"], "weakened": v["weakened"]}
-            for k, v in sorted(grouped.items())}  # fmt: skip
+    return {
+        k: {"n": v["n"], "mean": round(v["total"] / v["n"], 2), "tenths": v["tenths"], "weakened": v["weakened"]}
+        for k, v in sorted(grouped.items())
+    }

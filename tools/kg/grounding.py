@@ -22,25 +22,33 @@ import re
 
 from amg.tools.kg.schema import ACTS, RELATIONS, normalize_key
 
-GENERIC_TERMS = frozenset(normalize_key(w) for w in (
-    "all patient patients man woman child adult people year old history treatment therapy disease finding "
-    "most common following which what best likely cause effect type normal day week month "
-    "textbook book chapter evidence study studies trial trials article paper review author authors result results "
-    "entity entities relation relations data information source sources case report reports drug drugs medication "
-    "condition conditions symptom symptoms sign signs research researcher clinician doctor physician hospital "
-    "unknown none other something thing"
-).split())  # fmt: skip
+GENERIC_TERMS = frozenset(
+    normalize_key(w)
+    for w in (
+        "all patient patients man woman child adult people year old history treatment therapy disease finding "
+        "most common following which what best likely cause effect type normal day week month "
+        "textbook book chapter evidence study studies trial trials article paper review author authors result results "
+        "entity entities relation relations data information source sources case report reports drug drugs medication "
+        "condition conditions symptom symptoms sign signs research researcher clinician doctor physician hospital "
+        "unknown none other something thing"
+    ).split()
+)
 
 
 # relation type -> (types its source may have, types its target may have); None = any
 SIGNATURES = {r.name: (r.sources, r.targets) for r in RELATIONS}
 
 
-_CAUSAL = re.compile(r"\b(?:causal(?:ly)?|(?:caus|induc|produc|provok|precipitat)(?:e|es|ed|ing)|trigger(?:s|ed|ing)?|"
-                     r"lead(?:s|ing)? to|led to|result(?:s|ed|ing)? in|due to|because of|responsible for|"
-                     r"secondary to)\b", re.IGNORECASE)
-_ADVERSE = re.compile(r"\b(?:side[- ]effects?|adverse (?:effects?|reactions?|events?)|toxicit(?:y|ies)|intoleran(?:ce|t))\b",
-                      re.IGNORECASE)
+_CAUSAL = re.compile(
+    r"\b(?:causal(?:ly)?|(?:caus|induc|produc|provok|precipitat)(?:e|es|ed|ing)|trigger(?:s|ed|ing)?|"
+    r"lead(?:s|ing)? to|led to|result(?:s|ed|ing)? in|due to|because of|responsible for|"
+    r"secondary to)\b",
+    re.IGNORECASE,
+)
+_ADVERSE = re.compile(
+    r"\b(?:side[- ]effects?|adverse (?:effects?|reactions?|events?)|toxicit(?:y|ies)|intoleran(?:ce|t))\b",
+    re.IGNORECASE,
+)
 # relation type -> (a pattern its sentence must match, one it must not match, why it was refused)
 _SENTENCE_RULES: dict[str, tuple[re.Pattern | None, re.Pattern | None, str]] = {
     "causes": (_CAUSAL, None, "its sentence states no cause"),
@@ -57,12 +65,16 @@ def sentence_problem(rel_type: str, sentence: str) -> str | None:
     required, forbidden, why = _SENTENCE_RULES.get(rel_type, (None, None, ""))
     if not sentence.strip():
         return None
-    if (required is not None and not required.search(sentence)) or (forbidden is not None and forbidden.search(sentence)):
+    if (required is not None and not required.search(sentence)) or (
+        forbidden is not None and forbidden.search(sentence)
+    ):
         return why
     return None
 
 
-def fitting_type(rel_type: str, source_type: str | None, target_type: str | None, sentence: str = "") -> tuple[str, bool]:
+def fitting_type(
+    rel_type: str, source_type: str | None, target_type: str | None, sentence: str = ""
+) -> tuple[str, bool]:
     """``rel_type``, or its only sensible reading where the types rule it out, and whether the ends swap: a drug's
     or procedure's "symptom" is its adverse effect; with the drug as the "symptom", only when the sentence states
     an adverse effect or a cause ("Metoclopramide relieves nausea" is no adverse effect)."""
@@ -74,8 +86,9 @@ def fitting_type(rel_type: str, source_type: str | None, target_type: str | None
 
 
 # the list a colon opens, up to the clause that ends it (", which are reduced by ...", "; ...", ". ")
-_LISTED = re.compile(r"^\s*:\s*(?P<items>[^:;.()]+?)\s*(?:,\s*(?:which|that|who|where|as|but|with|in|for)\b|[;.()]|$)",
-                     re.IGNORECASE)
+_LISTED = re.compile(
+    r"^\s*:\s*(?P<items>[^:;.()]+?)\s*(?:,\s*(?:which|that|who|where|as|but|with|in|for)\b|[;.()]|$)", re.IGNORECASE
+)
 _LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", re.IGNORECASE)
 MAX_MEMBER_WORDS = 4
 
@@ -87,7 +100,7 @@ def listed_members(name: str, sentence: str) -> list[str]:
     if not key:
         return []
     found = re.search(rf"(?<!\w){key}(?!\w)", sentence, re.IGNORECASE)
-    listed = found and _LISTED.match(sentence[found.end():])
+    listed = found and _LISTED.match(sentence[found.end() :])
     if not listed:
         return []
     items = [i.strip() for i in _LIST_SPLIT.split(listed["items"]) if i.strip()]

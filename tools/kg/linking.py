@@ -13,11 +13,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from amg.tools.vectors.embeddings import embed
-from amg.tools.vectors.passages import open_collection
 from amg.tools.kg.grounding import GENERIC_TERMS
 from amg.tools.kg.schema import normalize_key
 from amg.tools.kg.store.protocols import QAReads
+from amg.tools.vectors.embeddings import embed
+from amg.tools.vectors.passages import open_collection
 
 SYNC_BATCH = 2000
 MAX_NGRAM = 6
@@ -58,10 +58,11 @@ class EntityLinker:
             if not rows:
                 return added
             self.collection.upsert(
-                ids=[r["key"] for r in rows], documents=[r["name"] for r in rows],
+                ids=[r["key"] for r in rows],
+                documents=[r["name"] for r in rows],
                 metadatas=[{"name": r["name"], "type": r["type"]} for r in rows],
                 embeddings=embed(self.model_path, [r["name"] for r in rows], batch_size=256),
-            )  # fmt: skip
+            )
             added += len(rows)
             progress(len(rows))
             state = {"after": rows[-1]["at"], "key": rows[-1]["key"]}
@@ -74,8 +75,10 @@ class EntityLinker:
             return []
         found = self.store.lookup([key]).get(key)
         if found:
-            return [Candidate(f["key"], f["name"], f["type"], 1.0 if f["how"] == "exact" else 0.95, f["how"])
-                    for f in found[:k]]  # fmt: skip
+            return [
+                Candidate(f["key"], f["name"], f["type"], 1.0 if f["how"] == "exact" else 0.95, f["how"])
+                for f in found[:k]
+            ]
         if self.collection.count() == 0:
             return []
         hits = self.collection.query(query_embeddings=embed(self.model_path, [mention]), n_results=k)

@@ -8,7 +8,9 @@ The traversal (tools/kg/traversal/traverse.py) makes the steps; the traverser (a
 
 from __future__ import annotations
 
-from typing_extensions import NotRequired, TypedDict
+from typing import NotRequired
+
+from typing_extensions import TypedDict
 
 
 class Step(TypedDict):
@@ -87,4 +89,5 @@ class Citation(TypedDict):
     year: int | None
     url: str | None
     evidence_id: str  # = id, the name `amg ask --json` gives it
-    quote: str  # the item's sentence that states the claim, naming the answer's key entity (agents/answer_synthesizer/quotes.py)
+    # the item's sentence that states the claim, naming the answer's key entity (agents/answer_synthesizer/quotes.py)
+    quote: str

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from amg.tools.kg.schema import (
     EVIDENCE_KINDS,
@@ -16,11 +16,11 @@ from amg.tools.kg.schema import (
 
 def iso_utc(moment: datetime) -> str:
     """Timestamps are ISO-8601 UTC strings: portable, sortable, exact on round-trip."""
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def utc_now() -> str:
-    return iso_utc(datetime.now(timezone.utc))
+    return iso_utc(datetime.now(UTC))
 
 
 @dataclass

@@ -14,16 +14,38 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 ENTITY_TYPES = (
-    "disease", "drug", "phenotype", "gene", "procedure", "anatomy", "test", "organism", "other",
-)  # fmt: skip
+    "disease",
+    "drug",
+    "phenotype",
+    "gene",
+    "procedure",
+    "anatomy",
+    "test",
+    "organism",
+    "other",
+)
 
 ENTITY_TYPE_ALIASES = {
-    "symptom": "phenotype", "sign": "phenotype", "finding": "phenotype", "condition": "disease",
-    "disorder": "disease", "syndrome": "disease", "medication": "drug", "chemical": "drug",
-    "protein": "gene", "treatment": "procedure", "surgery": "procedure", "lab": "test",
-    "diagnostic": "test", "bacterium": "organism", "virus": "organism", "pathogen": "organism",
-    "organ": "anatomy", "tissue": "anatomy", "body part": "anatomy",
-}  # fmt: skip
+    "symptom": "phenotype",
+    "sign": "phenotype",
+    "finding": "phenotype",
+    "condition": "disease",
+    "disorder": "disease",
+    "syndrome": "disease",
+    "medication": "drug",
+    "chemical": "drug",
+    "protein": "gene",
+    "treatment": "procedure",
+    "surgery": "procedure",
+    "lab": "test",
+    "diagnostic": "test",
+    "bacterium": "organism",
+    "virus": "organism",
+    "pathogen": "organism",
+    "organ": "anatomy",
+    "tissue": "anatomy",
+    "body part": "anatomy",
+}
 
 ACTS = frozenset({"drug", "procedure"})  # entity types that act on a condition
 CONDITIONS = frozenset({"disease", "phenotype"})
@@ -58,8 +80,13 @@ RELATIONS = (
     RelationType("part_of", "has_part"),
     RelationType("gene_associated_with", "has_associated_gene", frozenset({"gene"}), CONDITIONS),
     RelationType("located_in", "site_of", None, frozenset({"anatomy"})),
-    RelationType("adverse_effect_of", "has_adverse_effect", CONDITIONS, ACTS,
-                 hint="has_adverse_effect: <other> is an unwanted effect of the drug"),
+    RelationType(
+        "adverse_effect_of",
+        "has_adverse_effect",
+        CONDITIONS,
+        ACTS,
+        hint="has_adverse_effect: <other> is an unwanted effect of the drug",
+    ),
     # a drug's role or mechanism (ChEBI: metformin has_role hypoglycemic agent)
     RelationType("has_role", "role_of", frozenset({"drug"}), curated_only=True),
     # membership of a curated list's category (WHO essential medicines)
@@ -69,13 +96,14 @@ RELATIONS = (
     RelationType("worsens", "worsened_by", finding=True, hint="the study found that it harms or decreases it"),
     RelationType("no_effect_on", "unaffected_by", finding=True, hint="the study found no effect or difference"),
     RelationType("predicts", "predicted_by", finding=True, hint="the study found it predicts or detects it"),
-    RelationType("not_associated_with", "not_associated_with", finding=True,
-                 hint="the study found no association"),
+    RelationType("not_associated_with", "not_associated_with", finding=True, hint="the study found no association"),
 )
 RELATION_INVERSES = {r.name: r.inverse for r in RELATIONS}  # relation type -> its name read backwards
 RELATION_TYPES = tuple(RELATION_INVERSES)
 CURATED_ONLY = frozenset(r.name for r in RELATIONS if r.curated_only)  # never stated by a model
-STUDY_RESULTS = tuple(r.name for r in RELATIONS if r.finding)  # only a study states them (agents/finding_reader/reader.py)
+STUDY_RESULTS = tuple(
+    r.name for r in RELATIONS if r.finding
+)  # only a study states them (agents/finding_reader/reader.py)
 FINDINGS = tuple(r for r in RELATIONS if r.finding) + tuple(r for r in RELATIONS if r.name == "associated_with")
 
 # a model's description never gets a higher confidence; curated definitions sit above it (WordNet's glosses 0.97,

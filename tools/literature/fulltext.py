@@ -42,10 +42,15 @@ class FullTextIndex:
         for article in articles:
             if present is None or article.pmid in present:
                 writer.delete_documents_by_term("pmid", article.pmid)
-            writer.add_document(tantivy.Document(
-                pmid=article.pmid, title=article.title, abstract=article.abstract,
-                mesh=" ; ".join(article.mesh_terms), year=article.year or 0,
-            ))  # fmt: skip
+            writer.add_document(
+                tantivy.Document(
+                    pmid=article.pmid,
+                    title=article.title,
+                    abstract=article.abstract,
+                    mesh=" ; ".join(article.mesh_terms),
+                    year=article.year or 0,
+                )
+            )
 
     def delete(self, pmids: list[str]) -> None:
         writer = self._writer_()
@@ -67,8 +72,9 @@ class FullTextIndex:
         return self._writer
 
     # reading
-    def search(self, words: list[str], k: int, min_year: int | None = None,
-               max_year: int | None = None) -> list[tuple[str, float]]:  # fmt: skip
+    def search(
+        self, words: list[str], k: int, min_year: int | None = None, max_year: int | None = None
+    ) -> list[tuple[str, float]]:
         """(PMID, BM25 score), best first, for documents with any of ``words``."""
         if not words:
             return []
@@ -76,10 +82,12 @@ class FullTextIndex:
         text = " ".join(dict.fromkeys(part for word in words for part in re.split(r"[^a-z0-9]+", word) if part))
         query = self.index.parse_query(text, list(FIELDS), field_boosts=BOOSTS)
         if min_year or max_year:
-            years = tantivy.Query.range_query(self.schema, "year", tantivy.FieldType.Integer, min_year or 0,
-                                              max_year or 9999)  # fmt: skip
-            query = tantivy.Query.boolean_query([(tantivy.Occur.Must, query),
-                                                 (tantivy.Occur.Must, tantivy.Query.const_score_query(years, 0.0))])
+            years = tantivy.Query.range_query(
+                self.schema, "year", tantivy.FieldType.Integer, min_year or 0, max_year or 9999
+            )
+            query = tantivy.Query.boolean_query(
+                [(tantivy.Occur.Must, query), (tantivy.Occur.Must, tantivy.Query.const_score_query(years, 0.0))]
+            )
         self.index.reload()
         searcher = self.index.searcher()
         return [(searcher.doc(address)["pmid"][0], score) for score, address in searcher.search(query, k).hits]

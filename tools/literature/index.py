@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from amg.tools.literature.fulltext import FullTextIndex
-from amg.tools.literature.query_words import query_words
 from amg.tools.literature.pubmed_xml import Article
+from amg.tools.literature.query_words import query_words
 from amg.tools.literature.record_store import RecordStore
 
 
@@ -37,8 +37,13 @@ class LiteratureIndex:
         self.records = RecordStore(path / "records.sqlite")
         self.fulltext = FullTextIndex(path / "fulltext")
 
-    def write(self, articles: list[Article], deleted: list[str], held: set[str] | None = None,
-              bodies: dict[str, bytes] | None = None) -> None:  # fmt: skip
+    def write(
+        self,
+        articles: list[Article],
+        deleted: list[str],
+        held: set[str] | None = None,
+        bodies: dict[str, bytes] | None = None,
+    ) -> None:
         """Replace ``articles`` and remove ``deleted``: durable when this returns. ``held``: the PMIDs of
         ``articles`` already held (the engine drops those first); None when unknown (every one is dropped)."""
         if articles:
@@ -48,8 +53,7 @@ class LiteratureIndex:
         self.fulltext.commit()
         self.records.write(articles, deleted, bodies)
 
-    def search(self, query: str, k: int = 10, min_year: int | None = None,
-               max_year: int | None = None) -> list[Hit]:  # fmt: skip
+    def search(self, query: str, k: int = 10, min_year: int | None = None, max_year: int | None = None) -> list[Hit]:
         """The ``k`` best records for ``query``'s words (any of them; BM25), within the years given."""
         hits = self.fulltext.search(query_words(query), k + 5, min_year, max_year)
         held = self.records.known([pmid for pmid, _ in hits])

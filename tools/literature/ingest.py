@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import zlib
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Callable, Iterator
+from typing import IO
 
 from filelock import FileLock, Timeout
 
@@ -36,9 +37,15 @@ class IngestReport:
     files: int = 0
 
     def as_dict(self) -> dict:
-        return {"files": self.files, "added": self.added, "updated": self.updated, "deleted": self.deleted,
-                "skipped": sum(self.skipped.values()), "skip_reasons": dict(self.skipped.most_common()),
-                "failed_files": self.failed_files}  # fmt: skip
+        return {
+            "files": self.files,
+            "added": self.added,
+            "updated": self.updated,
+            "deleted": self.deleted,
+            "skipped": sum(self.skipped.values()),
+            "skip_reasons": dict(self.skipped.most_common()),
+            "failed_files": self.failed_files,
+        }
 
 
 class CountingReader:
@@ -58,8 +65,12 @@ class CountingReader:
         return data
 
 
-def ingest_files(index: LiteratureIndex, paths: list[Path], progress: Callable[[Path, int], Callable[[int], None]],
-                 on_wait: Callable[[], None] = lambda: None) -> IngestReport:  # fmt: skip
+def ingest_files(
+    index: LiteratureIndex,
+    paths: list[Path],
+    progress: Callable[[Path, int], Callable[[int], None]],
+    on_wait: Callable[[], None] = lambda: None,
+) -> IngestReport:
     """Read every file in ``paths`` into ``index``; ``progress(path, size)`` returns a bytes-read callback."""
     report = IngestReport()
     lock = FileLock(str(index.path / "ingest.lock"))
@@ -94,7 +105,7 @@ def _records(stream: CountingReader, path: Path) -> Iterator[Article | Deletion 
         return read_jsonl(_Prefixed(first, source))
     if first == b"":
         raise NotPubMedXML("empty file")
-    raise NotPubMedXML("not PubMed XML (<PubmedArticleSet>) or JSON lines ({\"pmid\": …})")
+    raise NotPubMedXML('not PubMed XML (<PubmedArticleSet>) or JSON lines ({"pmid": …})')
 
 
 def _ingest_stream(index: LiteratureIndex, items: Iterator, report: IngestReport, in_step: bool) -> None:

@@ -6,7 +6,8 @@ with its reason and the file goes on. A line longer than ``MAX_LINE_BYTES`` is p
 from __future__ import annotations
 
 import json
-from typing import IO, Iterator
+from collections.abc import Iterator
+from typing import IO
 
 from amg.tools.literature.pubmed_xml import Article, Deletion, Skipped
 
@@ -51,11 +52,16 @@ def record_from_row(row: object) -> Article | Deletion | Skipped:
     year = str(row.get("year") or "").strip()[:4]
     mesh = row.get("mesh") or []
     return Article(
-        pmid=pmid, title=title, abstract=abstract, year=int(year) if year.isdigit() else None,
-        journal=_plain(row.get("journal")) or None, doi=_plain(row.get("doi")) or None,
-        publication_types=[], mesh_terms=[_plain(m) for m in mesh if _plain(m)] if isinstance(mesh, list) else [],
+        pmid=pmid,
+        title=title,
+        abstract=abstract,
+        year=int(year) if year.isdigit() else None,
+        journal=_plain(row.get("journal")) or None,
+        doi=_plain(row.get("doi")) or None,
+        publication_types=[],
+        mesh_terms=[_plain(m) for m in mesh if _plain(m)] if isinstance(mesh, list) else [],
         revised=_plain(row.get("revised")),
-    )  # fmt: skip
+    )
 
 
 def _section(section: dict) -> str:

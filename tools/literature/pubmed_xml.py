@@ -9,16 +9,19 @@ is dropped once read, so a 200 MB baseline file is never held whole.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import IO, Iterator
+from typing import IO
 from xml.etree.ElementTree import Element, ParseError
 
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import iterparse
 
 YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
-MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
-                                      "dec"), start=1)}  # fmt: skip
+MONTHS = {
+    m: i
+    for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)
+}
 
 
 class NotPubMedXML(ValueError):
@@ -49,15 +52,16 @@ class Article:
         opening = self.abstract.split("\n", 1)[0].split(": ", 1)[-1]
         return opening if len(opening) <= 120 else opening[:117].rsplit(" ", 1)[0] + "…"
 
-
     def conclusion_first(self) -> str:
         """Title, then the abstract with its conclusion first: a reader that reads only the opening (the
         reasoner reads a few hundred characters of each item) sees the finding, which abstracts put last."""
         sections = self.abstract.split("\n") if self.abstract else []
         if len(sections) > 1:
-            labelled = [i for i, s in enumerate(sections) if s.split(":", 1)[0].strip().upper().startswith("CONCLUSION")]
+            labelled = [
+                i for i, s in enumerate(sections) if s.split(":", 1)[0].strip().upper().startswith("CONCLUSION")
+            ]
             last = labelled[-1] if labelled else len(sections) - 1
-            sections = [sections[last], *sections[:last], *sections[last + 1:]]
+            sections = [sections[last], *sections[:last], *sections[last + 1 :]]
         return "\n".join(([self.title] if self.title else []) + sections)
 
 
@@ -103,8 +107,9 @@ def read_articles(stream: IO[bytes]) -> Iterator[Article | Deletion | Skipped]:
                 continue
             root.clear()  # the record is read: drop it and everything before it
     except DefusedXmlException as exc:
-        raise NotPubMedXML(f"refused: the document declares entities or external references ({type(exc).__name__})") \
-            from None
+        raise NotPubMedXML(
+            f"refused: the document declares entities or external references ({type(exc).__name__})"
+        ) from None
     except ParseError as exc:
         raise NotPubMedXML(f"malformed XML: {exc}") from None
     if root is None:
@@ -133,8 +138,9 @@ def article_from_element(elem: Element) -> Article | Skipped:
     pub_date = journal.find("JournalIssue/PubDate") if journal is not None else None
     year_text = " ".join(_text(pub_date.find(tag)) for tag in ("Year", "MedlineDate")) if pub_date is not None else ""
     year = YEAR.search(year_text) or YEAR.search(_text(art.find("ArticleDate/Year")))
-    doi = next((_text(i) for i in elem.findall("PubmedData/ArticleIdList/ArticleId") if i.get("IdType") == "doi"),
-               None) or next((_text(loc) for loc in art.findall("ELocationID") if loc.get("EIdType") == "doi"), None)
+    doi = next(
+        (_text(i) for i in elem.findall("PubmedData/ArticleIdList/ArticleId") if i.get("IdType") == "doi"), None
+    ) or next((_text(loc) for loc in art.findall("ELocationID") if loc.get("EIdType") == "doi"), None)
     return Article(
         pmid=pmid,
         title=title,
@@ -145,7 +151,7 @@ def article_from_element(elem: Element) -> Article | Skipped:
         publication_types=[_text(t) for t in art.findall("PublicationTypeList/PublicationType")],
         mesh_terms=[_text(d) for d in citation.findall("MeshHeadingList/MeshHeading/DescriptorName")],
         revised=_date(citation.find("DateRevised")),
-    )  # fmt: skip
+    )
 
 
 def _date(elem: Element | None) -> str:

@@ -9,7 +9,7 @@ STOP_WORDS = frozenset(
     "a an and are as at be been but by can could did do does for from had has have how i if in into is it its "
     "may might more most no not of on or such than that the their them then there these they this those to "
     "was were what when where which while who whom why will with would should there's vs versus".split()
-)  # fmt: skip
+)
 
 
 def query_words(text: str, limit: int = 32) -> list[str]:

@@ -49,7 +49,8 @@ class RecordStore:
         for batch in chunked([int(p) for p in pmids], SQL_VARIABLES):
             marks = ",".join("?" * len(batch))
             for pmid, dig, revised in self.db.execute(
-                    f"SELECT pmid, digest, revised FROM records WHERE pmid IN ({marks})", batch):  # fmt: skip
+                f"SELECT pmid, digest, revised FROM records WHERE pmid IN ({marks})", batch
+            ):
                 found[str(pmid)] = (dig, revised)
         return found
 
@@ -58,8 +59,9 @@ class RecordStore:
         gone: set[str] = set()
         for batch in chunked([int(p) for p in pmids], SQL_VARIABLES):
             marks = ",".join("?" * len(batch))
-            gone.update(str(row[0]) for row in self.db.execute(f"SELECT pmid FROM deleted WHERE pmid IN ({marks})",
-                                                               batch))  # fmt: skip
+            gone.update(
+                str(row[0]) for row in self.db.execute(f"SELECT pmid FROM deleted WHERE pmid IN ({marks})", batch)
+            )
         return gone
 
     def write(self, articles: list[Article], deleted: list[str], bodies: dict[str, bytes] | None = None) -> None:

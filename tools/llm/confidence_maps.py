@@ -26,8 +26,9 @@ DEFAULT_RELIABILITY = 0.6  # a model whose extraction precision has not been mea
 _EPS = 1e-4
 
 
-def letter_probabilities(logprobs: list[dict] | None, letters: list[str],
-                         words: dict[str, str] | None = None) -> dict[str, float] | None:  # fmt: skip
+def letter_probabilities(
+    logprobs: list[dict] | None, letters: list[str], words: dict[str, str] | None = None
+) -> dict[str, float] | None:
     """Distribution over ``letters`` at the first generated token that is one of them, or None.
 
     With ``words`` (upper-case word -> letter: {"YES": "A", "NO": "B", "MAYBE": "C"}) the option is
@@ -84,8 +85,20 @@ class CalibrationMap:
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"version": 1, "a": self.a, "b": self.b, "c": self.c,
-                                    "letter_prior": self.letter_prior, "about": self.about}, indent=2) + "\n")  # fmt: skip
+        path.write_text(
+            json.dumps(
+                {
+                    "version": 1,
+                    "a": self.a,
+                    "b": self.b,
+                    "c": self.c,
+                    "letter_prior": self.letter_prior,
+                    "about": self.about,
+                },
+                indent=2,
+            )
+            + "\n"
+        )
 
     @classmethod
     def load(cls, path: Path) -> CalibrationMap:

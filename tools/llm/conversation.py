@@ -14,8 +14,8 @@ import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-from amg.tools.llm.structured import SYSTEM, Usage
 from amg.prompts import load
+from amg.tools.llm.structured import SYSTEM, Usage
 
 Turn = dict[str, str]  # {"role": "user" | "assistant", "content": ...}
 TOP_LOGPROBS = 20  # alternatives per token, where a letter's or a verdict's probability is read
@@ -27,11 +27,14 @@ def format_options(options: dict[str, str]) -> str:
 
 def request(dialogue: list[Turn], question: str, options: dict[str, str], text: str) -> str:
     """``text``, preceded by the question when it opens the conversation."""
-    return text if dialogue else load("question").format(question=question, options=format_options(options)) + "\n" + text
+    return (
+        text if dialogue else load("question").format(question=question, options=format_options(options)) + "\n" + text
+    )
 
 
-def talk(llm: BaseChatModel, dialogue: list[Turn], text: str, usage: Usage,
-         max_tokens: int | None = None) -> tuple[str, list[Turn]]:  # fmt: skip
+def talk(
+    llm: BaseChatModel, dialogue: list[Turn], text: str, usage: Usage, max_tokens: int | None = None
+) -> tuple[str, list[Turn]]:
     """The model's reply to ``text`` after ``dialogue``, and the conversation with both turns added.
 
     When the endpoint rejects the request (e.g. it exceeds the context) the reply is "" and the
@@ -41,8 +44,14 @@ def talk(llm: BaseChatModel, dialogue: list[Turn], text: str, usage: Usage,
     return said, dialogue
 
 
-def talk_scored(llm: BaseChatModel, dialogue: list[Turn], text: str, usage: Usage, max_tokens: int | None = None,
-                top_logprobs: int = 0) -> tuple[str, list[Turn], list[dict] | None]:  # fmt: skip
+def talk_scored(
+    llm: BaseChatModel,
+    dialogue: list[Turn],
+    text: str,
+    usage: Usage,
+    max_tokens: int | None = None,
+    top_logprobs: int = 0,
+) -> tuple[str, list[Turn], list[dict] | None]:
     """``talk``, plus the reply's token log-probabilities (OpenAI's ``logprobs.content``) when asked.
 
     An endpoint that refuses log-probabilities is asked again without them (the third value is then None).
@@ -50,7 +59,7 @@ def talk_scored(llm: BaseChatModel, dialogue: list[Turn], text: str, usage: Usag
     turns = [*dialogue, {"role": "user", "content": text}]
     messages = [SystemMessage(SYSTEM)] + [
         HumanMessage(t["content"]) if t["role"] == "user" else AIMessage(t["content"]) for t in turns
-    ]  # fmt: skip
+    ]
     limits = {"max_tokens": max_tokens} if max_tokens else {}
     attempts = [{**limits, "logprobs": True, "top_logprobs": top_logprobs}] if top_logprobs else []
     for params in [*attempts, limits]:

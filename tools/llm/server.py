@@ -23,12 +23,26 @@ def embedded_llm_server(model_key: str, data_dir: Path, n_ctx: int = 4096, keep_
     def launch(ports: dict[str, int]) -> list[str]:
         # logits_all: the server's default (true) copies every prompt token's logits, halving prompt speed
         return [
-            sys.executable, "-m", "amg.tools.llm.server_entry",
-            "--model", str(gguf), "--model_alias", model.alias,
-            "--host", "127.0.0.1", "--port", str(ports["http"]),
-            "--n_threads", "2", "--n_ctx", str(n_ctx),
-            "--logits_all", "false", "--flash_attn", "true",
-        ]  # fmt: skip
+            sys.executable,
+            "-m",
+            "amg.tools.llm.server_entry",
+            "--model",
+            str(gguf),
+            "--model_alias",
+            model.alias,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(ports["http"]),
+            "--n_threads",
+            "2",
+            "--n_ctx",
+            str(n_ctx),
+            "--logits_all",
+            "false",
+            "--flash_attn",
+            "true",
+        ]
 
     def probe(ports: dict[str, int]) -> bool:
         with urllib.request.urlopen(f"http://127.0.0.1:{ports['http']}/v1/models", timeout=2) as resp:

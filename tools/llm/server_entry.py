@@ -21,9 +21,9 @@ import functools
 import json
 from pathlib import Path
 
+import llama_cpp.llama_cpp as llama_lib
 import numpy as np
 import uvicorn
-import llama_cpp.llama_cpp as llama_lib
 from llama_cpp import Llama, LogitsProcessorList
 from llama_cpp.server import __main__ as llama_server
 
@@ -72,11 +72,19 @@ def with_step_logprobs(create):
     """Wrap ``Llama.create_chat_completion`` so a request for logprobs works without ``logits_all``."""
 
     @functools.wraps(create)
-    def create_chat_completion(self: Llama, *args, logprobs=None, top_logprobs=None, logits_processor=None,
-                               stream=False, **kwargs):  # fmt: skip
+    def create_chat_completion(
+        self: Llama, *args, logprobs=None, top_logprobs=None, logits_processor=None, stream=False, **kwargs
+    ):
         if not logprobs or stream or self._logits_all:
-            return create(self, *args, logprobs=logprobs, top_logprobs=top_logprobs, logits_processor=logits_processor,
-                          stream=stream, **kwargs)  # fmt: skip
+            return create(
+                self,
+                *args,
+                logprobs=logprobs,
+                top_logprobs=top_logprobs,
+                logits_processor=logits_processor,
+                stream=stream,
+                **kwargs,
+            )
         steps: list[tuple[int, np.ndarray]] = []
 
         def record(input_ids, scores):
@@ -101,10 +109,16 @@ def _content(llama: Llama, steps: list[tuple[int, np.ndarray]], top: int) -> lis
         logprobs = logits - (logits.max() + np.log(np.exp(logits - logits.max()).sum()))
         best = np.argpartition(-logprobs, top)[:top]
         best = best[np.argsort(-logprobs[best])]
-        content.append({
-            "token": _text(llama, chosen), "logprob": float(logprobs[chosen]), "bytes": None,
-            "top_logprobs": [{"token": _text(llama, int(i)), "logprob": float(logprobs[i]), "bytes": None} for i in best],
-        })  # fmt: skip
+        content.append(
+            {
+                "token": _text(llama, chosen),
+                "logprob": float(logprobs[chosen]),
+                "bytes": None,
+                "top_logprobs": [
+                    {"token": _text(llama, int(i)), "logprob": float(logprobs[i]), "bytes": None} for i in best
+                ],
+            }
+        )
     return content
 
 

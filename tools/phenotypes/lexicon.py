@@ -3,10 +3,12 @@
 Every label of a term under "Phenotypic abnormality" is indexed by the set of its word keys (words.py), so
 word order does not matter ("lens dislocation" = "dislocated lenses"). A label's weight says how surely it
 names the term: its name and exact synonyms 1.0 (layperson, plural and UK-spelling ones among them),
-related ones 0.9, broad and narrow ones 0.7 (kept only where no surer label of another term says the same). Where two terms' labels share a key
+related ones 0.9, broad and narrow ones 0.7 (kept only where no surer label of another term says the same). Where two
+terms' labels share a key
 set ("Hooded eyelid", "Hooding of eyelids"), the one written as the text writes it wins, else the surer, else the
 finer term ("Short limbs" of Limb undergrowth over "Shortened limbs" of its parent). A label that repeats
-a word is not indexed by its key set (or "Cleft lip, cleft palate" would be any "cleft lip palate"). A term whose name is an
+a word is not indexed by its key set (or "Cleft lip, cleft palate" would be any "cleft lip palate"). A term whose name
+is an
 ancestor's with one laterality word more ("Bilateral cleft lip") is ``unmodified`` to it.
 Terms are keyed as the graph keys them: ``normalize_key`` of the name.
 """
@@ -101,8 +103,9 @@ class Lexicon:
         self.labels = best  # {word-key set: (weight, term id)}
         self.acronyms = {a: hit for a, hit in self.acronyms.items() if a not in ambiguous}
         self.longest = max((len(k) for k in best), default=0)
-        self.unmodified = {i: plain for i in wanted if MODIFIERS & set(keys(self.terms[i].name))
-                           and (plain := self.ungraded(i))}  # "Bilateral cleft lip": Cleft lip  # fmt: skip
+        self.unmodified = {
+            i: plain for i in wanted if MODIFIERS & set(keys(self.terms[i].name)) and (plain := self.ungraded(i))
+        }  # "Bilateral cleft lip": Cleft lip
 
     def ungraded(self, term_id: str) -> str | None:
         """The ancestor a term's name names without its one modifier ("Bilateral cleft lip": Cleft lip)."""

@@ -15,12 +15,16 @@ from __future__ import annotations
 import re
 
 MAX_SCOPE = 10  # words a trigger reaches
-_PSEUDO = (r"not only|not necessarily|no (?:further|change|increase|decrease|significant change)|"
-           r"not ruled out|cannot be (?:excluded|ruled out)|can'?t be (?:excluded|ruled out)|not excluded|"
-           r"rule out|to exclude|whether or not|no doubt|not certain (?:whether|if)")  # fmt: skip
-_PRE = (r"no evidence of|no signs? of|no history of|no symptoms? of|absence of|absent|free of|negative for|"
-        r"denies|denied|deny|denying|never had|never|no|not|without|nor|neither|lacks?|lack of|lacking|"
-        r"ruled out|rules out")  # fmt: skip
+_PSEUDO = (
+    r"not only|not necessarily|no (?:further|change|increase|decrease|significant change)|"
+    r"not ruled out|cannot be (?:excluded|ruled out)|can'?t be (?:excluded|ruled out)|not excluded|"
+    r"rule out|to exclude|whether or not|no doubt|not certain (?:whether|if)"
+)
+_PRE = (
+    r"no evidence of|no signs? of|no history of|no symptoms? of|absence of|absent|free of|negative for|"
+    r"denies|denied|deny|denying|never had|never|no|not|without|nor|neither|lacks?|lack of|lacking|"
+    r"ruled out|rules out"
+)
 _ITEM = re.compile(r",|\band\b|\bas well as\b", re.IGNORECASE)
 _EITHER = re.compile(r"\b(?:or|nor)\b", re.IGNORECASE)
 _BARE = {"no", "not", "without", "absent", "never"}
@@ -30,12 +34,12 @@ _END = re.compile(
     r"presents?|presented|has|have|had|shows?|showed|reports?|reported|complains?|complained|with|"
     r"is|are|was|were)\b",
     re.IGNORECASE,
-)  # fmt: skip
+)
 _POST = re.compile(
     r"^[\s,]*(?:(?:was|were|is|are|has been|have been|being)\s+)?"
     r"(?:absent|not (?:present|seen|found|detected|observed|noted)|ruled out|excluded|negative)\b",
     re.IGNORECASE,
-)  # fmt: skip
+)
 _WORD = re.compile(r"\w+")
 
 

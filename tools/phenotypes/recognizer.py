@@ -34,7 +34,9 @@ _JOINED = re.compile(r"[ \t]+")  # only spaces between two words
 Word = tuple[str, int, int]  # a meaningful word's key, start and end
 NEGATORS = {key(w) for w in ("no", "not", "never", "without")}  # the extra word inside: "lenses are not dislocated"
 # a condition's adjective before one of these names a treatment, no finding: "hypoglycemic agents", "hypertonic saline"
-TREATMENTS = frozenset(keys("agent drug medication medicine solution saline fluid infusion therapy treatment regimen dose"))
+TREATMENTS = frozenset(
+    keys("agent drug medication medicine solution saline fluid infusion therapy treatment regimen dose")
+)
 DIGITS = "#"  # the key of a series of digits starts with it: "#2,3,4,5" ("II-V")
 
 
@@ -71,8 +73,18 @@ def recognise(text: str, lexicon: Lexicon | None = None) -> list[Mention]:
     for hit in chosen + _coordinated(chosen, text, clauses, lexicon):
         term = lexicon.terms[lexicon.unmodified.get(hit.term_id, hit.term_id)]
         negated = hit.negated or is_negated(text, hit.start, hit.end, scopes)
-        found.append(Mention(term.id, term.name, term.key, text[hit.start : hit.end], hit.start, hit.end,
-                             round(hit.weight, 3), negated))  # fmt: skip
+        found.append(
+            Mention(
+                term.id,
+                term.name,
+                term.key,
+                text[hit.start : hit.end],
+                hit.start,
+                hit.end,
+                round(hit.weight, 3),
+                negated,
+            )
+        )
     best: dict[str, Mention] = {}
     for mention in found:
         held = best.get(mention.id)
@@ -87,7 +99,11 @@ def _clauses(text: str) -> list[list[Word]]:
     clauses, current = [], []
     bounds = sorted(m.start() for m in _CLAUSE.finditer(text))
     groups = [(m.start(), m.end(), MULTIPLE) for m in QUANTITY.finditer(text)]
-    groups += [(m.start(), m.end(), DIGITS + ",".join(numbers)) for m in SERIES.finditer(text) if (numbers := series(m.group()))]
+    groups += [
+        (m.start(), m.end(), DIGITS + ",".join(numbers))
+        for m in SERIES.finditer(text)
+        if (numbers := series(m.group()))
+    ]
     for word, start, end in tokens(text):
         if current and any(current[-1][2] <= b < start for b in bounds):
             clauses.append(current)
@@ -102,7 +118,9 @@ def _clauses(text: str) -> list[list[Word]]:
 
 def _candidates(text: str, clauses: list[list[Word]], lexicon: Lexicon) -> list[Hit]:
     """Every run of words that names a label, and every acronym."""
-    found = [Hit(start, end, *lexicon.acronyms[word], 1) for word, start, end in tokens(text) if word in lexicon.acronyms]
+    found = [
+        Hit(start, end, *lexicon.acronyms[word], 1) for word, start, end in tokens(text) if word in lexicon.acronyms
+    ]
     for words in clauses:
         for i, (_, start, _) in enumerate(words):
             for j in range(i, min(len(words), i + lexicon.longest + 1)):
@@ -114,9 +132,14 @@ def _candidates(text: str, clauses: list[list[Word]], lexicon: Lexicon) -> list[
                 if hit and len(set(run)) == len(run):
                     found.append(Hit(start, end, *hit, len(run)))
                     continue
-                named = [Hit(start, end, *hit, len(read), digit=digit) for read, digit in _readings(run)
-                         if not listed and len(read) > 1 and len(set(read)) == len(read)
-                         and (hit := lexicon.labels.get(frozenset(read)))]  # fmt: skip
+                named = [
+                    Hit(start, end, *hit, len(read), digit=digit)
+                    for read, digit in _readings(run)
+                    if not listed
+                    and len(read) > 1
+                    and len(set(read)) == len(read)
+                    and (hit := lexicon.labels.get(frozenset(read)))
+                ]
                 if named:
                     found.extend(named)
                     continue
@@ -124,10 +147,22 @@ def _candidates(text: str, clauses: list[list[Word]], lexicon: Lexicon) -> list[
                     if _numeric(run[gap]):
                         continue  # a number is never the extra word: it says which one
                     rest = run[:gap] + run[gap + 1 :]  # one extra word inside: "dilated (proximal) aortic root"
-                    named = [Hit(start, end, hit[0] * GAP_PENALTY, hit[1], len(read), run[gap] in NEGATORS,
-                                 words[i + gap][1], digit) for read, digit in _readings(rest)
-                             if len(set(read)) == len(read) and run[gap] not in read
-                             and (hit := lexicon.labels.get(frozenset(read)))]  # fmt: skip
+                    named = [
+                        Hit(
+                            start,
+                            end,
+                            hit[0] * GAP_PENALTY,
+                            hit[1],
+                            len(read),
+                            run[gap] in NEGATORS,
+                            words[i + gap][1],
+                            digit,
+                        )
+                        for read, digit in _readings(rest)
+                        if len(set(read)) == len(read)
+                        and run[gap] not in read
+                        and (hit := lexicon.labels.get(frozenset(read)))
+                    ]
                     if named:
                         found.extend(named)
                         break
@@ -142,7 +177,9 @@ def _treatment(text: str, words: list[Word], at: int) -> bool:
 
 def _listed(text: str, words: list[Word]) -> bool:
     """Whether a run of words crosses a comma, "and" or "or" (list items; not those inside a series of digits)."""
-    return any("," in text[end:start] or _LIST.search(text, end, start) for (_, _, end), (_, start, _) in zip(words, words[1:]))
+    return any(
+        "," in text[end:start] or _LIST.search(text, end, start) for (_, _, end), (_, start, _) in zip(words, words[1:])
+    )
 
 
 def _readings(run: list[str]) -> list[tuple[list[str], str]]:
@@ -154,7 +191,7 @@ def _readings(run: list[str]) -> list[tuple[list[str], str]]:
         return [(run, "")]
     if any(_numeric(k) for k in run[:at] + run[at + 1 :]):
         return []  # numbers of two places ("syndactyly of the second and third toes with overlapping fourth")
-    numbers, head, tail = run[at][len(DIGITS):].split(","), run[:at], run[at + 1 :]
+    numbers, head, tail = run[at][len(DIGITS) :].split(","), run[:at], run[at + 1 :]
     return [(head + [numbers[0], numbers[-1]] + tail, ""), *((head + [n] + tail, n) for n in numbers)]
 
 
@@ -166,6 +203,7 @@ def _choose(candidates: list[Hit], text: str, lexicon: Lexicon) -> list[Hit]:
     """Mentions that no other one holds (``_taken``): the most words first, then the finer term ("Lisch nodules"
     over "Iris nodule" in "Lisch nodules of the iris"), then the surest. A mention that runs straight into
     another one's first word only modifies it ("soft cutaneous neurofibromas" is no "Soft skin")."""
+
     def rank(c: Hit):
         return -c.words, -len(lexicon.above(c.term_id)), -c.weight, c.start
 
@@ -183,20 +221,27 @@ def _coordinated(chosen: list[Hit], text: str, clauses: list[list[Word]], lexico
     found, held = [], {w[1] for words in clauses for w in words if any(h.start <= w[1] < h.end for h in chosen)}
     for words in clauses:
         for hit in chosen:
-            inside = [n for n, (_, start, _) in enumerate(words) if hit.start <= start < hit.end and start != hit.skipped]
+            inside = [
+                n for n, (_, start, _) in enumerate(words) if hit.start <= start < hit.end and start != hit.skipped
+            ]
             if len(inside) < 2:
                 continue
             for step, swapped, edge in ((1, slice(0, -1), inside[-1]), (-1, slice(1, None), inside[0])):
                 kept = [words[n][0] for n in inside[swapped]]
                 while 0 <= edge + step < len(words) and _JOINT.fullmatch(text, *_between(words, edge, edge + step)):
                     edge += step
-                    others = [(other, digit) for read, digit in _readings([*kept, words[edge][0]])
-                              if (other := lexicon.labels.get(frozenset(read)))]  # fmt: skip
+                    others = [
+                        (other, digit)
+                        for read, digit in _readings([*kept, words[edge][0]])
+                        if (other := lexicon.labels.get(frozenset(read)))
+                    ]
                     if not others or words[edge][0] in kept or words[edge][1] in held:
                         break
                     start, end = min(hit.start, words[edge][1]), max(hit.end, words[edge][2])
-                    found += [Hit(start, end, other[0] * GAP_PENALTY, other[1], len(inside), hit.negated, digit=digit)
-                              for other, digit in others]  # fmt: skip
+                    found += [
+                        Hit(start, end, other[0] * GAP_PENALTY, other[1], len(inside), hit.negated, digit=digit)
+                        for other, digit in others
+                    ]
     return found
 
 
@@ -214,8 +259,11 @@ def _taken(cand: Hit, chosen: Hit, lexicon: Lexicon) -> bool:
         return False
     if chosen.start <= cand.start and cand.end <= chosen.end:
         return not cand.start <= chosen.skipped < cand.end
-    return cand.start < chosen.end and chosen.start < cand.end and (
-        cand.term_id == chosen.term_id or cand.term_id in lexicon.above(chosen.term_id))
+    return (
+        cand.start < chosen.end
+        and chosen.start < cand.end
+        and (cand.term_id == chosen.term_id or cand.term_id in lexicon.above(chosen.term_id))
+    )
 
 
 def _next_word(text: str, end: int) -> int:

@@ -28,24 +28,56 @@ MIN_ROOT = 4
 STOP = frozenset(
     "a an the of in on at to for from by with and or both either "
     "his her their its is are was were be been has have had very some any this that these those "
-    "who which whose as into onto over under".split()  # fmt: skip
+    "who which whose as into onto over under".split()
 )
 # words with one meaning for the match: a clinician's word -> the word HPO's labels use
 SAME = {
-    "several": "multiple", "numerous": "multiple", "many": "multiple", "skin": "cutaneous",
-    "swelling": "edema", "oedema": "edema", "heart": "cardiac", "kidney": "renal", "lung": "pulmonary",
-    "belly": "abdomen", "tummy": "abdomen", "elevated": "increased", "raised": "increased",
-    "enlarged": "increased", "diminished": "decreased", "reduced": "decreased", "lump": "mass",
-    "widened": "dilatation", "halluces": "hallux", "tooth": "dental", "teeth": "dental",
-}  # fmt: skip
+    "several": "multiple",
+    "numerous": "multiple",
+    "many": "multiple",
+    "skin": "cutaneous",
+    "swelling": "edema",
+    "oedema": "edema",
+    "heart": "cardiac",
+    "kidney": "renal",
+    "lung": "pulmonary",
+    "belly": "abdomen",
+    "tummy": "abdomen",
+    "elevated": "increased",
+    "raised": "increased",
+    "enlarged": "increased",
+    "diminished": "decreased",
+    "reduced": "decreased",
+    "lump": "mass",
+    "widened": "dilatation",
+    "halluces": "hallux",
+    "tooth": "dental",
+    "teeth": "dental",
+}
 
 # a verb of becoming is its adjective: "shortened", "shortening" = "short" (stems)
-BECOME = {"shorten": "short", "thicken": "thick", "flatten": "flat", "broaden": "broad", "widen": "wide",
-          "lengthen": "long", "deepen": "deep"}
+BECOME = {
+    "shorten": "short",
+    "thicken": "thick",
+    "flatten": "flat",
+    "broaden": "broad",
+    "widen": "wide",
+    "lengthen": "long",
+    "deepen": "deep",
+}
 
 # an adjective's ending -> its condition's ending, before stemming
-CONDITION = {"plastic": "plasia", "otic": "osis", "trophic": "trophy", "penic": "penia", "tonic": "tonia", "taxic": "taxia",
-             "oxic": "oxia", "emic": "emia", "cephalic": "cephaly"}
+CONDITION = {
+    "plastic": "plasia",
+    "otic": "osis",
+    "trophic": "trophy",
+    "penic": "penia",
+    "tonic": "tonia",
+    "taxic": "taxia",
+    "oxic": "oxia",
+    "emic": "emia",
+    "cephalic": "cephaly",
+}
 CONDITION_WORDS = {"obese": "obesity", "ataxic": "ataxia"}  # too short for an ending
 _CONDITION = re.compile(rf"(?<=\w\w)(?:{'|'.join(CONDITION)})$")
 _BRITISH = re.compile(r"ae(?=\w)")  # haem-, anaemia, but not the plural of axillae
@@ -53,25 +85,33 @@ INFLAMMATION = "itis"
 LATIN_PLURAL = {"omata": "oma", "as": "a", "ae": "a", "i": "us"}  # neurofibromata, -omas, axillae, nevi
 _LATIN_PLURAL = re.compile(rf"(?<=\w\w\w)(?:{'|'.join(LATIN_PLURAL)})$")
 
-ORDINALS = {w: str(i) for i, w in enumerate(
-    "first second third fourth fifth sixth seventh eighth ninth tenth".split(), start=1)}
+ORDINALS = {
+    w: str(i) for i, w in enumerate("first second third fourth fifth sixth seventh eighth ninth tenth".split(), start=1)
+}
 ROMAN = {r: str(i) for i, r in enumerate("i ii iii iv v vi vii viii ix x".split(), start=1)}
 _ORDINAL = re.compile(r"(?:(\d+)|([ivx]+))(?:st|nd|rd|th)")
 
 # a series of digits: "II-V", "second and third", "2nd, 3rd and 4th", "I to V"
 _ROMAN = "(?:" + "|".join(sorted((r.upper() for r in ROMAN), key=len, reverse=True)) + ")"  # the longest first
-_DIGIT = (r"(?:\d{1,3}(?:st|nd|rd|th)?|(?i:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)"
-          rf"|{_ROMAN}(?:st|nd|rd|th)?)")
+_DIGIT = (
+    r"(?:\d{1,3}(?:st|nd|rd|th)?|(?i:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)"
+    rf"|{_ROMAN}(?:st|nd|rd|th)?)"
+)
 _THROUGH = re.compile(r"\s*(?:[-–—]|to|through)\s*")
-SERIES = re.compile(rf"\b{_DIGIT}(?:\s*[-–—]\s*|\s+(?:to|through)\s+){_DIGIT}\b"
-                    rf"|\b{_DIGIT}(?:(?:\s+(?:and|or)\s+|\s*,\s*(?:(?:and|or)\s+)?){_DIGIT}\b)+")  # a range or a list
+SERIES = re.compile(
+    rf"\b{_DIGIT}(?:\s*[-–—]\s*|\s+(?:to|through)\s+){_DIGIT}\b"
+    rf"|\b{_DIGIT}(?:(?:\s+(?:and|or)\s+|\s*,\s*(?:(?:and|or)\s+)?){_DIGIT}\b)+"
+)  # a range or a list
 _SERIES_DIGIT = re.compile(_DIGIT)
 LONGEST_SERIES = 10
 
 _NUMBER = r"(?:\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a dozen)"
 # "more than six cafe-au-lait spots" is "multiple cafe-au-lait spots"
-QUANTITY = re.compile(rf"(?:\b(?:more than|over|at least|greater than|in excess of)\s+|[>≥]\s*){_NUMBER}\b|"
-                      rf"\b(?:dozens of|{_NUMBER} or more)\b", re.IGNORECASE)  # fmt: skip
+QUANTITY = re.compile(
+    rf"(?:\b(?:more than|over|at least|greater than|in excess of)\s+|[>≥]\s*){_NUMBER}\b|"
+    rf"\b(?:dozens of|{_NUMBER} or more)\b",
+    re.IGNORECASE,
+)
 
 
 @lru_cache(maxsize=100_000)

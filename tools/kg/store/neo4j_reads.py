@@ -27,16 +27,18 @@ class KnowledgeQueries:
         rows = self.read("MATCH (e:Entity {key: $key}) RETURN properties(e) AS e", key=key)
         if not rows:
             rows = self.read(
-                "MATCH (:Alias {key: $key})-[:ALIAS_OF]->(e:Entity) RETURN properties(e) AS e "
-                "ORDER BY e.key LIMIT 1",
+                "MATCH (:Alias {key: $key})-[:ALIAS_OF]->(e:Entity) RETURN properties(e) AS e ORDER BY e.key LIMIT 1",
                 key=key,
             )
         return rows[0]["e"] if rows else None
 
     def neighbors(
-        self, keys: list[str], min_confidence: float | dict[str, float] = 0.0, per_node: int = 50,
+        self,
+        keys: list[str],
+        min_confidence: float | dict[str, float] = 0.0,
+        per_node: int = 50,
         max_degree: int | None = None,
-    ) -> list[dict]:  # fmt: skip
+    ) -> list[dict]:
         """Edges touching ``keys`` in both directions, strongest first, at most ``per_node`` each.
 
         ``min_confidence`` is one floor for all keys or a floor per key. Nodes with more than
@@ -48,11 +50,15 @@ class KnowledgeQueries:
                MATCH (e)-[r:RELATES]-()
                WHERE r.confidence >= row.min
                WITH row.k AS k, e, r, r.confidence AS c ORDER BY c DESC
-""" + _STRONGEST_EDGES,
-            rows=[{"k": k, "min": min_confidence.get(k, 0.0) if isinstance(min_confidence, dict) else min_confidence}
-                  for k in keys],
-            per=per_node, hub=max_degree,
-        )  # fmt: skip
+"""
+            + _STRONGEST_EDGES,
+            rows=[
+                {"k": k, "min": min_confidence.get(k, 0.0) if isinstance(min_confidence, dict) else min_confidence}
+                for k in keys
+            ],
+            per=per_node,
+            hub=max_degree,
+        )
 
     def findings(self, keys: list[str], types: list[str], min_confidence: float) -> list[dict]:
         """Edges of ``types`` (a study's findings) touching ``keys``, in the shape of ``neighbors``, all of them:
@@ -64,10 +70,14 @@ class KnowledgeQueries:
                       r.confidence AS confidence, r.evidence_ids AS evidence_ids, startNode(r) = e AS forward,
                       r.description AS description
                ORDER BY r.confidence DESC""",
-            keys=keys, types=types, min=min_confidence,
-        )  # fmt: skip
+            keys=keys,
+            types=types,
+            min=min_confidence,
+        )
 
-    def learned(self, keys: list[str], exclude_types: list[str], min_confidence: float, per_node: int = 50) -> list[dict]:
+    def learned(
+        self, keys: list[str], exclude_types: list[str], min_confidence: float, per_node: int = 50
+    ) -> list[dict]:
         """Edges touching ``keys`` that a model read from evidence (not a vocabulary's), but ``exclude_types``, in the
         shape of ``neighbors``, the strongest ``per_node`` each: curated edges (0.8-1.00) fill the confidence-ordered
         neighbour budget before any of them."""
@@ -75,9 +85,13 @@ class KnowledgeQueries:
             """UNWIND $keys AS k MATCH (e:Entity {key: k})-[r:RELATES]-(:Entity)
                WHERE NOT r.origin STARTS WITH 'vocabulary' AND NOT r.type IN $exclude AND r.confidence >= $min
                WITH k, e, r ORDER BY r.confidence DESC
-""" + _STRONGEST_EDGES,
-            keys=keys, exclude=exclude_types, min=min_confidence, per=per_node,
-        )  # fmt: skip
+"""
+            + _STRONGEST_EDGES,
+            keys=keys,
+            exclude=exclude_types,
+            min=min_confidence,
+            per=per_node,
+        )
 
     def every_finding(self, types: list[str]) -> list[dict]:
         """Every edge of ``types`` (a study's findings), in the shape of ``findings`` with the subject as ``key``
@@ -88,7 +102,7 @@ class KnowledgeQueries:
                       r.type AS rel, r.confidence AS confidence, r.evidence_ids AS evidence_ids, true AS forward,
                       r.description AS description""",
             types=types,
-        )  # fmt: skip
+        )
 
     def entities(self, keys: list[str]) -> dict[str, dict]:
         rows = self.read("UNWIND $keys AS k MATCH (e:Entity {key: k}) RETURN k, properties(e) AS e", keys=keys)
@@ -108,10 +122,12 @@ class KnowledgeQueries:
             """UNWIND $keys AS k OPTIONAL MATCH (e:Entity {key: k})
                RETURN k, e.refreshed_at AS refreshed,
                       CASE WHEN e IS NULL THEN 0
-                           ELSE COUNT { (e)-[r:RELATES]-() WHERE r.confidence >= $tau
-                                                              AND NOT r.origin STARTS WITH 'vocabulary' } END AS strong""",
-            keys=keys, tau=tau,
-        )  # fmt: skip
+                           ELSE COUNT { (e)-[r:RELATES]-()
+                                        WHERE r.confidence >= $tau AND NOT r.origin STARTS WITH 'vocabulary' }
+                      END AS strong""",
+            keys=keys,
+            tau=tau,
+        )
         reports = []
         for row in rows:
             if row["refreshed"] is None:
@@ -143,7 +159,9 @@ class KnowledgeQueries:
         )[0]
         by_type = self.read("MATCH (e:Entity) RETURN e.type AS type, count(*) AS n ORDER BY n DESC")
         counts["entity_types"] = {row["type"]: row["n"] for row in by_type}
-        by_source = self.read("MATCH (e:Entity) UNWIND coalesce(e.sources, []) AS s RETURN s, count(*) AS n ORDER BY n DESC")
+        by_source = self.read(
+            "MATCH (e:Entity) UNWIND coalesce(e.sources, []) AS s RETURN s, count(*) AS n ORDER BY n DESC"
+        )
         counts["entities_by_source"] = {row["s"]: row["n"] for row in by_source}
         by_origin = self.read("MATCH ()-[r:RELATES]->() RETURN r.origin AS o, count(*) AS n ORDER BY n DESC")
         counts["relations_by_origin"] = {row["o"]: row["n"] for row in by_origin}
@@ -157,13 +175,18 @@ class KnowledgeQueries:
                MATCH (f:Entity)-[r:RELATES {type: 'symptom_of', origin: $origin}]->(d)
                RETURN d.key AS disease, d.name AS name, f.key AS finding, f.name AS finding_name,
                       r.confidence AS confidence, r.evidence_ids AS evidence_ids""",
-            keys=finding_keys, n=limit, origin=HPO_ORIGIN,
-        )  # fmt: skip
+            keys=finding_keys,
+            n=limit,
+            origin=HPO_ORIGIN,
+        )
 
     def parents(self, keys: list[str]) -> dict[str, list[dict]]:
         """Per key: the entities it is_a (key, name, type)."""
-        rows = self.read("""UNWIND $keys AS k MATCH (:Entity {key: k})-[:RELATES {type: 'is_a'}]->(p:Entity)
-                            RETURN k, p.key AS key, p.name AS name, p.type AS type ORDER BY k, key""", keys=keys)
+        rows = self.read(
+            """UNWIND $keys AS k MATCH (:Entity {key: k})-[:RELATES {type: 'is_a'}]->(p:Entity)
+                            RETURN k, p.key AS key, p.name AS name, p.type AS type ORDER BY k, key""",
+            keys=keys,
+        )
         found: dict[str, list[dict]] = {}
         for row in rows:
             found.setdefault(row.pop("k"), []).append(row)
@@ -176,7 +199,7 @@ class KnowledgeQueries:
                RETURN d.key AS disease, d.name AS name, f.key AS finding, f.name AS finding_name,
                       r.confidence AS confidence""",
             origin=HPO_ORIGIN,
-        )  # fmt: skip
+        )
 
     def entities_created_after(self, after: str, key: str, limit: int, include_vocabulary: bool) -> list[dict]:
         """Entities created after (``after``, ``key``), oldest first; vocabulary ones only if asked."""
@@ -186,8 +209,11 @@ class KnowledgeQueries:
                       OR any(s IN e.sources WHERE NOT s STARTS WITH 'vocabulary'))
                WITH e ORDER BY e.created_at, e.key LIMIT $n
                RETURN e.key AS key, e.name AS name, e.type AS type, e.created_at AS at""",
-            after=after, key=key, n=limit, all=include_vocabulary,
-        )  # fmt: skip
+            after=after,
+            key=key,
+            n=limit,
+            all=include_vocabulary,
+        )
 
     def lookup(self, keys: list[str]) -> dict[str, list[dict]]:
         """Per key: the entity with that key, else the entities it is an alias of (key, name, type)."""
@@ -199,7 +225,7 @@ class KnowledgeQueries:
                RETURN k, e.key AS ekey, e.name AS ename, e.type AS etype,
                       collect({key: a.key, name: a.name, type: a.type}) AS aliased""",
             keys=keys,
-        )  # fmt: skip
+        )
         found = {}
         for row in rows:
             if row["ekey"]:

@@ -10,7 +10,7 @@ whole on transient and constraint conflicts (concurrent writers MERGE-ing one ke
 from __future__ import annotations
 
 import json
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from neo4j import READ_ACCESS, Driver, ManagedTransaction
 from neo4j.exceptions import (
@@ -26,12 +26,12 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord, WriteSummary, utc_now
+from amg.tools.kg.schema import normalize_key, score_to_confidence
 from amg.tools.kg.store.neo4j_bookkeeping import BookkeepingQueries
 from amg.tools.kg.store.neo4j_inspection import InspectionQueries
 from amg.tools.kg.store.neo4j_reads import KnowledgeQueries
 from amg.tools.kg.store.neo4j_writes import EXISTING_RELATIONS, UPDATE_RELATIONS, write_unit
-from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord, WriteSummary, utc_now
-from amg.tools.kg.schema import normalize_key, score_to_confidence
 
 SCHEMA = (
     "CREATE CONSTRAINT entity_key IF NOT EXISTS FOR (e:Entity) REQUIRE e.key IS UNIQUE",
@@ -137,11 +137,22 @@ class Neo4jStore(KnowledgeQueries, BookkeepingQueries, InspectionQueries):
                     continue
                 props = found[0]["props"]
                 confidence = item.get("confidence", score_to_confidence(item["score"]))
-                event = {"at": now, "event": "weakened", "previous": props.get("confidence"), "confidence": confidence,
-                         "score_raw": item["score"], "evidence_ids": item["evidence_ids"], "origin": "refresh",
-                         "model": model}  # fmt: skip
-                update = {"confidence": confidence, "status": "weakened", "updated_at": now,
-                          "history": list(props.get("history") or []) + [json.dumps(event)]}  # fmt: skip
+                event = {
+                    "at": now,
+                    "event": "weakened",
+                    "previous": props.get("confidence"),
+                    "confidence": confidence,
+                    "score_raw": item["score"],
+                    "evidence_ids": item["evidence_ids"],
+                    "origin": "refresh",
+                    "model": model,
+                }
+                update = {
+                    "confidence": confidence,
+                    "status": "weakened",
+                    "updated_at": now,
+                    "history": list(props.get("history") or []) + [json.dumps(event)],
+                }
                 tx.run(UPDATE_RELATIONS, rows=[{**ident, "props": update}]).consume()
                 marked += 1
             return marked
@@ -158,12 +169,12 @@ class Neo4jStore(KnowledgeQueries, BookkeepingQueries, InspectionQueries):
             raise ValueError(f"cannot touch {field_name!r}")
         self.write(lambda tx: tx.run(query, keys=keys, now=utc_now()).consume())
 
-
     # -- export and import (tools/kg/transfer/export_import.py) -----------------------------------------
     def export_records(self) -> Iterator[dict]:
         """Every record of the graph, streamed: one query per kind, references before their targets."""
-        with self._driver.session(database=self._database, default_access_mode=READ_ACCESS,
-                                  fetch_size=EXPORT_PAGE) as session:  # fmt: skip
+        with self._driver.session(
+            database=self._database, default_access_mode=READ_ACCESS, fetch_size=EXPORT_PAGE
+        ) as session:
             for query in _EXPORT:
                 for record in session.run(query):
                     row = record.data()

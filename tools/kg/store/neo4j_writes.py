@@ -81,10 +81,17 @@ def write_unit(tx: ManagedTransaction, entities, endpoints, evidence, relations,
     now = utc_now()
     summary = WriteSummary(keys=[e.key for e in entities] + list(endpoints))
     rows = [
-        {"key": e.key, "name": e.name, "type": e.type, "description": e.description,
-         "description_confidence": e.description_confidence or 0.0, "aliases": e.aliases, "sources": e.sources}
+        {
+            "key": e.key,
+            "name": e.name,
+            "type": e.type,
+            "description": e.description,
+            "description_confidence": e.description_confidence or 0.0,
+            "aliases": e.aliases,
+            "sources": e.sources,
+        }
         for e in entities
-    ]  # fmt: skip
+    ]
     alias_rows = [{"entity": e.key, "key": normalize_key(a), "name": a} for e in entities for a in e.aliases]
     for batch in chunked(rows, BATCH):
         tx.run(_UPSERT_ENTITIES, rows=batch, now=now).consume()
@@ -132,16 +139,27 @@ def merge_relation(existing: dict | None, new: RelationRecord, now: str) -> dict
     evidence wins (ties: the newer one). Every change is appended to ``history``.
     """
     event = {
-        "at": now, "confidence": new.confidence, "score_raw": new.score_raw,
-        "evidence_ids": sorted(set(new.evidence_ids)), "origin": new.origin, "model": new.model,
-    }  # fmt: skip
+        "at": now,
+        "confidence": new.confidence,
+        "score_raw": new.score_raw,
+        "evidence_ids": sorted(set(new.evidence_ids)),
+        "origin": new.origin,
+        "model": new.model,
+    }
     if existing is None:
         return {
-            "type": new.type, "confidence": new.confidence, "score_raw": new.score_raw,
-            "description": new.description, "evidence_ids": event["evidence_ids"], "origin": new.origin,
-            "model": new.model, "status": "active", "created_at": now, "updated_at": now,
+            "type": new.type,
+            "confidence": new.confidence,
+            "score_raw": new.score_raw,
+            "description": new.description,
+            "evidence_ids": event["evidence_ids"],
+            "origin": new.origin,
+            "model": new.model,
+            "status": "active",
+            "created_at": now,
+            "updated_at": now,
             "history": [json.dumps({**event, "event": "created"})],
-        }  # fmt: skip
+        }
     old_ids = set(existing.get("evidence_ids") or [])
     new_ids = set(new.evidence_ids)
     if new_ids <= old_ids and abs(existing.get("confidence", 0) - new.confidence) < 1e-9:
@@ -149,14 +167,28 @@ def merge_relation(existing: dict | None, new: RelationRecord, now: str) -> dict
     take_new = len(new_ids) >= len(old_ids)
     confidence = new.confidence if take_new else existing["confidence"]
     history = list(existing.get("history") or [])
-    history.append(json.dumps({**event, "event": "reassessed", "previous": existing.get("confidence"),
-                               "kept": "new" if take_new else "previous"}))  # fmt: skip
+    history.append(
+        json.dumps(
+            {
+                **event,
+                "event": "reassessed",
+                "previous": existing.get("confidence"),
+                "kept": "new" if take_new else "previous",
+            }
+        )
+    )
     props = dict(existing)
     props.update(
-        confidence=confidence, evidence_ids=sorted(old_ids | new_ids), updated_at=now, history=history,
+        confidence=confidence,
+        evidence_ids=sorted(old_ids | new_ids),
+        updated_at=now,
+        history=history,
         status="active",
-    )  # fmt: skip
+    )
     if take_new:
-        props.update(score_raw=new.score_raw, description=new.description or existing.get("description", ""),
-                     model=new.model or existing.get("model", ""))  # fmt: skip
+        props.update(
+            score_raw=new.score_raw,
+            description=new.description or existing.get("description", ""),
+            model=new.model or existing.get("model", ""),
+        )
     return props

@@ -7,7 +7,8 @@ Cypher; the driver and every Cypher statement stay under tools/kg/.
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, Protocol
+from collections.abc import Iterable, Iterator
+from typing import Protocol
 
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, GapReport, RelationRecord, WriteSummary
 
@@ -18,13 +19,19 @@ class QAReads(Protocol):
     def entities(self, keys: list[str]) -> dict[str, dict]: ...
     def lookup(self, keys: list[str]) -> dict[str, list[dict]]: ...
     def entities_created_after(self, after: str, key: str, limit: int, include_vocabulary: bool) -> list[dict]: ...
-    def neighbors(self, keys: list[str], min_confidence: float | dict[str, float] = 0.0, per_node: int = 50,
-                  max_degree: int | None = None) -> list[dict]: ...  # fmt: skip
+    def neighbors(
+        self,
+        keys: list[str],
+        min_confidence: float | dict[str, float] = 0.0,
+        per_node: int = 50,
+        max_degree: int | None = None,
+    ) -> list[dict]: ...
     def evidence(self, ids: list[str]) -> list[dict]: ...
     def findings(self, keys: list[str], types: list[str], min_confidence: float) -> list[dict]: ...
     def every_finding(self, types: list[str]) -> list[dict]: ...
-    def learned(self, keys: list[str], exclude_types: list[str], min_confidence: float,
-                per_node: int = 50) -> list[dict]: ...  # fmt: skip
+    def learned(
+        self, keys: list[str], exclude_types: list[str], min_confidence: float, per_node: int = 50
+    ) -> list[dict]: ...
     def gap_check(self, keys: list[str], tau: float, stale_before: str, min_relations: int) -> list[GapReport]: ...
     def disease_annotations(self, finding_keys: list[str], limit: int) -> list[dict]: ...
     def parents(self, keys: list[str]) -> dict[str, list[dict]]: ...
@@ -33,8 +40,13 @@ class QAReads(Protocol):
 class ExpansionWrites(Protocol):
     """What expansion writes: one logical unit in one transaction, and an entity's refresh or traffic mark."""
 
-    def upsert(self, entities: Iterable[EntityRecord] = (), evidence: Iterable[EvidenceRecord] = (),
-               relations: Iterable[RelationRecord] = (), supports: Iterable[tuple[str, str]] = ()) -> WriteSummary: ...  # fmt: skip
+    def upsert(
+        self,
+        entities: Iterable[EntityRecord] = (),
+        evidence: Iterable[EvidenceRecord] = (),
+        relations: Iterable[RelationRecord] = (),
+        supports: Iterable[tuple[str, str]] = (),
+    ) -> WriteSummary: ...
     def touch(self, keys: list[str], field_name: str) -> None: ...
 
 
@@ -61,8 +73,13 @@ class RefreshWork(Protocol):
 class SeedingStore(Protocol):
     """What seeding needs: writes, alias lookups (MONDO resolves ids), progress per vocabulary."""
 
-    def upsert(self, entities: Iterable[EntityRecord] = (), evidence: Iterable[EvidenceRecord] = (),
-               relations: Iterable[RelationRecord] = (), supports: Iterable[tuple[str, str]] = ()) -> WriteSummary: ...  # fmt: skip
+    def upsert(
+        self,
+        entities: Iterable[EntityRecord] = (),
+        evidence: Iterable[EvidenceRecord] = (),
+        relations: Iterable[RelationRecord] = (),
+        supports: Iterable[tuple[str, str]] = (),
+    ) -> WriteSummary: ...
     def lookup(self, keys: list[str]) -> dict[str, list[dict]]: ...
     def seed_state(self, origin: str) -> tuple[set[int], bool]: ...
     def save_seed_state(self, origin: str, done: set[int], complete: bool = False) -> None: ...
@@ -79,7 +96,8 @@ class AuditStore(Protocol):
 
 
 class TransferStore(Protocol):
-    """What export and import (tools/kg/transfer/export_import.py) need: every record streamed out, batches restored exactly."""
+    """What export and import (tools/kg/transfer/export_import.py) need: every record streamed out, batches restored
+    exactly."""
 
     def export_records(self) -> Iterator[dict]: ...
     def restore(self, kind: str, rows: list[dict]) -> None: ...

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import importlib.util
 import secrets
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError

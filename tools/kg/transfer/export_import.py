@@ -21,14 +21,15 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO
 
 from amg.tools.batching import chunked
+from amg.tools.kg.store.protocols import TransferStore
 from amg.tools.kg.transfer.graphml import read_graphml, write_graphml
 from amg.tools.kg.transfer.import_rules import Rejected, check_record, identity, references
-from amg.tools.kg.store.protocols import TransferStore
 
 PAGE = 2000
 SHOWN_PROBLEMS = 20
@@ -161,8 +162,11 @@ def _unresolved(store: TransferStore, grouped: dict, needed: dict) -> list[tuple
         found |= {("entity", k) for k in store.entities(batch)}
     for batch in chunked([i for label, i in outside if label == "evidence"], PAGE):
         found |= {("evidence", v["id"]) for v in store.evidence(batch)}
-    return [(needed[ref], f"{ref[0]} {ref[1]!r:.80} is neither in the file nor in the graph")
-            for ref in outside if ref not in found]  # fmt: skip
+    return [
+        (needed[ref], f"{ref[0]} {ref[1]!r:.80} is neither in the file nor in the graph")
+        for ref in outside
+        if ref not in found
+    ]
 
 
 def _report(path: Path, problems: list[tuple[str, str]], total: int) -> str:
@@ -170,5 +174,6 @@ def _report(path: Path, problems: list[tuple[str, str]], total: int) -> str:
     more = len(problems) - SHOWN_PROBLEMS
     return "\n".join(
         [f"{path}: {len(problems):,} problem(s) in {total:,} records; nothing was imported"]
-        + shown + ([f"  ... and {more:,} more"] if more > 0 else [])
-    )  # fmt: skip
+        + shown
+        + ([f"  ... and {more:,} more"] if more > 0 else [])
+    )

@@ -13,7 +13,8 @@ import re
 import shutil
 import tempfile
 import xml.etree.ElementTree as ET
-from typing import IO, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import IO
 from xml.sax.saxutils import escape, quoteattr
 
 from amg.tools.kg.transfer.import_rules import Rejected
@@ -63,8 +64,10 @@ def write_graphml(rows: Iterable[dict], out: IO[str]) -> None:
         out.write(f'<?xml version="1.0" encoding="utf-8"?>\n<graphml xmlns="{NS}">\n')
         for (tag, name, kind), ident in keys.items():
             attr_type = "string" if kind == "json" else kind
-            out.write(f'<key id="{ident}" for="{tag}" attr.name={quoteattr(name)} attr.type="{attr_type}">'
-                      f"<desc>{kind}</desc></key>\n")  # fmt: skip
+            out.write(
+                f'<key id="{ident}" for="{tag}" attr.name={quoteattr(name)} attr.type="{attr_type}">'
+                f"<desc>{kind}</desc></key>\n"
+            )
         out.write('<graph id="amg" edgedefault="directed">\n')
         body.seek(0)
         shutil.copyfileobj(body, out)

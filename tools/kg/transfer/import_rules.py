@@ -104,27 +104,53 @@ def history_event(value):
 
 CONFIDENCE = real(0.0, 1.0)
 ENTITY = {
-    "key": text(MAX_SHORT), "name": name, "type": one_of(ENTITY_TYPES), "description": optional(text(MAX_TEXT)),
-    "description_confidence": CONFIDENCE, "aliases": items(name), "sources": items(text(MAX_SHORT)),
-    "created_at": timestamp, "updated_at": timestamp, "refreshed_at": timestamp, "hits": count,
-    "description_status": one_of(STATUSES), "description_note": text(MAX_SHORT),  # set by `amg kg audit --fix`
-}  # fmt: skip
+    "key": text(MAX_SHORT),
+    "name": name,
+    "type": one_of(ENTITY_TYPES),
+    "description": optional(text(MAX_TEXT)),
+    "description_confidence": CONFIDENCE,
+    "aliases": items(name),
+    "sources": items(text(MAX_SHORT)),
+    "created_at": timestamp,
+    "updated_at": timestamp,
+    "refreshed_at": timestamp,
+    "hits": count,
+    "description_status": one_of(STATUSES),
+    "description_note": text(MAX_SHORT),  # set by `amg kg audit --fix`
+}
 EVIDENCE = {
-    "id": text(MAX_SHORT), "kind": text(20), "title": text(MAX_TEXT), "snippet": text(MAX_TEXT),
-    "year": optional(count), "journal": optional(text(MAX_SHORT)), "pmid": optional(text(MAX_SHORT)),
-    "doi": optional(text(MAX_SHORT)), "url": optional(text(MAX_SHORT)), "release": optional(text(MAX_SHORT)),
+    "id": text(MAX_SHORT),
+    "kind": text(20),
+    "title": text(MAX_TEXT),
+    "snippet": text(MAX_TEXT),
+    "year": optional(count),
+    "journal": optional(text(MAX_SHORT)),
+    "pmid": optional(text(MAX_SHORT)),
+    "doi": optional(text(MAX_SHORT)),
+    "url": optional(text(MAX_SHORT)),
+    "release": optional(text(MAX_SHORT)),
     "retrieved_at": timestamp,
-}  # fmt: skip
+}
 RELATION = {
-    "type": text(40), "confidence": CONFIDENCE, "score_raw": optional(real(0.0, 10.0)),
-    "description": text(MAX_TEXT), "evidence_ids": items(text(MAX_SHORT)), "origin": text(MAX_SHORT),
-    "model": text(MAX_SHORT), "status": one_of(STATUSES), "created_at": timestamp, "updated_at": timestamp,
-    "history": items(history_event, MAX_HISTORY),
-}  # fmt: skip
-HISTORY_EVENT = {
-    "at": timestamp, "event": text(40), "confidence": CONFIDENCE, "previous": optional(CONFIDENCE),
+    "type": text(40),
+    "confidence": CONFIDENCE,
+    "score_raw": optional(real(0.0, 10.0)),
+    "description": text(MAX_TEXT),
     "evidence_ids": items(text(MAX_SHORT)),
-}  # fmt: skip
+    "origin": text(MAX_SHORT),
+    "model": text(MAX_SHORT),
+    "status": one_of(STATUSES),
+    "created_at": timestamp,
+    "updated_at": timestamp,
+    "history": items(history_event, MAX_HISTORY),
+}
+HISTORY_EVENT = {
+    "at": timestamp,
+    "event": text(40),
+    "confidence": CONFIDENCE,
+    "previous": optional(CONFIDENCE),
+    "evidence_ids": items(text(MAX_SHORT)),
+}
 
 
 def _props(props, spec: dict, required: tuple[str, ...], open_ended: bool = False) -> dict:
@@ -151,10 +177,18 @@ def _entity(row: dict) -> dict:
     props = _props(row.get("props"), ENTITY, required=("name", "type"))
     record = EntityRecord(props["name"], props["type"], aliases=props.get("aliases", []))
     if normalize_key(str(row.get("key") or "")) != record.key:
-        raise Rejected(f"key {row.get('key')!r:.60} does not match name {record.name!r:.60} (expected {record.key!r:.60})")
+        raise Rejected(
+            f"key {row.get('key')!r:.60} does not match name {record.name!r:.60} (expected {record.key!r:.60})"
+        )
     now = utc_now()
-    defaults = {"aliases": [], "sources": [], "description_confidence": 0.0, "created_at": now, "updated_at": now,
-                "refreshed_at": now}  # fmt: skip
+    defaults = {
+        "aliases": [],
+        "sources": [],
+        "description_confidence": 0.0,
+        "created_at": now,
+        "updated_at": now,
+        "refreshed_at": now,
+    }
     return {"kind": "entity", "key": record.key, "props": {**defaults, **props, "key": record.key}}
 
 
@@ -169,34 +203,65 @@ def _evidence(row: dict) -> dict:
 
 def _relation(row: dict) -> dict:
     props = _props(row.get("props"), RELATION, required=("type", "confidence", "evidence_ids"))
-    record = RelationRecord(row.get("source"), row.get("target"), props["type"], props["confidence"],
-                            props["evidence_ids"])  # fmt: skip
+    record = RelationRecord(
+        row.get("source"), row.get("target"), props["type"], props["confidence"], props["evidence_ids"]
+    )
     now = utc_now()
-    defaults = {"description": "", "origin": "import", "model": "", "status": "active", "created_at": now,
-                "updated_at": now, "history": []}  # fmt: skip
-    return {"kind": "relation", "source": record.source_key, "target": record.target_key, "props": {**defaults, **props}}
+    defaults = {
+        "description": "",
+        "origin": "import",
+        "model": "",
+        "status": "active",
+        "created_at": now,
+        "updated_at": now,
+        "history": [],
+    }
+    return {
+        "kind": "relation",
+        "source": record.source_key,
+        "target": record.target_key,
+        "props": {**defaults, **props},
+    }
 
 
 def _alias(row: dict) -> dict:
     alias = name(row.get("name"))
     if normalize_key(str(row.get("key") or "")) != normalize_key(alias):
         raise Rejected(f"alias key {row.get('key')!r:.60} does not match its name {alias!r:.60}")
-    return {"kind": "alias", "entity": normalize_key(name(row.get("entity"))), "key": normalize_key(alias), "name": alias}
+    return {
+        "kind": "alias",
+        "entity": normalize_key(name(row.get("entity"))),
+        "key": normalize_key(alias),
+        "name": alias,
+    }
 
 
 def _support(row: dict) -> dict:
-    return {"kind": "support", "entity": normalize_key(name(row.get("entity"))),
-            "evidence": text(MAX_SHORT)(row.get("evidence"))}  # fmt: skip
+    return {
+        "kind": "support",
+        "entity": normalize_key(name(row.get("entity"))),
+        "evidence": text(MAX_SHORT)(row.get("evidence")),
+    }
 
 
 def _seed_state(row: dict) -> dict:
     origin = text(MAX_SHORT)(row.get("origin"))
-    return {"kind": "seed_state", "origin": origin, "done": items(count, 1_000_000)(row.get("done") or []),
-            "complete": bool(row.get("complete"))}  # fmt: skip
+    return {
+        "kind": "seed_state",
+        "origin": origin,
+        "done": items(count, 1_000_000)(row.get("done") or []),
+        "complete": bool(row.get("complete")),
+    }
 
 
-CHECKS = {"entity": _entity, "evidence": _evidence, "alias": _alias, "support": _support, "relation": _relation,
-          "seed_state": _seed_state}  # fmt: skip
+CHECKS = {
+    "entity": _entity,
+    "evidence": _evidence,
+    "alias": _alias,
+    "support": _support,
+    "relation": _relation,
+    "seed_state": _seed_state,
+}
 
 
 def check_record(row: object) -> dict:

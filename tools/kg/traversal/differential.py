@@ -40,8 +40,13 @@ class Candidate:
     subtypes: list[str] = field(default_factory=list)  # keys of the candidates folded into this one
 
 
-def rank(annotations: dict[str, dict[str, float]], names: dict[str, str], present: set[str], absent: set[str],
-         limit: int = 10) -> list[Candidate]:  # fmt: skip
+def rank(
+    annotations: dict[str, dict[str, float]],
+    names: dict[str, str],
+    present: set[str],
+    absent: set[str],
+    limit: int = 10,
+) -> list[Candidate]:
     """Candidates best first; ``annotations`` = {disease: {finding: p(f | d)}}."""
     logs = {d: _log_score(freq, present, absent) for d, freq in annotations.items()}
     if not logs:
@@ -50,9 +55,16 @@ def rank(annotations: dict[str, dict[str, float]], names: dict[str, str], presen
     weights = {d: math.exp(v - top) for d, v in logs.items()}
     total = sum(weights.values())
     ranked = sorted(weights, key=lambda d: (-weights[d], names.get(d, d)))[:limit]
-    return [Candidate(d, names.get(d, d), round(weights[d] / total, 4),
-                      sorted(f for f in present if f in annotations[d]),
-                      sorted(f for f in absent if annotations[d].get(f, 0.0) >= 0.3)) for d in ranked]  # fmt: skip
+    return [
+        Candidate(
+            d,
+            names.get(d, d),
+            round(weights[d] / total, 4),
+            sorted(f for f in present if f in annotations[d]),
+            sorted(f for f in absent if annotations[d].get(f, 0.0) >= 0.3),
+        )
+        for d in ranked
+    ]
 
 
 def inherit(annotations: dict[str, dict[str, float]], finer: dict[str, set[str]]) -> dict[str, dict[str, float]]:
@@ -61,8 +73,11 @@ def inherit(annotations: dict[str, dict[str, float]], finer: dict[str, set[str]]
     multiple cafe-au-lait spots has cafe-au-lait spots)."""
     inherited = {}
     for disease, freq in annotations.items():
-        extra = {f: max(freq[d] for d in below & freq.keys()) for f, below in finer.items()
-                 if f not in freq and below & freq.keys()}  # fmt: skip
+        extra = {
+            f: max(freq[d] for d in below & freq.keys())
+            for f, below in finer.items()
+            if f not in freq and below & freq.keys()
+        }
         inherited[disease] = {**freq, **extra}
     return inherited
 
@@ -72,8 +87,9 @@ def _log_score(freq: dict[str, float], present: set[str], absent: set[str]) -> f
     return score + sum(math.log(1 - freq.get(f, 0.0)) for f in absent)
 
 
-def fold_subtypes(candidates: list[Candidate], annotations: dict[str, dict[str, float]],
-                  parents: dict[str, list[dict]]) -> tuple[list[Candidate], dict[str, dict[str, float]]]:  # fmt: skip
+def fold_subtypes(
+    candidates: list[Candidate], annotations: dict[str, dict[str, float]], parents: dict[str, list[dict]]
+) -> tuple[list[Candidate], dict[str, dict[str, float]]]:
     """Candidates with subtypes folded into their disease, and the folded diseases' annotations.
 
     A candidate folds into a parent (``parents``: key -> [{key, name, type}], its is_a targets) that
@@ -99,16 +115,31 @@ def fold_subtypes(candidates: list[Candidate], annotations: dict[str, dict[str, 
     for key, members in groups.items():
         weight = sum(m.probability for m in members)
         head = by_key.get(key) or Candidate(key, next(n for k, n in home.values() if k == key), 0.0)
-        mixed[key] = {f: sum(m.probability * annotations[m.key].get(f, UNANNOTATED) for m in members) / weight
-                      for m in members for f in annotations[m.key]} if weight > 0 else dict(annotations.get(key, {}))  # fmt: skip
-        folded.append(Candidate(key, head.name, round(weight, 4), sorted({f for m in members for f in m.present}),
-                                sorted({f for m in members for f in m.absent}),
-                                [m.key for m in members if m.key != key]))  # fmt: skip
+        mixed[key] = (
+            {
+                f: sum(m.probability * annotations[m.key].get(f, UNANNOTATED) for m in members) / weight
+                for m in members
+                for f in annotations[m.key]
+            }
+            if weight > 0
+            else dict(annotations.get(key, {}))
+        )
+        folded.append(
+            Candidate(
+                key,
+                head.name,
+                round(weight, 4),
+                sorted({f for m in members for f in m.present}),
+                sorted({f for m in members for f in m.absent}),
+                [m.key for m in members if m.key != key],
+            )
+        )
     return sorted(folded, key=lambda c: (-c.probability, c.name)), mixed
 
 
-def questions(annotations: dict[str, dict[str, float]], candidates: list[Candidate], known: set[str],
-              limit: int = 3) -> list[tuple[str, float]]:  # fmt: skip
+def questions(
+    annotations: dict[str, dict[str, float]], candidates: list[Candidate], known: set[str], limit: int = 3
+) -> list[tuple[str, float]]:
     """Up to ``limit`` findings not yet known, chosen greedily for the information they carry together
     over ``candidates``; each with what it adds to those before it (bits), best first."""
     prior = {c.key: c.probability for c in candidates}

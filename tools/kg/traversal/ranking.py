@@ -26,11 +26,14 @@ def verbalise(steps: list[Step]) -> str:
 
 def relevance(query: list[float], paths: list[list[float]]) -> list[float]:
     """Cosine similarity of each path's vector to the question's."""
-    return [float(x) for x in _unit(np.asarray(paths, dtype=np.float32)) @ _unit(np.asarray([query], dtype=np.float32))[0]]
+    return [
+        float(x) for x in _unit(np.asarray(paths, dtype=np.float32)) @ _unit(np.asarray([query], dtype=np.float32))[0]
+    ]
 
 
-def order(query: list[float], paths: list[list[float]], confidences: list[float], how: str = "mmr",
-          diversity: float = 0.5) -> list[int]:  # fmt: skip
+def order(
+    query: list[float], paths: list[list[float]], confidences: list[float], how: str = "mmr", diversity: float = 0.5
+) -> list[int]:
     """Indices of ``paths`` best first: by confidence, by similarity to ``query``, or by MMR."""
     if how not in PATH_RANKINGS:
         raise ValueError(f"unknown path ranking {how!r}; choose {', '.join(PATH_RANKINGS)}")
@@ -45,6 +48,7 @@ def order(query: list[float], paths: list[list[float]], confidences: list[float]
     chosen: list[int] = []
     left = set(range(n))
     while left:
+
         def gain(i: int) -> float:
             redundancy = max((similar[i, j] for j in chosen), default=0.0)
             return (1 - diversity) * related[i] - diversity * redundancy

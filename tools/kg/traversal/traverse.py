@@ -21,8 +21,8 @@ Cost is bounded two ways, both documented trade-offs measured in benchmarks/kg_s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from amg.tools.kg.pipeline_types import Step
 from amg.tools.kg.schema import RELATION_INVERSES
@@ -84,8 +84,9 @@ def traverse(
     return _cap(reached, seeds, max_nodes)
 
 
-def question_links(neighbors: Neighbors, seeds: dict[str, tuple[str, str]], floor: float = LINK_FLOOR,
-                   per_node: int = 200) -> list[Step]:
+def question_links(
+    neighbors: Neighbors, seeds: dict[str, tuple[str, str]], floor: float = LINK_FLOOR, per_node: int = 200
+) -> list[Step]:
     """Edges between two question entities (each once, as stored), strongest first.
 
     A traversal never re-enters a seed, so the edge that often answers a question ("metformin
@@ -98,8 +99,9 @@ def question_links(neighbors: Neighbors, seeds: dict[str, tuple[str, str]], floo
         if edge["other"] not in seeds or edge["other"] == edge["key"]:
             continue
         source, target = (edge["key"], edge["other"]) if edge["forward"] else (edge["other"], edge["key"])
-        links.setdefault((source, edge["rel"], target), _step(seeds[source][0], edge["rel"], seeds[target][0], edge,
-                                                              forward=True))  # fmt: skip
+        links.setdefault(
+            (source, edge["rel"], target), _step(seeds[source][0], edge["rel"], seeds[target][0], edge, forward=True)
+        )
     return sorted(links.values(), key=lambda s: -s["confidence"])
 
 
@@ -127,9 +129,15 @@ def direct_nodes(edges: list[dict], seeds: dict[str, tuple[str, str]]) -> dict[s
 
 
 def _step(source: str, relation: str, target: str, edge: dict, forward: bool) -> Step:
-    return Step(source=source, relation=relation, target=target, confidence=float(edge["confidence"]),
-                evidence_ids=list(edge["evidence_ids"] or []), forward=forward,
-                description=edge.get("description") or "")  # fmt: skip
+    return Step(
+        source=source,
+        relation=relation,
+        target=target,
+        confidence=float(edge["confidence"]),
+        evidence_ids=list(edge["evidence_ids"] or []),
+        forward=forward,
+        description=edge.get("description") or "",
+    )
 
 
 def _relax(reached: dict[str, Reached], parent: Reached, edge: dict, tau: float) -> Reached | None:

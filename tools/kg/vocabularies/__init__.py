@@ -19,13 +19,23 @@ class SeedChunk:
     relations: list[RelationRecord] = field(default_factory=list)
     supports: list[tuple[str, str]] = field(default_factory=list)
 
-    def relate(self, source: str, target: str, type_: str, evidence_id: str, description: str, origin: str,
-               confidence: float = 1.0) -> None:
+    def relate(
+        self,
+        source: str,
+        target: str,
+        type_: str,
+        evidence_id: str,
+        description: str,
+        origin: str,
+        confidence: float = 1.0,
+    ) -> None:
         """Add a curated relation with its source's confidence policy (score = 10 x confidence); no self-loops."""
         if normalize_key(source) != normalize_key(target):
-            self.relations.append(RelationRecord(source, target, type_, confidence, [evidence_id],
-                                                 round(10 * confidence, 2), description, origin))
+            self.relations.append(
+                RelationRecord(
+                    source, target, type_, confidence, [evidence_id], round(10 * confidence, 2), description, origin
+                )
+            )
 
     def __len__(self) -> int:
         return len(self.entities) + len(self.relations)
-

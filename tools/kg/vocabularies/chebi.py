@@ -105,9 +105,12 @@ def _class_name(name: str, kind: str) -> str:
 
 def _evidence(term: dict, release: str) -> EvidenceRecord:
     return EvidenceRecord(
-        id=f"vocab:chebi:{term['id']}", kind="vocabulary", title=f"{term['id']} {term['name']} (ChEBI)",
-        url=f"https://www.ebi.ac.uk/chebi/searchId.do?chebiId={term['id']}", release=release,
-    )  # fmt: skip
+        id=f"vocab:chebi:{term['id']}",
+        kind="vocabulary",
+        title=f"{term['id']} {term['name']} (ChEBI)",
+        url=f"https://www.ebi.ac.uk/chebi/searchId.do?chebiId={term['id']}",
+        release=release,
+    )
 
 
 def chunks(size: int = 1000, data_dir: Path | None = None):
@@ -119,8 +122,9 @@ def chunks(size: int = 1000, data_dir: Path | None = None):
         chunk = SeedChunk()
         for cid, (name, kind) in part:
             evidence = _evidence(chebi[cid], release)
-            chunk.entities.append(EntityRecord(name=name, type=kind, aliases=[cid, chebi[cid]["name"]],
-                                               sources=[ORIGIN]))  # fmt: skip
+            chunk.entities.append(
+                EntityRecord(name=name, type=kind, aliases=[cid, chebi[cid]["name"]], sources=[ORIGIN])
+            )
             chunk.evidence.append(evidence)
             chunk.supports.append((name, evidence.id))
         yield chunk
@@ -137,8 +141,10 @@ def _relate(chunk: SeedChunk, drug: str, term: dict, chebi: dict, targets: dict,
     evidence = _evidence(term, release)
     chunk.evidence.append(evidence)
     chunk.supports.append((drug, evidence.id))
-    for rel, kind, confidence, text in (("is_a", "other", 1.0, "ChEBI classification"),
-                                        ("has_role", "drug", ROLE_CONFIDENCE, "ChEBI role")):  # fmt: skip
+    for rel, kind, confidence, text in (
+        ("is_a", "other", 1.0, "ChEBI classification"),
+        ("has_role", "drug", ROLE_CONFIDENCE, "ChEBI role"),
+    ):
         for target in term.get("relations", {}).get(rel, []):
             name, target_kind = targets.get(chebi[target]["id"] if target in chebi else target, ("", ""))
             if target_kind == kind:

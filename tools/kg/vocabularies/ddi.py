@@ -29,34 +29,70 @@ THESAURUS = "thesaurus-referentiel-national-des-interactions-medicamenteuses-201
 INDEX = "index-des-substances-20102020.json"
 # French level -> (English, confidence); the order is the order of severity
 SEVERITY = {
-    "CONTRE-INDICATION": ("contraindicated", 0.95), "Association DECONSEILLEE": ("not recommended", 0.9),
-    "Précaution d'emploi": ("precaution for use", 0.8), "A prendre en compte": ("take into account", 0.7),
+    "CONTRE-INDICATION": ("contraindicated", 0.95),
+    "Association DECONSEILLEE": ("not recommended", 0.9),
+    "Précaution d'emploi": ("precaution for use", 0.8),
+    "A prendre en compte": ("take into account", 0.7),
     "Il convient de prendre en compte": ("take into account", 0.7),
-}  # fmt: skip
+}
 # French names the rules miss or get wrong -> an English spelling the drug dictionary knows (None: no such drug)
 HAND = {
-    "fer": "iron", "bleu de methylene": "methylene blue", "millepertuis": "st john's wort", "reglisse": "licorice",
-    "charbon active": "activated charcoal", "charbon vegetal officinal": "charcoal", "or": "gold", "fluor": "fluoride",
-    "camphre": "camphor", "sene": "senna", "sene de l'inde": "senna", "esclicarbazepine": "eslicarbazepine",
-    "estrogenes conjugues": "estrogens, conjugated (usp)", "loflazepate": "ethyl loflazepate",
-    "p a s sodique": "aminosalicylic acid", "lanthane": "lanthanum carbonate", "povidone iodee": "povidone-iodine",
-    "strontium": "strontium ranelate", "virus de la fievre jaune": "yellow fever vaccine", "bcg": "bcg vaccine",
-    "virus de la rougeole": "measles vaccine", "virus des oreillons": "mumps vaccine", "rotavirus": "rotavirus vaccine",
-    "virus rubeoleux": "rubella vaccine", "virus vivant attenue de la grippe": "influenza vaccines",
-    "dimethyle ( fumarate de)": "dimethyl fumarate", "inotuzumab": "inotuzumab ozogamicin", "menthe": "peppermint",
-    "proteine c activee recombinante": "drotrecogin alfa", "proteine c humaine": "protein c", "kaolin lourd": "kaolin",
-    "paraffine": "mineral oil", "eucalyptus": "eucalyptus oil", "ricinus communis": "castor oil",
-    "phosphore": "phosphorus", "acetylsulfafurazol": "acetyl sulfisoxazole", "arsenieux": "arsenic trioxide",
-    "cascara": "cascara sagrada", "botulique (toxine)": "botulinum toxins, type a", "terpine": "terpin hydrate",
+    "fer": "iron",
+    "bleu de methylene": "methylene blue",
+    "millepertuis": "st john's wort",
+    "reglisse": "licorice",
+    "charbon active": "activated charcoal",
+    "charbon vegetal officinal": "charcoal",
+    "or": "gold",
+    "fluor": "fluoride",
+    "camphre": "camphor",
+    "sene": "senna",
+    "sene de l'inde": "senna",
+    "esclicarbazepine": "eslicarbazepine",
+    "estrogenes conjugues": "estrogens, conjugated (usp)",
+    "loflazepate": "ethyl loflazepate",
+    "p a s sodique": "aminosalicylic acid",
+    "lanthane": "lanthanum carbonate",
+    "povidone iodee": "povidone-iodine",
+    "strontium": "strontium ranelate",
+    "virus de la fievre jaune": "yellow fever vaccine",
+    "bcg": "bcg vaccine",
+    "virus de la rougeole": "measles vaccine",
+    "virus des oreillons": "mumps vaccine",
+    "rotavirus": "rotavirus vaccine",
+    "virus rubeoleux": "rubella vaccine",
+    "virus vivant attenue de la grippe": "influenza vaccines",
+    "dimethyle ( fumarate de)": "dimethyl fumarate",
+    "inotuzumab": "inotuzumab ozogamicin",
+    "menthe": "peppermint",
+    "proteine c activee recombinante": "drotrecogin alfa",
+    "proteine c humaine": "protein c",
+    "kaolin lourd": "kaolin",
+    "paraffine": "mineral oil",
+    "eucalyptus": "eucalyptus oil",
+    "ricinus communis": "castor oil",
+    "phosphore": "phosphorus",
+    "acetylsulfafurazol": "acetyl sulfisoxazole",
+    "arsenieux": "arsenic trioxide",
+    "cascara": "cascara sagrada",
+    "botulique (toxine)": "botulinum toxins, type a",
+    "terpine": "terpin hydrate",
     "immunoglobuline de lapin anti-lymphocyte t humain": "antithymocyte immunoglobulin (rabbit)",
     "gel d'hydroxyde d'aluminium et de carbonate de magnesium": "aluminum hydroxide",
-    "oxyde d'aluminium": "aluminum oxide", "phosphate d'aluminium": "aluminium phosphate",
-    "citrate de gallium [67ga]": "gallium citrate ga-67", "monmectite": "montmorillonite",
-    "dicitrate trimagnesien": "magnesium citrate", "insuline glargine": "insulin glargine",
-    "insuline porcine": "insulin pork", "theine": "caffeine", "pamplemousse (jus et fruit)": "grapefruit",
-    "alcool (boisson ou excipient)": "ethanol", "norethisterone": "norethindrone",
-    "polystyrene sulfonate de sodium": "sodium polystyrene sulfonate", "polystyrene sulfonate de calcium": None,
-}  # fmt: skip
+    "oxyde d'aluminium": "aluminum oxide",
+    "phosphate d'aluminium": "aluminium phosphate",
+    "citrate de gallium [67ga]": "gallium citrate ga-67",
+    "monmectite": "montmorillonite",
+    "dicitrate trimagnesien": "magnesium citrate",
+    "insuline glargine": "insulin glargine",
+    "insuline porcine": "insulin pork",
+    "theine": "caffeine",
+    "pamplemousse (jus et fruit)": "grapefruit",
+    "alcool (boisson ou excipient)": "ethanol",
+    "norethisterone": "norethindrone",
+    "polystyrene sulfonate de sodium": "sodium polystyrene sulfonate",
+    "polystyrene sulfonate de calcium": None,
+}
 ANIONS = {"hydroxyde": "hydroxide", "chlorure": "chloride", "oxyde": "oxide", "nitroprussiate": "nitroprusside"}
 SALTS = (
     r"\b(sodique|calcique|potassique|magnesique|trometamol|tert-butylamine|recombinante"
@@ -133,10 +169,13 @@ def _severity(row: dict) -> tuple[float, str]:
 def _evidence(row: dict, release: str) -> EvidenceRecord:
     pair = " + ".join(sorted((row["main_drug"], row["plus_drug"])))
     return EvidenceRecord(
-        id=f"vocab:ansm-ddi:{hashlib.sha1(pair.encode()).hexdigest()[:12]}", kind="vocabulary",
-        title=f"ANSM interaction: {pair} ({_severity(row)[1]})", snippet=" ".join(row["description"].split())[:500],
-        year=2020, release=release,
-    )  # fmt: skip
+        id=f"vocab:ansm-ddi:{hashlib.sha1(pair.encode()).hexdigest()[:12]}",
+        kind="vocabulary",
+        title=f"ANSM interaction: {pair} ({_severity(row)[1]})",
+        snippet=" ".join(row["description"].split())[:500],
+        year=2020,
+        release=release,
+    )
 
 
 def interactions(data_dir: Path | None = None) -> tuple[dict, dict, dict]:
@@ -161,14 +200,18 @@ def interactions(data_dir: Path | None = None) -> tuple[dict, dict, dict]:
 def chunks(size: int = 5000, data_dir: Path | None = None):
     pairs, evidence, french = interactions(data_dir)
     for part in chunked(sorted(french.items()), size):
-        yield SeedChunk(entities=[EntityRecord(name=drug, type="drug", aliases=sorted(names), sources=[ORIGIN])
-                                  for drug, names in part])  # fmt: skip
+        yield SeedChunk(
+            entities=[
+                EntityRecord(name=drug, type="drug", aliases=sorted(names), sources=[ORIGIN]) for drug, names in part
+            ]
+        )
     for part in chunked(sorted(pairs.items()), size):
         chunk = SeedChunk()
         for (a, b), found in part:
             confidence, text, _ = max(found)
             ids = sorted({evidence_id for _, _, evidence_id in found})
-            chunk.relations.append(RelationRecord(a, b, "interacts_with", confidence, ids, description=text,
-                                                  origin=ORIGIN))  # fmt: skip
+            chunk.relations.append(
+                RelationRecord(a, b, "interacts_with", confidence, ids, description=text, origin=ORIGIN)
+            )
         chunk.evidence = [evidence[i] for i in sorted({i for r in chunk.relations for i in r.evidence_ids})]
         yield chunk

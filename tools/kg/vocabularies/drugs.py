@@ -17,15 +17,28 @@ def chunks(size: int = 2000):
     for part in chunked(list(entries()), size):
         chunk = SeedChunk()
         for canonical, name, data in part:
-            ids = [f"{label} {data[field]}" for label, field in (("MeSH", "mesh_id"), ("DrugBank", "drugbank_id"))
-                   if data.get(field)]  # fmt: skip
+            ids = [
+                f"{label} {data[field]}"
+                for label, field in (("MeSH", "mesh_id"), ("DrugBank", "drugbank_id"))
+                if data.get(field)
+            ]
             evidence_id = f"vocab:drugs:{data.get('drugbank_id') or data.get('mesh_id') or canonical}"
-            chunk.entities.append(EntityRecord(
-                name=name, type="drug", aliases=synonyms(data) + [i.split(" ", 1)[1] for i in ids], sources=[ORIGIN],
-            ))  # fmt: skip
-            chunk.evidence.append(EvidenceRecord(
-                id=evidence_id, kind="vocabulary", title=f"{name} ({', '.join(ids) or 'no ids'})",
-                url=data.get("wikipedia_url") or None, release=RELEASE,
-            ))  # fmt: skip
+            chunk.entities.append(
+                EntityRecord(
+                    name=name,
+                    type="drug",
+                    aliases=synonyms(data) + [i.split(" ", 1)[1] for i in ids],
+                    sources=[ORIGIN],
+                )
+            )
+            chunk.evidence.append(
+                EvidenceRecord(
+                    id=evidence_id,
+                    kind="vocabulary",
+                    title=f"{name} ({', '.join(ids) or 'no ids'})",
+                    url=data.get("wikipedia_url") or None,
+                    release=RELEASE,
+                )
+            )
             chunk.supports.append((name, evidence_id))
         yield chunk

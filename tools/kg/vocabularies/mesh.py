@@ -48,16 +48,22 @@ def chunks(size: int = 2000, data_dir: Path | None = None):
             evidence_id = f"vocab:mesh:{ident}"
             aliases = [s for s in synonyms if 0 < len(s) <= MAX_NAME_CHARS and normalize_key(s)] + [f"MESH:{ident}"]
             chunk.entities.append(EntityRecord(name=label, type="anatomy", aliases=aliases, sources=[ORIGIN]))
-            chunk.evidence.append(EvidenceRecord(
-                id=evidence_id, kind="vocabulary", title=f"MeSH {ident} {label} ({', '.join(trees)})",
-                url=f"https://meshb.nlm.nih.gov/record/ui?ui={ident}", release=release,
-            ))  # fmt: skip
+            chunk.evidence.append(
+                EvidenceRecord(
+                    id=evidence_id,
+                    kind="vocabulary",
+                    title=f"MeSH {ident} {label} ({', '.join(trees)})",
+                    url=f"https://meshb.nlm.nih.gov/record/ui?ui={ident}",
+                    release=release,
+                )
+            )
             chunk.supports.append((label, evidence_id))
             for tree in trees:
                 parent = label_of.get(tree.rsplit(".", 1)[0])
                 if parent and tree.split(".")[0] in KINDS:
                     chunk.relate(label, parent, "is_a", evidence_id, "MeSH anatomy tree", ORIGIN, confidence=1.0)
                 elif parent:
-                    chunk.relate(label, parent, "part_of", evidence_id, "MeSH anatomy tree", ORIGIN,
-                                 confidence=PART_CONFIDENCE)  # fmt: skip
+                    chunk.relate(
+                        label, parent, "part_of", evidence_id, "MeSH anatomy tree", ORIGIN, confidence=PART_CONFIDENCE
+                    )
         yield chunk

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
-from typing import Callable
 
 from amg.tools.batching import chunked
 from amg.tools.kg.records import EntityRecord, EvidenceRecord
@@ -25,9 +25,16 @@ KEEP = ("0700096", "0021178", "0042489")  # human disease, injury, disease susce
 HUBS = {"0000001", "0700096", "0042489"}  # "disease", "human disease", "disease susceptibility": no meaning
 # xref namespace -> alias prefix; the first three are the ones the HPO and ICD-10-CM vocabularies write
 PREFIXES = {
-    "ICD10CM": "ICD-10-CM ", "OMIM": "OMIM:", "Orphanet": "ORPHA:", "OMIMPS": "OMIMPS:", "DOID": "DOID:",
-    "MESH": "MESH:", "UMLS": "UMLS:", "SCTID": "SNOMEDCT:", "ICD9": "ICD-9-CM ",
-}  # fmt: skip
+    "ICD10CM": "ICD-10-CM ",
+    "OMIM": "OMIM:",
+    "Orphanet": "ORPHA:",
+    "OMIMPS": "OMIMPS:",
+    "DOID": "DOID:",
+    "MESH": "MESH:",
+    "UMLS": "UMLS:",
+    "SCTID": "SNOMEDCT:",
+    "ICD9": "ICD-9-CM ",
+}
 RESOLVE_ORDER = ("ICD-10-CM ", "OMIM:", "ORPHA:")
 
 Resolver = Callable[[list[str]], dict[str, str]]
@@ -70,8 +77,9 @@ def _kept(terms: dict[str, dict]) -> list[str]:
 
 def _ids(term: dict, doid: dict | None) -> list[str]:
     """Alias ids of a MONDO term, plus the ICD-10-CM codes of its folded DOID term."""
-    ids = [f"MONDO:{term['id']}"] + [PREFIXES[x["namespace"]] + x["id"] for x in term.get("xrefs", [])
-                                     if x["namespace"] in PREFIXES]  # fmt: skip
+    ids = [f"MONDO:{term['id']}"] + [
+        PREFIXES[x["namespace"]] + x["id"] for x in term.get("xrefs", []) if x["namespace"] in PREFIXES
+    ]
     if doid:
         ids += [f"ICD-10-CM {x['id']}" for x in doid.get("xrefs", []) if x["namespace"] == "ICD10CM"]
     return list(dict.fromkeys(ids))
@@ -125,11 +133,16 @@ def _write(chunk: SeedChunk, term: dict, names: dict, ids: list[str], doid: dict
     doid_texts = [doid["name"], *doid.get("synonyms", [])] if doid else []
     aliases = _text_aliases([label], term.get("synonyms", []), doid_texts) + ids
     chunk.entities.append(EntityRecord(name=name, type="disease", aliases=aliases, sources=[ORIGIN]))
-    chunk.evidence.append(EvidenceRecord(
-        id=evidence_id, kind="vocabulary", title=f"MONDO:{term['id']} {label}",
-        snippet="; ".join(term.get("synonyms", []))[:500], url=f"https://monarchinitiative.org/MONDO:{term['id']}",
-        release=release,
-    ))  # fmt: skip
+    chunk.evidence.append(
+        EvidenceRecord(
+            id=evidence_id,
+            kind="vocabulary",
+            title=f"MONDO:{term['id']} {label}",
+            snippet="; ".join(term.get("synonyms", []))[:500],
+            url=f"https://monarchinitiative.org/MONDO:{term['id']}",
+            release=release,
+        )
+    )
     chunk.supports.append((name, evidence_id))
     for parent in term.get("relations", {}).get("is_a", []):
         if parent in names:

