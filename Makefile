@@ -14,7 +14,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: install demo test test-fast bench model-1.5b model-mpnet smoke-model system-packages clean-venv
+.PHONY: install demo test test-fast lint bench model-1.5b model-mpnet smoke-model system-packages clean-venv
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -60,11 +60,16 @@ demo: $(STAMP) $(WORDNET) model-1.5b system-packages
 	$(BIN)/amg kg show "type 2 diabetes mellitus" --depth 1 --limit 8
 	$(BIN)/amg ask "Which drug is first-line for type 2 diabetes mellitus, and what is its most common side effect?" --graph demo-answer.html
 
-test: $(STAMP) smoke-model system-packages
-	$(BIN)/python -m pytest -q
+# lint, then the unit tests (no server, no subprocess, no model), then the end-to-end ones
+test: $(STAMP) smoke-model system-packages lint
+	$(BIN)/python -m pytest -q tests/unit tests/e2e
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q tests/unit
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.all

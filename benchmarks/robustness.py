@@ -9,7 +9,7 @@ pubmed`, kill -9 during a large ingest, two ingests at once. Servers are kept al
 after their last client, so one still up once that has passed is an orphan. Then every file under
 the data dirs and every output is searched for the keys and passwords that were set. Prints a table
 (probe, tried, failed, lost) and, last, one JSON line whose goal figures (GOALS) are all 0.
-`--short` is the form `make test` runs (tests/test_robust_campaign.py): a few of each, each fault once.
+`--short` is the form `make test` runs (tests/e2e/test_robust_campaign.py): a few of each, each fault once.
 """
 
 from __future__ import annotations

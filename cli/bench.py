@@ -283,7 +283,7 @@ def summarize(results_path: Path, args, context: Context, res, dataset, before, 
 
 def answer_figures(rows: list[dict], gold: list[str], predicted: list[str | None]) -> dict:
     """Seconds to the answer and of learning after it, what was learned, and the always-the-commonest baseline."""
-    commonest = max(set(gold), key=gold.count) if gold else None
+    commonest = min(set(gold), key=lambda letter: (-gold.count(letter), letter)) if gold else None  # ties: first letter
     learning = [r["learn_s"] for r in rows if "learn" in r.get("timings_ms", {})]  # the questions that learned
     counts = letter_distribution(predicted)
     return {

@@ -2,7 +2,7 @@
 
 LangGraph's ``context_schema`` (Studio shows and edits it; a partial context takes the rest from the
 environment) and the home of every allowed value the CLI offers. ``.env`` in the working directory is
-loaded once per process; real environment variables win. Imports nothing heavy (tests/test_context.py).
+loaded once per process; real environment variables win. Imports nothing heavy (tests/unit/test_context.py).
 """
 
 from __future__ import annotations

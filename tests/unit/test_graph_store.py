@@ -1,0 +1,32 @@
+"""The graph store against the real local Bolt server."""
+
+from __future__ import annotations
+
+import pytest
+
+from amg.tools.kg.records import EntityRecord, RelationRecord
+from amg.tools.kg.schema import normalize_key, relation_type
+
+
+def test_key_normalisation():
+    assert normalize_key("  Type-2 Diabetes  Mellitus ") == normalize_key("type 2 diabetes mellitus")
+    assert normalize_key("Kidneys") == "kidney"
+    assert normalize_key("Diabetes") == "diabetes"
+    assert normalize_key("Crohn's disease") == "crohn disease"
+    assert relation_type("treated by") == ("treats", True)
+    assert relation_type("makes people happy") == ("associated_with", False)
+
+
+def test_relation_without_evidence_is_rejected():
+    with pytest.raises(ValueError, match="no evidence"):
+        RelationRecord("a", "b", "treats", 0.5, [])
+    with pytest.raises(ValueError, match="not in the vocabulary"):
+        RelationRecord("a", "b", "DROP DATABASE", 0.5, ["x"])
+
+
+@pytest.mark.parametrize(
+    "name, message", [("", "empty"), ("   ", "empty"), ("x" * 10_000, "at most"), ("!!!", "no letters")]
+)
+def test_bad_names_get_clear_errors(name, message):
+    with pytest.raises(ValueError, match=message):
+        EntityRecord(name)
