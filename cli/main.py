@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
+import logging
 import os
 import re
 import sys
@@ -44,6 +45,12 @@ def _context_flags(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="amg", description="Agentic medical QA over a confidence-scored KG.")
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="show the libraries' logging and progress bars (HTTP requests, model loading)",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("doctor", help="check every component and print how to fix what is broken")
 
@@ -207,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"amg: error: {problem}", file=sys.stderr)
         return 2
     args = build_parser().parse_args(argv)
+    quiet_libraries(args.verbose)
     try:
         return run(args)
     except Exception as exc:
@@ -222,6 +230,26 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("amg: interrupted", file=sys.stderr)
         return 130
+
+
+LIBRARIES = ("httpx", "httpcore", "openai", "sentence_transformers", "transformers", "chromadb", "urllib3", "filelock")
+
+
+def quiet_libraries(verbose: bool) -> None:
+    """The libraries' logging and progress bars off (AMG's own progress bars stay), unless ``verbose``.
+
+    Runs before any library is imported: one of them (``abbreviations``) calls ``logging.basicConfig`` at INFO
+    when imported, which printed every model request and turned on sentence-transformers' "Batches" bars; with a
+    root handler already in place its call does nothing."""
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
+    )
+    if verbose:
+        return
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # transformers' "Loading weights" bar
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    for name in LIBRARIES:
+        logging.getLogger(name).setLevel(logging.WARNING)
 
 
 def _end(code: int) -> NoReturn:

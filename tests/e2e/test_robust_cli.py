@@ -209,3 +209,12 @@ def test_a_user_error_while_a_native_thread_runs_exits_2_not_sigabrt():
     assert done.returncode == 2, done.stderr.decode(errors="replace")[-500:]
     assert done.stderr.decode().splitlines() == ["amg: error: invalid configuration: AMG_MAX_NODES=0 (at least 1)"]
 
+
+def test_ask_prints_nothing_but_its_own_lines_unless_verbose(endpoint):
+    endpoint(healthy)  # the embedder loads (sentence-transformers, transformers) and the model is called over HTTP
+    done = run_amg(["ask", "What is metformin used for?"])
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-500:]
+    assert done.stderr == b"", "no library logging or progress bar between the command and its answer"
+    assert done.stdout.decode().startswith("Metformin treats type 2 diabetes.")
+    loud = run_amg(["-v", "ask", "What is metformin used for?"])
+    assert b"HTTP Request: POST" in loud.stderr, "-v shows the libraries' logging"
