@@ -1,4 +1,9 @@
-"""Agent 3, evidence searcher: evidence for one entity from the configured sources."""
+"""Agent 3, evidence searcher: the one way the QA, build and refresh graphs search evidence.
+
+An entity's gap is searched by its name, read in the question's context; a research question's claim by the
+question itself, as a user types it into PubMed. Either way the configured sources are asked through the
+evidence finder (tools/evidence/finder.py), and a source that fails becomes a degradation, not an error.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +11,15 @@ from amg.tools.evidence.finder import EvidenceFinder
 
 
 def search_evidence(
-    entity: dict, question: str, finder: EvidenceFinder, sources: list[str], k: int, mindate: str | None = None
+    query: str,
+    finder: EvidenceFinder,
+    sources: list[str],
+    k: int,
+    context: str = "",
+    mindate: str | None = None,
 ) -> dict:
-    """Evidence records (as dicts) and their texts for ``entity``; source faults become degradations."""
-    batch = finder.find_evidence(entity["name"], sources, k=k, context=question, mindate=mindate)
+    """Evidence records (as dicts) and their texts for ``query``; source faults become degradations."""
+    batch = finder.find_evidence(query, sources, k=k, context=context, mindate=mindate)
     return {
         "records": [record.as_props() for record in batch.records],
         "texts": batch.texts,

@@ -17,7 +17,6 @@ from amg.tools.kg.records import iso_utc
 from amg.tools.kg.schema import FINDINGS, normalize_key
 from amg.tools.kg.store.protocols import QAStore
 from amg.tools.kg.traversal.traverse import LINK_FLOOR
-from amg.tools.question_kinds import is_research_question
 
 
 def claim_held(question: str, keys: list[str], store: QAStore) -> bool:
@@ -36,11 +35,11 @@ def detect_gaps(
     stale_days: int,
     min_relations: int,
     question: str = "",
-    options: dict[str, str] | None = None,
+    research: bool = False,
 ) -> dict:
-    """State update: ``gaps`` ([{key, name, status}]) for entities that need evidence, and ``claim_gap``."""
+    """State update: ``gaps`` ([{key, name, status}]) for entities that need evidence, and ``claim_gap`` (a
+    ``research`` question whose claim the graph does not hold)."""
     keys = [e["key"] for e in entities]
-    research = is_research_question(question, options)
     claim_gap = research and not claim_held(question, keys, store)
     if not entities:
         return {"gaps": [], "claim_gap": claim_gap}

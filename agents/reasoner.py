@@ -13,10 +13,10 @@ import re
 
 from amg.agents.finding_reader.reader import FINDING_NAMES
 from amg.prompts import load, quote
-from amg.tools.kg.pipeline_types import EvidenceItem, GraphPath, Link, read_by_a_model
+from amg.tools.kg.pipeline_types import Asked, EvidenceItem, Found, GraphPath, Link, read_by_a_model
 from amg.tools.kg.store.protocols import QAReads
 from amg.tools.kg.traversal.ranking import verbalise
-from amg.tools.llm.conversation import Turn, request, talk
+from amg.tools.llm.conversation import request, talk
 from amg.tools.llm.structured import Usage
 
 MAX_EVIDENCE = 12
@@ -255,24 +255,15 @@ def studies_read(evidence_index: list[EvidenceItem], links: list[Link] = ()) -> 
     return sorted({number[i] for i in found[0]["evidence_ids"] if i in number}) if found else []
 
 
-def reason(
-    question: str,
-    options: dict[str, str],
-    entities: list[dict],
-    nodes: list[GraphPath],
-    evidence_index: list[EvidenceItem],
-    llm,
-    per_entity: bool,
-    dialogue: list[Turn],
-    links: list[Link] = (),
-    differential: list[dict] = (),
-) -> dict:
+def reason(asked: Asked, found: Found, llm, per_entity: bool = False) -> dict:
     """State update: ``reasoning`` ({entity: text}), its conclusion as the ``rationale`` (joint mode),
     the conversation with the reasoning turn, usage.
 
-    In per-entity mode each entity gets its own call after ``dialogue``; the conversation then
+    In per-entity mode each entity gets its own call after the conversation so far; the conversation then
     carries all contexts and the joined reasoning as one turn, as if asked at once.
     """
+    question, options, entities, dialogue = asked.question, asked.options, asked.entities, asked.dialogue
+    nodes, evidence_index, links, differential = found.nodes, found.evidence_index, found.links, found.differential
     usage = Usage()
     contexts = entity_contexts(entities, nodes, evidence_index, neighbours=per_entity)
     between = "\n\n".join(

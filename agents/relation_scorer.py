@@ -36,7 +36,7 @@ from amg.tools.kg.schema import (
     score_to_confidence,
 )
 from amg.tools.kg.store.protocols import QAStore
-from amg.tools.llm.confidence_maps import extraction_reliability
+from amg.tools.llm.reader import Reader
 from amg.tools.llm.structured import Usage, ask
 
 # the prompt asks for the question's entities and five others; a bound in the tool schema also ends the
@@ -108,33 +108,23 @@ def assess(
 
 
 def score_relations(
-    entity: dict,
-    question: str,
-    others: list[dict],
-    evidence: dict,
-    llm,
-    model_name: str,
-    store: QAStore,
-    keep_score: int,
+    entity: dict, question: str, others: list[dict], evidence: dict, reader: Reader, store: QAStore
 ) -> dict:
     """Assess ``entity`` from ``evidence`` ({records, texts}) for ``question``; write what passes; a state update."""
     records = evidence.get("records", [])
     if not records:
         return {"new_relations": []}
     usage = Usage()
-    reply, prompt = assess(entity, question, others, records, evidence.get("texts", {}), llm, usage)
+    reply, prompt = assess(entity, question, others, records, evidence.get("texts", {}), reader.llm, usage)
     if reply is None:
         return {
             "new_relations": [],
             "degradations": [f"relation scorer: no usable assessment for {entity['name']}"],
             **usage.as_update(),
         }
-    reliability = extraction_reliability(model_name)
     aliases, types = _known(store, [entity["name"], *(rel.other for rel in spelled_out(reply.relations))])
     types[entity["key"]] = entity["type"]
-    relations, weakened, refused = grounded_relations(
-        entity, reply, keep_score, model_name, records, aliases, reliability, types
-    )
+    relations, weakened, refused = grounded_relations(entity, reply, reader, records, aliases, types)
     evidence_records = [EvidenceRecord(**r) for r in records]
     description = reply.description.strip()[:2000] or None
     if description and echoes(description, [prompt, *echo_sources()]):
@@ -142,7 +132,7 @@ def score_relations(
     names = [entity["name"], *aliases.get(normalize_key(entity["name"]), [])]
     if description and not any(mentions(f"{r.get('title') or ''} {r.get('snippet') or ''}", names) for r in records):
         description, refused = None, refused + [f"description of {entity['name']}: no evidence item names it"]
-    confidence = min(score_to_confidence(reply.description_score) * reliability, LEARNED_DESCRIPTION_CAP)
+    confidence = min(score_to_confidence(reply.description_score) * reader.reliability, LEARNED_DESCRIPTION_CAP)
     store.upsert(
         entities=[
             EntityRecord(
@@ -183,13 +173,11 @@ def _known(store: QAStore, names: list[str]) -> tuple[dict[str, list[str]], dict
 
 
 def grounded_relations(
-    entity,
+    entity: dict,
     reply: EntityAssessment,
-    keep_score,
-    model_name,
-    records,
-    aliases,
-    reliability,
+    reader: Reader,
+    records: list[dict],
+    aliases: dict[str, list[str]],
     types: dict[str, str] | None = None,
 ):
     """Relations to write; (source, type, target, score, evidence) of those scored under the threshold; refusals."""
@@ -216,14 +204,14 @@ def grounded_relations(
         if problem:
             refused.append(f"{source} -{rel_type}-> {target}: {problem}")
             continue
-        if rel.score < keep_score:
+        if rel.score < reader.keep_score:
             weakened.append(
                 {
                     "source": source,
                     "type": rel_type,
                     "target": target,
                     "score": rel.score,
-                    "confidence": round(score_to_confidence(rel.score) * reliability, 3),
+                    "confidence": reader.confidence(rel.score),
                     "evidence_ids": cited,
                 }
             )
@@ -234,12 +222,12 @@ def grounded_relations(
                 source,
                 target,
                 rel_type,
-                round(score_to_confidence(rel.score) * reliability, 3),
+                reader.confidence(rel.score),
                 cited,
                 rel.score,
                 rel.sentence.strip()[:500],
                 origin,
-                model_name,
+                reader.model_name,
             )
         except ValueError:
             continue  # empty names, self-loops, oversized text: not a relation

@@ -18,13 +18,26 @@ curated edges (0.8-1.00) always fill the budget before a learned one (0.5-0.73) 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, fields, replace
 
 from amg.agents.finding_reader.reader import FINDING_NAMES
 from amg.tools.kg.pipeline_types import GraphPath, Step, Subgraph
 from amg.tools.kg.schema import STUDY_RESULTS, normalize_key
 from amg.tools.kg.store.protocols import QAReads
 from amg.tools.kg.traversal.ranking import order, relevance, verbalise
-from amg.tools.kg.traversal.traverse import Reached, direct_nodes, finding_steps, question_links, traverse
+from amg.tools.kg.traversal.traverse import (
+    HUB_DEGREE,
+    MAX_DEPTH,
+    MAX_NODES,
+    STRATEGY,
+    TAU,
+    Limits,
+    Reached,
+    direct_nodes,
+    finding_steps,
+    question_links,
+    traverse,
+)
 from amg.tools.literature.query_words import query_words
 
 Embed = Callable[[list[str]], list[list[float]]]
@@ -33,50 +46,51 @@ WORDED_FINDINGS = 3  # findings read because they state the question's words
 STATED_WORDS, STATED_SHARE = 2, 0.5  # a finding states the question when it holds this many and this share of its words
 
 
+@dataclass(frozen=True)
+class TraversalSettings:
+    """The settings the traverser reads; a run's Context has each under the same name (``TraversalSettings.of``)."""
+
+    tau: float = TAU
+    max_depth: int = MAX_DEPTH
+    max_nodes: int = MAX_NODES
+    traversal: str = STRATEGY
+    hub_degree: int = HUB_DEGREE
+    path_ranking: str = "mmr"
+    question_links: bool = True
+    min_path_relevance: float = 0.0
+
+    @classmethod
+    def of(cls, settings: object) -> TraversalSettings:
+        return cls(**{f.name: getattr(settings, f.name) for f in fields(cls)})
+
+    def limits(self, **changes: object) -> Limits:
+        return replace(
+            Limits(self.tau, self.max_depth, self.max_nodes, self.traversal, hub_degree=self.hub_degree), **changes
+        )
+
+
 def traverse_subgraph(
     entities: list[dict],
     store: QAReads,
-    tau: float,
-    max_depth: int,
-    max_nodes: int,
-    strategy: str,
-    hub_degree: int,
+    settings: TraversalSettings,
+    question: str = "",
     query: str = "",
     embed: Embed | None = None,
-    ranking: str = "mmr",
-    with_links: bool = True,
-    min_relevance: float = 0.0,
-    question: str = "",
 ) -> dict:
     """State update: the ``subgraph`` reached from the entities in the graph, with the findings that state the
-    ``question``'s words."""
+    ``question``'s words; paths are ranked against ``query`` (the question and its options) with ``embed``."""
+    with_links = settings.question_links
     present = store.entities([e["key"] for e in entities])
     seeds = {key: (props["name"], props.get("type", "other")) for key, props in present.items()}
     worded = findings_worded_like(question, store) if with_links and question else []
     if not seeds:
         return {"subgraph": Subgraph(nodes=[], seeds=[], links=worded)}
-    reached = traverse(
-        store.neighbors,
-        seeds,
-        tau=tau,
-        max_depth=max_depth,
-        max_nodes=max_nodes,
-        strategy=strategy,
-        hub_degree=hub_degree,
-    )
+    reached = traverse(store.neighbors, seeds, settings.limits())
     # every direct fact about a question entity stays in the subgraph, hidden from the reasoner: the budget fills
     # with 1.00 curated paths (a drug class's members), and the 0.68 "metformin has_adverse_effect diarrhea"
     # behind the demo's answer was missing from its picture (ranking them with the rest: kg 0.455, was 0.488; README)
-    direct = traverse(
-        store.neighbors,
-        seeds,
-        tau=tau,
-        max_depth=1,
-        max_nodes=DIRECT_PER_ENTITY * len(seeds),
-        strategy=strategy,
-        hub_degree=hub_degree,
-    )
-    read = store.learned(list(seeds), list(STUDY_RESULTS), tau, DIRECT_PER_ENTITY)
+    direct = traverse(store.neighbors, seeds, settings.limits(max_depth=1, max_nodes=DIRECT_PER_ENTITY * len(seeds)))
+    read = store.learned(list(seeds), list(STUDY_RESULTS), settings.tau, DIRECT_PER_ENTITY)
     learned = {key: node for key, node in direct_nodes(read, seeds).items() if key not in reached}
     seed_of = {name: key for key, (name, _) in seeds.items()}
     details = store.entities(list({**direct, **reached, **learned}))
@@ -100,7 +114,7 @@ def traverse_subgraph(
         )
 
     nodes = [as_path(node) for node in [*reached.values(), *learned.values()]]
-    _rank(nodes, query, embed, ranking, min_relevance)
+    _rank(nodes, query, embed, settings.path_ranking, settings.min_path_relevance)
     nodes += [
         as_path(node, rank=len(nodes), hidden=True)
         for key, node in direct.items()

@@ -40,6 +40,7 @@ from amg.graphs.resources import Resources
 from amg.tools.kg.records import RelationRecord
 from amg.tools.kg.schema import RELATION_INVERSES, normalize_key, relation_type
 from amg.tools.llm import confidence_maps
+from amg.tools.llm.reader import Reader
 from amg.tools.llm.structured import Usage
 from amg.tools.llm.weights import LOCAL_MODELS
 from benchmarks.report import emit
@@ -73,7 +74,7 @@ def extract(item: dict, llm, model_name: str, keep_score: int, usage: Usage) -> 
     if reply is None:
         return None
     kept, _, _ = grounded_relations(
-        entity, reply, keep_score, model_name, [record], {}, 1.0, {entity["key"]: entity["type"]}
+        entity, reply, Reader(llm, model_name, 1.0, keep_score), [record], {}, {entity["key"]: entity["type"]}
     )
     return kept
 

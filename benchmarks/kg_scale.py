@@ -23,7 +23,7 @@ from amg.tools.kg.records import EvidenceRecord, RelationRecord
 from amg.tools.kg.schema import RELATION_TYPES
 from amg.tools.kg.store.connection import connect_graph
 from amg.tools.kg.store.neo4j_store import Neo4jStore
-from amg.tools.kg.traversal.traverse import traverse
+from amg.tools.kg.traversal.traverse import Limits, traverse
 from benchmarks.report import emit
 
 ENTITIES, RELATIONS = 76_681, 354_299
@@ -50,7 +50,7 @@ def traversal_latency(store: Neo4jStore, rng: random.Random, n_entities: int, sa
     for _ in range(samples):
         key = f"entity {rng.randrange(n_entities):06d}"
         started = time.perf_counter()
-        traverse(store.neighbors, {key: (key, "other")}, tau=0.5, max_depth=2, max_nodes=40)
+        traverse(store.neighbors, {key: (key, "other")}, Limits(tau=0.5, max_depth=2, max_nodes=40))
         times.append((time.perf_counter() - started) * 1000)
     return times
 

@@ -14,7 +14,7 @@ from amg.graphs.resources import Resources
 from amg.tools.kg.audit import audit
 from amg.tools.kg.schema import STUDY_RESULTS
 from amg.tools.kg.transfer.export_import import export_graph, import_graph
-from amg.tools.kg.traversal.traverse import finding_steps, traverse
+from amg.tools.kg.traversal.traverse import Limits, finding_steps, traverse
 from amg.tools.kg.vocabularies.seeding import VOCABULARIES, seed
 
 SHOW_POOL = 400  # nodes read before choosing what to show
@@ -84,11 +84,13 @@ def _show(args, res: Resources) -> int:
     reached = traverse(
         res.store.neighbors,
         {entity["key"]: (entity["name"], entity["type"])},
-        tau=c.tau,
-        max_depth=c.max_depth,
-        max_nodes=max(SHOW_POOL, args.limit + 1),
-        strategy=c.traversal,
-        hub_degree=c.hub_degree,
+        Limits(
+            tau=c.tau,
+            max_depth=c.max_depth,
+            max_nodes=max(SHOW_POOL, args.limit + 1),
+            strategy=c.traversal,
+            hub_degree=c.hub_degree,
+        ),
     )
     print(f"paths (confidence = product of edge confidences, tau={c.tau}, depth<={c.max_depth}):")
     paths = [n for n in reached.values() if n.depth]

@@ -14,12 +14,12 @@ from amg.graphs.resources import Resources
 
 def search(entity: dict, question: str, res: Resources, ctx: Context, mindate: str | None = None) -> dict:
     """Evidence for ``entity``: {records, texts, degradations}."""
-    return search_evidence(entity, question, res.evidence, ctx.sources, ctx.max_evidence, mindate=mindate)
+    return search_evidence(entity["name"], res.evidence, ctx.sources, ctx.max_evidence, question, mindate)
 
 
 def learn(entity: dict, question: str, others: list[dict], found: dict, res: Resources, ctx: Context) -> dict:
     """Score ``found`` (a ``search`` result) into the graph; new and weakened relations, refusals, usage."""
-    scored = score_relations(entity, question, others, found, res.llm, res.model_name, res.store, ctx.keep_score)
+    scored = score_relations(entity, question, others, found, res.reader(ctx.keep_score), res.store)
     return {
         "new_relations": scored.get("new_relations", []),
         "weakened": scored.get("weakened", []),

@@ -24,7 +24,6 @@ from amg.graphs.state import CLAIM, QAState, fetched, fetched_texts
 from amg.graphs.timing import timed
 from amg.tools.kg.store.connection import GraphUnavailable
 from amg.tools.llm.chat import ModelUnavailable
-from amg.tools.llm.confidence_maps import extraction_reliability
 
 MAX_ANSWER_ENTITIES = 2  # entities the answer names that are learned about after it (one scoring call each)
 
@@ -63,11 +62,8 @@ def learn_study(task: dict, runtime: Runtime[Context]) -> dict:
         task["entities"],
         task["paper"],
         task["text"],
-        res.llm,
-        res.model_name,
-        extraction_reliability(res.model_name),
+        res.reader(ctx.keep_score),
         res.store,
-        ctx.keep_score,
         task["verdict"],
     )
     return {

@@ -21,10 +21,11 @@ from amg.agents.answer_synthesizer.glossary import glossary
 from amg.agents.answer_synthesizer.quotes import with_aliases
 from amg.agents.answer_synthesizer.synthesizer import synthesize
 from amg.agents.diagnostician import differentiate, read_answers
+from amg.agents.evidence_searcher import search_evidence
 from amg.agents.gap_detector import detect_gaps
 from amg.agents.query_parser import parse_query, spot_entities
 from amg.agents.reasoner import number_evidence, reason, shown_paths, studies_read, study_reading, with_lead_text
-from amg.agents.traverser import traverse_subgraph, without_other_studies
+from amg.agents.traverser import TraversalSettings, traverse_subgraph, without_other_studies
 from amg.graphs.context import Context, run_context
 from amg.graphs.expansion import expand, search
 from amg.graphs.learning import after_answer, learn_entity, learn_study
@@ -33,8 +34,9 @@ from amg.graphs.reply import chat_reply
 from amg.graphs.resources import resources_for
 from amg.graphs.state import CLAIM, PER_TURN_RESET, QAInput, QAState, fetched, fetched_texts
 from amg.graphs.timing import timed
+from amg.tools.kg.pipeline_types import Asked, Found
 from amg.tools.llm.confidence_maps import extraction_reliability
-from amg.tools.question_kinds import confidence_kind, is_research_question, question_kind
+from amg.tools.question_kinds import confidence_kind, question_kind
 
 CLAIM_PAPERS = 1  # papers a research question reads: with 3, the 1.5B cited the second (not the best match) in 6 of 8
 
@@ -44,6 +46,7 @@ def prepare(state: QAState, runtime: Runtime[Context]) -> dict:
     answered = read_answers(_said(state), state.get("follow_up") or [])
     findings = {**(state.get("findings") or {}), **answered} if answered else {}
     update = {**PER_TURN_RESET, "question": question, "options": options, "notices": notices, "findings": findings}
+    update["kind"] = question_kind(question, options)
     if problem:
         update.update(answer=problem, problem=problem, confidence=0.0, messages=[AIMessage(problem)])
     return update
@@ -87,7 +90,7 @@ def check_gaps(state: QAState, runtime: Runtime[Context]) -> dict:
         ctx.stale_days,
         ctx.min_relations,
         state["question"],
-        state.get("options", {}),
+        state["kind"] == "research",
     )
 
 
@@ -114,9 +117,9 @@ def expand_entity(task: dict, runtime: Runtime[Context]) -> dict:
 def search_claim(task: dict, runtime: Runtime[Context]) -> dict:
     """A research question's own literature search: the question is the query, as a user types it into PubMed."""
     ctx = run_context(runtime)
-    batch = resources_for(ctx).evidence.find_evidence(task["question"], ["pubmed"], k=CLAIM_PAPERS)
-    kept = {"records": [r.as_props() for r in batch.records], "texts": batch.texts}
-    return {"evidence": {CLAIM: kept}, "degradations": batch.degradations}
+    found = search_evidence(task["question"], resources_for(ctx).evidence, ["pubmed"], CLAIM_PAPERS)
+    kept = {"records": found["records"], "texts": found["texts"]}
+    return {"evidence": {CLAIM: kept}, "degradations": found["degradations"]}
 
 
 @timed("traverse")
@@ -125,19 +128,7 @@ def traverse(state: QAState, runtime: Runtime[Context]) -> dict:
     res = resources_for(ctx)
     query = " ".join([state["question"], *state.get("options", {}).values()])
     update = traverse_subgraph(
-        state["entities"],
-        res.store,
-        ctx.tau,
-        ctx.max_depth,
-        ctx.max_nodes,
-        ctx.traversal,
-        ctx.hub_degree,
-        query,
-        res.embed,
-        ctx.path_ranking,
-        ctx.question_links,
-        ctx.min_path_relevance,
-        state["question"],
+        state["entities"], res.store, TraversalSettings.of(ctx), state["question"], query, res.embed
     )
     papers = [r["id"] for r in state.get("evidence", {}).get(CLAIM, {}).get("records", [])]
     return {"subgraph": without_other_studies(update["subgraph"], papers)} if papers else update
@@ -154,6 +145,12 @@ def _fetched_ids(state: QAState) -> list[str]:
     return [r["id"] for r in fetched(state)]
 
 
+def asked(state: QAState, entities: list[dict] | None = None) -> Asked:
+    return Asked(
+        state["question"], state.get("options", {}), entities or state.get("entities", []), state.get("dialogue", [])
+    )
+
+
 @timed("reason")
 def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
@@ -161,42 +158,25 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
     nodes, links = state["subgraph"]["nodes"], state["subgraph"]["links"]
     index = number_evidence(nodes, fetched(state), res.store, links, state.get("differential", []))
     index = with_lead_text(index, fetched_texts(state))
-    if is_research_question(state["question"], state.get("options", {})):
+    if state["kind"] == "research":
         return {"evidence_index": index, "reading": study_reading(index, links)}
-    update = reason(
-        state["question"],
-        state.get("options", {}),
-        state["entities"],
-        nodes,
-        index,
-        res.llm,
-        ctx.per_entity_reasoning,
-        state.get("dialogue", []),
-        links,
-        state.get("differential", []),
-    )
+    found = Found(nodes, links, index, differential=state.get("differential", []))
+    update = reason(asked(state), found, res.llm, ctx.per_entity_reasoning)
     return {**update, "evidence_index": index}
 
 
 @timed("answer")
 def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     res = resources_for(run_context(runtime))
-    subgraph = state["subgraph"]
-    index, kind = state.get("evidence_index", []), question_kind(state["question"], state.get("options", {}))
+    subgraph, kind = state["subgraph"], state["kind"]
+    index = state.get("evidence_index", [])
     entities = with_aliases(state.get("entities", []), res.store)
-    calibration = res.calibration(kind=confidence_kind(state["question"], state.get("options", {})))
+    found = Found(subgraph["nodes"], subgraph["links"], index, _fetched_ids(state), state.get("differential", []))
     update = synthesize(
-        state["question"],
-        state.get("options", {}),
-        state.get("dialogue", []),
-        index,
-        subgraph["nodes"],
-        _fetched_ids(state),
-        entities,
+        asked(state, entities),
+        found,
         res.llm,
-        calibration,
-        subgraph["links"],
-        state.get("differential", []),
+        res.calibration(kind=confidence_kind(kind, state.get("options", {}))),
         extraction_reliability(res.model_name),
         state.get("reading", ""),
         studies_read(index, subgraph["links"]) if kind == "research" else [],
@@ -216,8 +196,7 @@ def after_prepare(state: QAState) -> str:
 
 
 def after_parse(state: QAState) -> str:
-    research = is_research_question(state["question"], state.get("options", {}))
-    return "check_gaps" if state.get("entities") or research else "answer"
+    return "check_gaps" if state.get("entities") or state["kind"] == "research" else "answer"
 
 
 def after_gaps(state: QAState, runtime: Runtime[Context]):

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from amg.graphs.context import Context
 from amg.tools.kg.store.protocols import GraphStore
 from amg.tools.literature.index import LiteratureIndex, index_exists, index_path
-from amg.tools.llm.confidence_maps import CalibrationMap, map_for
+from amg.tools.llm.confidence_maps import CalibrationMap, extraction_reliability, map_for
+from amg.tools.llm.reader import Reader
 from amg.tools.vectors.embeddings import embed, load_embedder, model_path
 
 if TYPE_CHECKING:  # each is imported where it is built: neo4j, chromadb, openai take seconds to load
@@ -90,6 +91,10 @@ class Resources:
     @property
     def model_name(self) -> str:
         return getattr(self.llm, "model_name", None) or self.context.llm_model
+
+    def reader(self, keep_score: int) -> Reader:
+        """The model as it reads evidence into the graph, with its measured extraction reliability."""
+        return Reader(self.llm, self.model_name, extraction_reliability(self.model_name), keep_score)
 
     def calibration(self, method: str = "kg", kind: str = "exam") -> CalibrationMap | None:
         """The answer-confidence map measured for this model answering ``kind`` questions by ``method``, if any

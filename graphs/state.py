@@ -62,6 +62,7 @@ class Turn(TypedDict, total=False):
 
     question: str
     options: dict[str, str]
+    kind: str  # "exam" or "research" (tools/question_kinds.py), decided once by ``prepare``
     entities: list[dict]
     gaps: list[dict]
     claim_gap: bool  # a research question whose claim the graph does not hold (agents/gap_detector.py)

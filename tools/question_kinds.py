@@ -33,9 +33,8 @@ def question_kind(question: str, options: dict[str, str] | None) -> str:
     return "research" if is_research_question(question, options) else "exam"
 
 
-def confidence_kind(question: str, options: dict[str, str] | None) -> str:
-    """The kind of questions whose map calibrates this one's confidence (tools/llm/confidence_maps.py): "exam" or
-    "research" with options; without, "open", or "research-open" when it asks whether a claim holds (a
-    yes / no answer on a study the model is surer of than of an open exam answer)."""
-    kind = question_kind(question, options)
+def confidence_kind(kind: str, options: dict[str, str] | None) -> str:
+    """The kind of questions whose map calibrates an answer's confidence (tools/llm/confidence_maps.py): ``kind``
+    ("exam" or "research") with options; without, "open", or "research-open" for a research question (a yes / no
+    answer on a study the model is surer of than of an open exam answer)."""
     return kind if options else ("research-open" if kind == "research" else "open")

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from amg.agents.answer_synthesizer.quotes import backing, key_entities, quoted
 from amg.agents.answer_synthesizer.self_check import answer_likelihood, p_true
 from amg.prompts import load
-from amg.tools.kg.pipeline_types import Citation, EvidenceItem, GraphPath, Link
+from amg.tools.kg.pipeline_types import Asked, Citation, EvidenceItem, Found
 from amg.tools.kg.schema import normalize_key
 from amg.tools.llm.confidence_maps import CalibrationMap, debias, letter_probabilities
 from amg.tools.llm.conversation import TOP_LOGPROBS, Turn, request, talk_scored
@@ -236,17 +236,10 @@ def support_of(
 
 
 def synthesize(
-    question: str,
-    options: dict[str, str],
-    dialogue: list[Turn],
-    evidence_index: list[EvidenceItem],
-    nodes: list[GraphPath],
-    fetched_ids: list[str],
-    entities: list[dict],
+    asked: Asked,
+    found: Found,
     llm,
     calibration: CalibrationMap | None = None,
-    links: list[Link] = (),
-    differential: list[dict] = (),
     reading: float = 1.0,
     preface: str = "",
     rests_on: list[int] = (),
@@ -256,8 +249,11 @@ def synthesize(
     ``reading``: the support of a text fetched this run, the model's measured precision reading evidence
     (its relation-extraction precision; 1.0 would mean a text cited is a text understood); ``preface``: what the
     answer reads first when no reasoning turn precedes it (a research question's studies); ``rests_on``: the
-    evidence numbers cited when the reply cites none (the studies a research question's answer read: the 1.5B
-    wrote "Citations: none" under 4 of 14 answers to PubMedQA questions that rested on the one paper read)."""
+    evidence numbers cited when the reply cites none (the studies a research question's answer read, which a
+    small model often leaves uncited)."""
+    question, options, dialogue, entities = asked.question, asked.options, asked.dialogue, asked.entities
+    evidence_index, nodes, links, differential = found.evidence_index, found.nodes, found.links, found.differential
+    fetched_ids = found.fetched_ids
     if not entities and not options and not evidence_index:
         return {"answer": NO_KNOWLEDGE, "option": None, "confidence": 0.0, "citations": [], "rationale": ""}
     usage = Usage()

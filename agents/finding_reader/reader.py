@@ -34,8 +34,9 @@ from amg.agents.finding_reader.ends import (
 from amg.prompts import load
 from amg.tools.kg.grounding import is_generic
 from amg.tools.kg.records import EvidenceRecord, RelationRecord
-from amg.tools.kg.schema import FINDINGS, normalize_key, relation_type, score_to_confidence
+from amg.tools.kg.schema import FINDINGS, normalize_key, relation_type
 from amg.tools.kg.store.protocols import ExpansionWrites
+from amg.tools.llm.reader import Reader
 from amg.tools.llm.structured import Usage, ask
 
 ABSTRACT_CHARS = 900  # the conclusion and the opening: ~250 tokens, read at ~20 tokens/s on the 1.5B here
@@ -114,9 +115,7 @@ def grounded_finding(
     finding: StudyFinding,
     paper: dict,
     text: str,
-    reliability: float,
-    model_name: str,
-    keep_score: int,
+    reader: Reader,
     entities: list[dict] = (),
     question: str = "",
     verdict: str = "",
@@ -150,8 +149,8 @@ def grounded_finding(
     sentence = sentence_in(finding.sentence, text) or sentence_naming(ends, text)
     if not sentence:
         return None, "its sentence is not in the abstract"
-    if finding.score < keep_score:
-        return None, f"scored {finding.score}, under {keep_score}"
+    if finding.score < reader.keep_score:
+        return None, f"scored {finding.score}, under {reader.keep_score}"
     population = " ".join(finding.population.split())[:200]
     description = sentence[:500] + (f" [studied in: {population}]" if population else "")
     try:
@@ -159,12 +158,12 @@ def grounded_finding(
             source,
             target,
             rel_type,
-            round(score_to_confidence(finding.score) * reliability, 3),
+            reader.confidence(finding.score),
             [paper["id"]],
             finding.score,
             description,
             paper["kind"],
-            model_name,
+            reader.model_name,
         ), None
     except ValueError as exc:
         return None, str(exc)
@@ -217,21 +216,16 @@ def learn_finding(
     entities: list[dict],
     paper: dict,
     text: str,
-    llm,
-    model_name: str,
-    reliability: float,
+    reader: Reader,
     store: ExpansionWrites,
-    keep_score: int,
     verdict: str = "",
 ) -> dict:
     """Read ``paper``'s finding for ``question`` (answered ``verdict`` from it) and write it with the paper."""
     usage = Usage()
-    finding, problem = read_finding(question, entities, paper, text, llm, usage, verdict)
+    finding, problem = read_finding(question, entities, paper, text, reader.llm, usage, verdict)
     record = None
     if finding is not None:
-        record, problem = grounded_finding(
-            finding, paper, text, reliability, model_name, keep_score, entities, question, verdict
-        )
+        record, problem = grounded_finding(finding, paper, text, reader, entities, question, verdict)
     if record is None:
         return {"new_relations": [], "refused": [f"finding of {paper['id']}: {problem}"], **usage.as_update()}
     store.upsert(

@@ -17,7 +17,7 @@ from amg.agents.reasoner import (
 )
 from amg.testing.fakes import PMID_EV, chat
 from amg.tools.kg.linking import EntityLinker
-from amg.tools.kg.pipeline_types import GraphPath, Step
+from amg.tools.kg.pipeline_types import Asked, Found, GraphPath, Step
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 from amg.tools.vectors.embeddings import model_path
 
@@ -115,10 +115,10 @@ def test_gap_detector(store):
 def test_reasoner_per_entity_and_joint(store):
     entities = [{"key": "a", "name": "A", "type": "drug"}, {"key": "b", "name": "B", "type": "disease"}]
     llm = chat(text={"content": "A treats B."})
-    per_entity = reason("q?", {}, entities, [], [], llm, per_entity=True, dialogue=[])
+    per_entity = reason(Asked("q?", {}, entities, []), Found(), llm, per_entity=True)
     assert per_entity["llm_calls"] == 2 and set(per_entity["reasoning"]) == {"A", "B"}
     assert [t["role"] for t in per_entity["dialogue"]] == ["user", "assistant"], "one turn carries both entities"
-    joint = reason("q?", {}, entities, [], [], llm, per_entity=False, dialogue=[])
+    joint = reason(Asked("q?", {}, entities, []), Found(), llm, per_entity=False)
     assert joint["llm_calls"] == 1 and set(joint["reasoning"]) == {"all"}, "one call reasons over both entities"
     assert "Nothing relevant in the knowledge graph on: A, B." in llm.calls[-1]["prompt"]
     assert "<question>\nq?" in llm.calls[-1]["prompt"], "without a conversation the reasoner opens one"
@@ -130,23 +130,16 @@ def test_agents_continue_one_conversation(store, linker):
     llm = chat(text={"content": "metformin | drug"})
     parsed = parse_query("First-line drug for T2DM?", {"A": "Insulin", "B": "Metformin"}, llm, linker, max_entities=8)
     reasoned = reason(
-        "First-line drug for T2DM?",
-        {"A": "Insulin", "B": "Metformin"},
-        parsed["entities"],
-        [],
-        [],
+        Asked("First-line drug for T2DM?", {"A": "Insulin", "B": "Metformin"}, parsed["entities"], parsed["dialogue"]),
+        Found(),
         llm,
         per_entity=False,
-        dialogue=parsed["dialogue"],
     )
     answered = synthesize(
-        "First-line drug for T2DM?",
-        {"A": "Insulin", "B": "Metformin"},
-        reasoned["dialogue"],
-        [],
-        [],
-        [],
-        parsed["entities"],
+        Asked(
+            "First-line drug for T2DM?", {"A": "Insulin", "B": "Metformin"}, parsed["entities"], reasoned["dialogue"]
+        ),
+        Found(),
         llm,
     )
     assert answered["option"] == "B", "a reply naming exactly one option's text answers it"
@@ -193,7 +186,9 @@ def test_answer_cites_resolvable_evidence_and_combines_confidence(store):
     assert [(e["n"], e["id"]) for e in index] == [(1, "pmid:31000001")]
     llm = chat(text={"content": "Option: b\nConfidence: 0.8\nCitations: 1, 7"})
     out = synthesize(
-        "First-line drug for T2DM?", {"A": "Insulin", "B": "Metformin"}, [], index, nodes, [], [{"key": "t2dm"}], llm
+        Asked("First-line drug for T2DM?", {"A": "Insulin", "B": "Metformin"}, [{"key": "t2dm"}], []),
+        Found(nodes, [], index),
+        llm,
     )
     assert out["option"] == "B" and out["answer"] == "B. Metformin"
     assert [c["pmid"] for c in out["citations"]] == ["31000001"], "citation 7 does not exist and is dropped"

@@ -66,7 +66,7 @@ class SwitchableEntrez(RecordedEntrez):
 @pytest.fixture
 def env(store, scripted_server, tmp_path, monkeypatch):
     monkeypatch.setattr(
-        "amg.agents.relation_scorer.extraction_reliability", lambda model: 1.0
+        "amg.graphs.resources.extraction_reliability", lambda model: 1.0
     )  # a measured, perfect extractor
     scores = Scores()
     server = scripted_server(scores)

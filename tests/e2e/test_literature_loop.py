@@ -44,7 +44,7 @@ def responder(body: dict) -> dict:
 
 @pytest.fixture
 def loop(store, scripted_server, tmp_path, monkeypatch):
-    monkeypatch.setattr("amg.graphs.learning.extraction_reliability", lambda model: 1.0)
+    monkeypatch.setattr("amg.graphs.resources.extraction_reliability", lambda model: 1.0)
     index = LiteratureIndex(tmp_path / "pubmed")
     ingest_files(index, [DATA / "pubmed_baseline.xml", DATA / "efetch_metformin.xml"], lambda p, s: lambda n: None)
     server = scripted_server(responder)

@@ -15,7 +15,7 @@ from amg.graphs.resources import Resources, install
 from amg.testing.scripted_llm import answer_lines, asks_for_answer, asks_to_verify, prompt_text, verdict
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 from amg.tools.llm.confidence_maps import CalibrationMap
-from amg.tools.question_kinds import confidence_kind
+from amg.tools.question_kinds import confidence_kind, question_kind
 
 PAPER = EvidenceRecord(
     id="pmid:31000001",
@@ -117,9 +117,13 @@ def test_an_open_question_asking_whether_a_claim_holds_is_not_calibrated_by_the_
     run, _, _ = ask
     result = run("Is metformin used for type 2 diabetes mellitus?", open_map=CalibrationMap(a=1.0, b=2.0, c=-1.0))
     assert result["confidence_basis"]["calibrated"] is False
-    assert confidence_kind("Is metformin used for it?", {}) == "research-open"
-    assert confidence_kind("What is metformin used for?", {}) == "open"
-    assert confidence_kind("Is it?", {"A": "yes", "B": "no", "C": "maybe"}) == "research"
+    for question, options, kind in (
+        ("Is metformin used for it?", {}, "research-open"),
+        ("What is metformin used for?", {}, "open"),
+        ("Is it?", {"A": "yes", "B": "no", "C": "maybe"}, "research"),
+        ("Which drug?", {"A": "Metformin", "B": "Insulin"}, "exam"),
+    ):
+        assert confidence_kind(question_kind(question, options), options) == kind, question
 
 
 def test_the_answer_check_stays_out_of_the_conversation(ask):

@@ -57,7 +57,7 @@ def qa(store, scripted_server, tmp_path, monkeypatch):
     """Run the graph with a given mode; returns (run, server, entrez). The scripted extractor counts as
     measured and perfect (reliability 1.0), so its scores are the confidences below; as a reader of cited texts
     it counts as unmeasured (0.6)."""
-    monkeypatch.setattr("amg.agents.relation_scorer.extraction_reliability", lambda model: 1.0)
+    monkeypatch.setattr("amg.graphs.resources.extraction_reliability", lambda model: 1.0)
     monkeypatch.setattr("amg.graphs.qa_graph.extraction_reliability", lambda model: 0.6)  # as it reads: unmeasured
     store.upsert(
         evidence=[EvidenceRecord(id="vocab:hpo:HP:0000103", kind="vocabulary", title="Polyuria")],

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from amg.agents.reasoner import shown_paths
-from amg.agents.traverser import traverse_subgraph
+from amg.agents.traverser import TraversalSettings, traverse_subgraph
 from amg.tools.kg.records import EvidenceRecord, RelationRecord
 from amg.tools.vectors.embeddings import embed, model_path
 
@@ -23,10 +23,10 @@ def test_relevant_path_outranks_an_irrelevant_tie(store):
     )
     entities = [{"key": "metformin", "name": "metformin", "type": "drug"}]
     query = "What is the most common gastrointestinal side effect of metformin?"
-    ranked = traverse_subgraph(entities, store, 0.5, 1, 40, "bfs", 250, query, lambda t: embed(minilm, t), "mmr")
+    ranked = traverse_subgraph(entities, store, TraversalSettings(max_depth=1), "", query, lambda t: embed(minilm, t))
     first = min((n for n in ranked["subgraph"]["nodes"] if n["depth"]), key=lambda n: n["rank"])
     assert first["name"] == "Diarrhea"
-    plain = traverse_subgraph(entities, store, 0.5, 1, 40, "bfs", 250, query, None, "confidence")
+    plain = traverse_subgraph(entities, store, TraversalSettings(max_depth=1, path_ranking="confidence"), "", query)
     assert {n["rank"] for n in plain["subgraph"]["nodes"] if n["depth"]} == {0, 1, 2}
 
 
@@ -54,7 +54,7 @@ def test_a_direct_fact_stays_in_the_subgraph_when_curated_paths_fill_the_node_bu
     )
     entities = [{"key": "metformin", "name": "metformin", "type": "drug"}]
     query = "What is the most common side effect of metformin?"
-    nodes = traverse_subgraph(entities, store, 0.5, 2, 5, "bfs", 250, query, lambda t: embed(minilm, t), "mmr")[
+    nodes = traverse_subgraph(entities, store, TraversalSettings(max_nodes=5), "", query, lambda t: embed(minilm, t))[
         "subgraph"
     ]["nodes"]
     kept = next(n for n in nodes if n["name"] == "Diarrhea")
@@ -78,7 +78,12 @@ def test_paths_unlike_the_question_are_hidden_from_the_reasoner(store):
     query = "What is the most common gastrointestinal side effect of metformin? A. Diarrhea B. Cough"
     for threshold, shown in ((0.0, {"Diarrhea", "Dimethylbiguanide hydrochloride salt"}), (0.5, {"Diarrhea"})):
         found = traverse_subgraph(
-            entities, store, 0.5, 1, 40, "bfs", 250, query, lambda t: embed(minilm, t), "mmr", min_relevance=threshold
+            entities,
+            store,
+            TraversalSettings(max_depth=1, min_path_relevance=threshold),
+            "",
+            query,
+            lambda t: embed(minilm, t),
         )["subgraph"]["nodes"]
         assert {n["name"] for n in found if n["depth"]} == {"Diarrhea", "Dimethylbiguanide hydrochloride salt"}
         assert {n["name"] for paths in shown_paths(found).values() for n in paths} == shown, [

@@ -12,6 +12,8 @@ from amg.agents.relation_scorer import (
 )
 from amg.testing.fakes import PMID_EV, chat
 from amg.tools.kg.records import EntityRecord
+from amg.tools.llm.confidence_maps import DEFAULT_RELIABILITY
+from amg.tools.llm.reader import Reader
 
 
 def test_scorer_refuses_relations_whose_endpoint_types_do_not_fit(store):
@@ -34,7 +36,9 @@ def test_scorer_refuses_relations_whose_endpoint_types_do_not_fit(store):
         }
     )
     entity = {"key": "metformin", "name": "Metformin", "type": "drug"}
-    out = score_relations(entity, "What about metformin?", [entity], evidence, llm, "fake-model", store, keep_score=4)
+    out = score_relations(
+        entity, "What about metformin?", [entity], evidence, Reader(llm, "fake-model", DEFAULT_RELIABILITY, 4), store
+    )
     assert [(r["source"], r["type"], r["target"]) for r in out["new_relations"]] == [
         ("Nausea", "adverse_effect_of", "Metformin")
     ], "a drug's symptom, either way round, is its adverse effect"
@@ -63,7 +67,9 @@ def test_a_cause_needs_a_sentence_that_states_one(store):
         }
     )
     entity = {"key": "metformin", "name": "Metformin", "type": "drug"}
-    out = score_relations(entity, "What about metformin?", [entity], evidence, llm, "fake-model", store, keep_score=4)
+    out = score_relations(
+        entity, "What about metformin?", [entity], evidence, Reader(llm, "fake-model", DEFAULT_RELIABILITY, 4), store
+    )
     assert [(r["source"], r["type"], r["target"]) for r in out["new_relations"]] == [
         ("Metformin", "causes", "Hypoglycemia")
     ]
@@ -90,7 +96,12 @@ def test_a_symptom_cannot_rest_on_a_sentence_about_adverse_effects(store):
     )
     entity = {"key": "type 2 diabetes mellitus", "name": "Type 2 diabetes mellitus", "type": "disease"}
     out = score_relations(
-        entity, "What about type 2 diabetes?", [entity], evidence, llm, "fake-model", store, keep_score=4
+        entity,
+        "What about type 2 diabetes?",
+        [entity],
+        evidence,
+        Reader(llm, "fake-model", DEFAULT_RELIABILITY, 4),
+        store,
     )
     assert [(r["source"], r["type"], r["target"]) for r in out["new_relations"]] == [
         ("Polyuria", "symptom_of", "Type 2 diabetes mellitus")
@@ -124,7 +135,9 @@ def test_a_class_spelled_out_after_a_colon_is_read_as_its_members(store):
         }
     )
     entity = {"key": "metformin", "name": "Metformin", "type": "drug"}
-    out = score_relations(entity, "What about metformin?", [entity], evidence, llm, "fake-model", store, keep_score=4)
+    out = score_relations(
+        entity, "What about metformin?", [entity], evidence, Reader(llm, "fake-model", DEFAULT_RELIABILITY, 4), store
+    )
     assert [(r["source"], r["type"], r["target"]) for r in out["new_relations"]] == [
         ("diarrhea", "adverse_effect_of", "Metformin"),
         ("nausea", "adverse_effect_of", "Metformin"),
@@ -143,7 +156,9 @@ def test_a_class_spelled_out_after_a_colon_is_read_as_its_members(store):
         }
     )
     entity = {"key": "metoclopramide", "name": "Metoclopramide", "type": "drug"}
-    out = score_relations(entity, "What about it?", [entity], evidence, llm, "fake-model", store, keep_score=4)
+    out = score_relations(
+        entity, "What about it?", [entity], evidence, Reader(llm, "fake-model", DEFAULT_RELIABILITY, 4), store
+    )
     assert out["new_relations"] == [], "a drug named as a symptom is an adverse effect only where one is stated"
     assert out["refused"] == ["Metoclopramide -symptom_of-> Nausea: a drug cannot be the source of symptom_of"]
 
@@ -194,7 +209,9 @@ def test_scorer_writes_only_grounded_relations_with_provenance(store):
         }
     )
     entity = {"key": "metformin", "name": "Metformin", "type": "drug"}
-    out = score_relations(entity, "What about metformin?", [entity], evidence, llm, "fake-model", store, keep_score=4)
+    out = score_relations(
+        entity, "What about metformin?", [entity], evidence, Reader(llm, "fake-model", DEFAULT_RELIABILITY, 4), store
+    )
     got = {
         (r["source"], r["type"], r["target"], r["confidence"], tuple(r["evidence_ids"])) for r in out["new_relations"]
     }
@@ -238,7 +255,12 @@ def test_scorer_bounds_a_reply_that_repeats_relations(store):
         }
     )
     out = score_relations(
-        {"key": "metformin", "name": "Metformin", "type": "drug"}, "", [], evidence, llm, "m", store, 4
+        {"key": "metformin", "name": "Metformin", "type": "drug"},
+        "",
+        [],
+        evidence,
+        Reader(llm, "m", DEFAULT_RELIABILITY, 4),
+        store,
     )
     assert [r["target"] for r in out["new_relations"]] == targets[:MAX_RELATIONS]
 
@@ -256,7 +278,12 @@ def test_scorer_refuses_echoed_descriptions_and_keeps_curated_ones(store):
     ):
         llm = chat(EntityAssessment={"args": {"description": said, "description_score": 10, "relations": []}})
         refused += score_relations(
-            {"key": name.lower(), "name": name, "type": "drug"}, "", [], evidence, llm, "m", store, 4
+            {"key": name.lower(), "name": name, "type": "drug"},
+            "",
+            [],
+            evidence,
+            Reader(llm, "m", DEFAULT_RELIABILITY, 4),
+            store,
         )["refused"]
     assert store.get_entity("aspirin")["description"] == "A salicylate NSAID (curated)."
     assert store.get_entity("clopidogrel").get("description") is None

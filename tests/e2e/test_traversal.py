@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from amg.tools.kg.records import EvidenceRecord, RelationRecord
-from amg.tools.kg.traversal.traverse import question_links, traverse
+from amg.tools.kg.traversal.traverse import Limits, question_links, traverse
 
 # From metformin: t2dm 0.9; polyuria 0.9*0.8 (edge points into t2dm); nephropathy 0.9*0.6;
 # dialysis 0.54*0.9 only at depth 3; lactic acidosis 0.4 is under tau=0.5.
@@ -33,14 +33,14 @@ def scores(reached):
 
 
 def test_bfs_products_and_pruning(small_graph):
-    reached = traverse(small_graph.neighbors, {"metformin": ("Metformin", "drug")}, tau=0.5, max_depth=2)
+    reached = traverse(small_graph.neighbors, {"metformin": ("Metformin", "drug")}, Limits(tau=0.5, max_depth=2))
     assert scores(reached) == {"metformin": 1.0, "t2dm": 0.9, "polyuria": 0.72, "nephropathy": 0.54}
     # lactic acidosis (0.4) is below tau; dialysis would be 0.486 at depth 3
     assert reached["polyuria"].explain() == "Metformin -treats(0.90)-> T2DM -has_symptom(0.80)-> Polyuria = 0.72"
 
 
 def test_both_directions_use_inverse_names(small_graph):
-    reached = traverse(small_graph.neighbors, {"t2dm": ("T2DM", "disease")}, tau=0.5, max_depth=1)
+    reached = traverse(small_graph.neighbors, {"t2dm": ("T2DM", "disease")}, Limits(tau=0.5, max_depth=1))
     steps = {k: (v.path[0]["relation"], v.path[0]["forward"]) for k, v in reached.items() if v.path}
     assert steps == {
         "metformin": ("treated_by", False),
@@ -50,28 +50,32 @@ def test_both_directions_use_inverse_names(small_graph):
 
 
 def test_dfs_finds_the_same_best_paths(small_graph):
-    bfs = traverse(small_graph.neighbors, {"metformin": ("Metformin", "drug")}, tau=0.4, max_depth=3)
-    dfs = traverse(small_graph.neighbors, {"metformin": ("Metformin", "drug")}, tau=0.4, max_depth=3, strategy="dfs")
+    bfs = traverse(small_graph.neighbors, {"metformin": ("Metformin", "drug")}, Limits(tau=0.4, max_depth=3))
+    dfs = traverse(
+        small_graph.neighbors, {"metformin": ("Metformin", "drug")}, Limits(tau=0.4, max_depth=3, strategy="dfs")
+    )
     assert scores(bfs) == scores(dfs)
     assert scores(dfs)["dialysis"] == 0.486
 
 
 def test_max_nodes_keeps_the_strongest_with_their_ancestors(small_graph):
-    reached = traverse(small_graph.neighbors, {"metformin": ("Metformin", "drug")}, tau=0.3, max_depth=3, max_nodes=3)
+    reached = traverse(
+        small_graph.neighbors, {"metformin": ("Metformin", "drug")}, Limits(tau=0.3, max_depth=3, max_nodes=3)
+    )
     assert list(reached) == ["metformin", "t2dm", "polyuria"]
 
 
 def test_isolated_seed_gets_weak_context_instead_of_nothing(small_graph):
-    reached = traverse(small_graph.neighbors, {"loner": ("Loner", "other")}, tau=0.5, max_depth=2)
+    reached = traverse(small_graph.neighbors, {"loner": ("Loner", "other")}, Limits(tau=0.5, max_depth=2))
     assert reached["faint friend"].weak and reached["faint friend"].score == 0.35
     assert "[weak]" in reached["faint friend"].explain()
 
 
 def test_hubs_are_expanded_as_seeds_only(small_graph):
     # T2DM has three relations: with hub_degree=2 it is reached from metformin but not expanded
-    reached = traverse(small_graph.neighbors, {"metformin": ("Metformin", "drug")}, tau=0.5, hub_degree=2)
+    reached = traverse(small_graph.neighbors, {"metformin": ("Metformin", "drug")}, Limits(tau=0.5, hub_degree=2))
     assert set(reached) == {"metformin", "t2dm"}
-    as_seed = traverse(small_graph.neighbors, {"t2dm": ("T2DM", "disease")}, tau=0.5, max_depth=1, hub_degree=2)
+    as_seed = traverse(small_graph.neighbors, {"t2dm": ("T2DM", "disease")}, Limits(tau=0.5, max_depth=1, hub_degree=2))
     assert set(as_seed) == {"t2dm", "metformin", "polyuria", "nephropathy"}
 
 
@@ -82,7 +86,7 @@ def test_edges_between_question_entities_are_kept(small_graph):
         "t2dm": ("T2DM", "disease"),
         "lactic acidosis": ("Lactic acidosis", "phenotype"),
     }
-    reached = traverse(small_graph.neighbors, seeds, tau=0.5, max_depth=2)
+    reached = traverse(small_graph.neighbors, seeds, Limits(tau=0.5, max_depth=2))
     assert all(not any(s["target"] in ("T2DM", "Metformin") for s in r.path) for r in reached.values())
     links = question_links(small_graph.neighbors, seeds)
     assert [(x["source"], x["relation"], x["target"], x["confidence"]) for x in links] == [

@@ -22,6 +22,7 @@ from amg.agents.reasoner import (
     with_lead_text,
 )
 from amg.testing.fakes import FakeChat, chat
+from amg.tools.kg.pipeline_types import Asked, Found
 
 
 def test_entity_lines_are_read_leniently():
@@ -33,7 +34,7 @@ def test_entity_lines_are_read_leniently():
 
 def test_answer_without_entities_invents_nothing():
     llm = chat()
-    out = synthesize("What is the capital of France?", {}, [], [], [], [], [], llm)
+    out = synthesize(Asked("What is the capital of France?", {}, [], []), Found(), llm)
     assert out["answer"] == NO_KNOWLEDGE and out["confidence"] == 0.0 and llm.calls == []
 
 
@@ -66,11 +67,11 @@ def test_unusable_answer_is_repaired_once_then_degrades():
     options = {"A": "Insulin", "B": "Metformin"}
     replies = iter(["I am not sure.", "Option: B\nConfidence: 0.6"])
     repaired = FakeChat(responder=lambda req: {"content": next(replies)}, calls=[])
-    out = synthesize("First-line drug?", options, [], [], [], [], [{"key": "x"}], repaired)
+    out = synthesize(Asked("First-line drug?", options, [{"key": "x"}], []), Found(), repaired)
     assert out["option"] == "B" and out["llm_calls"] == 2 and not out.get("degradations")
     assert "did not follow the format" in repaired.calls[1]["prompt"]
     hopeless = chat(text={"content": "Option: Z"})
-    out = synthesize("First-line drug?", options, [], [], [], [], [{"key": "x"}], hopeless)
+    out = synthesize(Asked("First-line drug?", options, [{"key": "x"}], []), Found(), hopeless)
     assert out["llm_calls"] == 2 and out["option"] is None and out["confidence"] == 0.0 and out["degradations"]
 
 
@@ -86,10 +87,10 @@ def test_a_request_the_endpoint_rejects_degrades_instead_of_crashing():
 
     llm = FakeChat(responder=too_long, calls=[])
     entities = [{"key": "x", "name": "X", "type": "other"}]
-    skipped = reason("q?", {}, entities, [], [], llm, per_entity=False, dialogue=[{"role": "user", "content": "q?"}])
+    skipped = reason(Asked("q?", {}, entities, [{"role": "user", "content": "q?"}]), Found(), llm, per_entity=False)
     assert skipped["reasoning"] == {"all": ""} and skipped["degradations"] and len(skipped["dialogue"]) == 1
     dialogue = [{"role": "user", "content": "q?"}, {"role": "assistant", "content": "r" * 50_000}]
-    out = synthesize("q?", {"A": "x", "B": "y"}, dialogue, [], [], [], [{"key": "x"}], llm)
+    out = synthesize(Asked("q?", {"A": "x", "B": "y"}, [{"key": "x"}], dialogue), Found(), llm)
     assert out["confidence"] == 0.0 and out["degradations"] and out["dialogue"] == dialogue
     assert len(llm.calls) == 2, "a rejected request is not repaired"
 
@@ -141,15 +142,9 @@ def test_an_open_diagnosis_citing_its_candidates_annotations_is_supported_and_bo
     differential = [{**DIFFERENTIAL[0], "evidence_ids": ["pmid:28050285"]}, DIFFERENTIAL[1]]
     llm = chat(text={"content": "Answer: Marfan syndrome\nConfidence: 0.9\nCitations: 1"})
     out = synthesize(
-        "Arachnodactyly and ectopia lentis?",
-        {},
-        [],
-        index,
-        [],
-        [],
-        [{"key": "arachnodactyly"}],
+        Asked("Arachnodactyly and ectopia lentis?", {}, [{"key": "arachnodactyly"}], []),
+        Found([], [], index, [], differential),
         llm,
-        differential=differential,
     )
     assert out["confidence_basis"]["support"] == 0.6 and out["confidence"] == 0.6, "0.9 x (1/2 + 1/2 x 0.6), bounded"
 

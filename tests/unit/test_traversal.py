@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from amg.tools.kg.traversal.traverse import traverse
+from amg.tools.kg.traversal.traverse import Limits, traverse
 
 
 def test_unknown_strategy_is_rejected():
     with pytest.raises(ValueError, match="strategy"):
-        traverse(lambda *a: [], {}, strategy="random")
+        traverse(lambda *a: [], {}, Limits(strategy="random"))
 
 
 def in_memory_neighbors(edges):
@@ -52,8 +52,8 @@ def test_admission_bar_keeps_exactly_the_best_nodes():
         ]
         edges = [e for e in edges if e[0] != e[1]]
         neighbors = in_memory_neighbors(edges)
-        full = traverse(neighbors, {"n0": ("n0", "other")}, tau=0.3, max_depth=3, max_nodes=1000, per_node=1000)
-        capped = traverse(neighbors, {"n0": ("n0", "other")}, tau=0.3, max_depth=3, max_nodes=8, per_node=1000)
+        full = traverse(neighbors, {"n0": ("n0", "other")}, Limits(tau=0.3, max_depth=3, max_nodes=1000, per_node=1000))
+        capped = traverse(neighbors, {"n0": ("n0", "other")}, Limits(tau=0.3, max_depth=3, max_nodes=8, per_node=1000))
         assert all(r.depth <= 3 for r in full.values())
         best = sorted((round(r.score, 9) for r in full.values()), reverse=True)[:8]
         assert sorted((round(r.score, 9) for r in capped.values()), reverse=True) == best

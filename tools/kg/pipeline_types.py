@@ -4,10 +4,13 @@ and the numbered evidence items and citations the answer rests on.
 TypedDicts rather than classes: they travel in the QA graph's state, which the sqlite checkpointer
 (`amg chat`) and LangGraph Studio keep as plain data, and `amg ask --json` prints as it is.
 The traversal (tools/kg/traversal/traverse.py) makes the steps; the traverser (agents/traverser.py) the paths.
+``Asked`` and ``Found`` are what the reasoner and the answer synthesizer are handed: a node builds them from the
+state, so two objects carry what used to be a dozen parameters.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import NotRequired
 
 from typing_extensions import TypedDict
@@ -91,3 +94,27 @@ class Citation(TypedDict):
     evidence_id: str  # = id, the name `amg ask --json` gives it
     # the item's sentence that states the claim, naming the answer's key entity (agents/answer_synthesizer/quotes.py)
     quote: str
+
+
+@dataclass(frozen=True)
+class Asked:
+    """The question as a node reads it: its words, its options (letter -> text), its linked entities, and this
+    question's conversation with the model so far (tools/llm/conversation.py)."""
+
+    question: str
+    options: dict[str, str] = field(default_factory=dict)
+    entities: list[dict] = field(default_factory=list)
+    dialogue: list[dict] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Found:
+    """What the graph and the evidence hold for the question: the subgraph's paths (``nodes``) and the links between
+    question entities, the numbered evidence the answer may cite, the ids of what was fetched this run, and the
+    differential's candidates."""
+
+    nodes: list[GraphPath] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
+    evidence_index: list[EvidenceItem] = field(default_factory=list)
+    fetched_ids: list[str] = field(default_factory=list)
+    differential: list[dict] = field(default_factory=list)

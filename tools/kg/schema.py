@@ -191,3 +191,9 @@ def relation_type(raw: str | None) -> tuple[str, bool]:
 def score_to_confidence(score: float) -> float:
     """The paper's 1-10 relevance score as a confidence in [0, 1]."""
     return round(min(max(float(score), 1.0), 10.0) / 10.0, 3)
+
+
+def learned_confidence(score: float, reliability: float) -> float:
+    """The confidence of a relation a model read from evidence: its 1-10 score as a confidence, times the model's
+    measured reliability reading evidence (its relation-extraction precision)."""
+    return round(score_to_confidence(score) * reliability, 3)

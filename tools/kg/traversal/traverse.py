@@ -60,18 +60,27 @@ STRATEGIES = ("bfs", "dfs")
 LINK_FLOOR = 0.3  # links between question entities are read down to this confidence; a finding settles a claim from it
 
 
+@dataclass(frozen=True)
+class Limits:
+    """How far a traversal goes: the confidence threshold ``tau``, depth and node caps, the strategy, the edges read
+    per node, the floor a question entity with nothing above tau is still read down to, and the hub degree."""
+
+    tau: float = TAU
+    max_depth: int = MAX_DEPTH
+    max_nodes: int = MAX_NODES
+    strategy: str = STRATEGY
+    per_node: int = 50
+    floor: float = 0.3
+    hub_degree: int = HUB_DEGREE
+
+
 def traverse(
-    neighbors: Neighbors,
-    seeds: dict[str, tuple[str, str]],
-    tau: float = TAU,
-    max_depth: int = MAX_DEPTH,
-    max_nodes: int = MAX_NODES,
-    strategy: str = STRATEGY,
-    per_node: int = 50,
-    floor: float = 0.3,
-    hub_degree: int = HUB_DEGREE,
+    neighbors: Neighbors, seeds: dict[str, tuple[str, str]], limits: Limits | None = None
 ) -> dict[str, Reached]:
     """Reach nodes from ``seeds`` ({key: (name, type)}) and return them by key, seeds included."""
+    limits = limits or Limits()
+    tau, max_depth, max_nodes, strategy = limits.tau, limits.max_depth, limits.max_nodes, limits.strategy
+    per_node, floor, hub_degree = limits.per_node, limits.floor, limits.hub_degree
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown traversal strategy {strategy!r}")
     reached = {k: Reached(k, name, typ, 1.0) for k, (name, typ) in seeds.items()}
