@@ -22,17 +22,17 @@ from amg.tools.llm.structured import Usage
 MAX_EVIDENCE = 12
 MAX_VOCABULARY = 4
 MAX_PATHS_PER_ENTITY = 5
-MAX_PATHS = 10  # in all: the context is read at ~93 tokens/s on the embedded 1.5B, and most curated paths are noise
-# per call: a short chain of thought. Generation dominates local latency; on every 7th dev question (n=43, 1.5B)
-# caps of 120 / 64 / 48 tokens scored 0.512 / 0.605 / 0.581 at p50 11.8 / 8.3 / 7.8 s (README, Evaluation)
+MAX_PATHS = 10  # in all: a local model reads its context slowly, and most curated paths are noise
+# per call: a short chain of thought. Generation dominates local latency, and longer chains did not answer better
+# (docs/architecture.md)
 REASONING_TOKENS = 48
-DESCRIPTION_CHARS = 240  # context is read at ~93 tokens/s on the embedded 1.5B: keep each piece short
+DESCRIPTION_CHARS = 240  # a local model reads its context slowly: keep each piece short
 NEIGHBOUR_CHARS = 100
 MAX_LINKS = 8
 DIFFERENTIAL_SHOWN = 3
 MIN_CASE_FINDINGS = 2  # one finding ("fever") is not a case: its differential would only distract
 SNIPPET_CHARS = 200
-LEAD_CHARS = 700  # of the best evidence fetched for the question (~2 s of reading on the embedded 1.5B)
+LEAD_CHARS = 700  # of the best evidence fetched for the question, read at length
 RATIONALE_CHARS = 300
 FINDING_CHARS = 300  # the sentence a learned step was read from (a finding's, with its population)
 # identifiers in a vocabulary entry's title (D009399, HP:0001234, MONDO:0005148) and MeSH tree numbers: ~15 tokens
@@ -136,8 +136,8 @@ def entity_contexts(
 
     Entities are matched to the graph by key, so "metformin" finds "Metformin"; with ``neighbours``
     each path's end node adds its description. The paths chosen by relevance are listed strongest first, as
-    the prompt asks them weighed: listed first, a 0.51 "Metformin has adverse effect Hypoglycemia" was the
-    1.5B's answer to "And its most common side effect?" over the 0.73 Diarrhea below it.
+    the prompt asks them weighed: a small model answers with the first listed ("And its most common side
+    effect?" took a weak "Hypoglycemia" listed above a stronger "Diarrhea").
     """
     number = {e["id"]: e["n"] for e in evidence_index}
     seeds = {n["key"]: n for n in nodes if n["depth"] == 0}
@@ -235,10 +235,9 @@ def study_reading(evidence_index: list[EvidenceItem], links: list[Link] = ()) ->
     """What a research question's answer reads instead of a chain of thought: the study findings and links the
     graph holds, then the numbered evidence (its best match at length, conclusion first).
 
-    Measured on the first 11 PubMedQA dev questions (1.5B): after a 48-token chain of thought the answer turned
-    to "no" on 3 that reading the same papers answered directly (2 of them wrongly), at ~35 s more a question.
-    Only studies are listed when there are any: the 1.5B cited a vocabulary entry of the question's entities
-    (an HPO term's name) instead of the paper it read on 2 of 5 questions."""
+    A chain of thought before it turned answers that reading the same papers gives directly, and cost a call.
+    Only studies are listed when there are any: otherwise a small model cites a vocabulary entry of the
+    question's entities (an HPO term's name) instead of the paper it read."""
     held = quote(links_context(list(links), evidence_index))  # data: a paper's sentence cannot close a block
     studies = [e for e in evidence_index if e.get("pmid")]
     return (held + "\n\n" if held else "") + evidence_block(studies or evidence_index) + "\n"

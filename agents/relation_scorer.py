@@ -40,7 +40,7 @@ from amg.tools.llm.reader import Reader
 from amg.tools.llm.structured import Usage, ask
 
 # the prompt asks for the question's entities and five others; a bound in the tool schema also ends the
-# grammar-constrained JSON of a small model that repeats relations until its token limit (the 0.5B did)
+# grammar-constrained JSON of a small model that repeats relations until its token limit
 MAX_RELATIONS = 10
 
 

@@ -1,18 +1,16 @@
 """Agent 5, confidence-propagating traverser: the question's subgraph with explainable paths.
 
-Besides each entity's paths it returns the edges *between* question entities (``links``):
-when the options are entities, the edge that answers ("metformin has_adverse_effect diarrhea")
-is one of them. A study's findings about a question entity join the links, read beside the
-neighbour budget (curated 1.00 edges fill it first), every one however weak: they are what a
-research question asked before settled, and only a grounded finding scored at the keep score is
-written (1 in 9 written at score 4 sat under the links' floor, 0.3, and was never read again). So are the few
-findings that state most of the question's words, whatever entities their ends are.
+Besides each entity's paths it returns the edges *between* question entities (``links``): when the options are
+entities, the edge that answers ("metformin has_adverse_effect diarrhea") is one of them. A study's findings about
+a question entity join the links, read beside the node budget and however weak: they are what a research question
+asked before settled, and only a grounded finding is written at all. So are the few findings that state most of
+the question's words, whatever entities their ends are.
 Paths (tools/kg/pipeline_types.py) are ranked against the question (tools/kg/traversal/ranking.py): each path's
-``rank`` is its place among its question entity's paths, best first. Besides the node
-budget, every direct fact about a question entity is kept, hidden from the reasoner (the
-picture draws it when the answer names its end); but the facts a model read from evidence about a question
-entity (the textbook's "Metformin has adverse effect Diarrhea") are ranked with the budget's paths, since
-curated edges (0.8-1.00) always fill the budget before a learned one (0.5-0.73) and the reasoner never saw them.
+``rank`` is its place among its question entity's paths, best first. Besides the node budget, every direct fact
+about a question entity is kept, hidden from the reasoner (the picture draws it when the answer names its end);
+the facts a model read from evidence about a question entity (a textbook's "Metformin has adverse effect
+Diarrhea") are ranked with the budget's paths, since curated edges (0.8-1.00) would always fill the budget before
+a learned one and the reasoner would never see it.
 """
 
 from __future__ import annotations
@@ -87,8 +85,8 @@ def traverse_subgraph(
         return {"subgraph": Subgraph(nodes=[], seeds=[], links=worded)}
     reached = traverse(store.neighbors, seeds, settings.limits())
     # every direct fact about a question entity stays in the subgraph, hidden from the reasoner: the budget fills
-    # with 1.00 curated paths (a drug class's members), and the 0.68 "metformin has_adverse_effect diarrhea"
-    # behind the demo's answer was missing from its picture (ranking them with the rest: kg 0.455, was 0.488; README)
+    # with 1.00 curated paths (a drug class's members), and a weaker fact the answer rests on would be missing from
+    # its picture (ranked with the rest, they cost accuracy: docs/architecture.md)
     direct = traverse(store.neighbors, seeds, settings.limits(max_depth=1, max_nodes=DIRECT_PER_ENTITY * len(seeds)))
     read = store.learned(list(seeds), list(STUDY_RESULTS), settings.tau, DIRECT_PER_ENTITY)
     learned = {key: node for key, node in direct_nodes(read, seeds).items() if key not in reached}
@@ -132,8 +130,7 @@ def traverse_subgraph(
 def without_other_studies(subgraph: Subgraph, papers: list[str]) -> Subgraph:
     """``subgraph`` without the study findings that rest on papers other than ``papers``: a research question whose
     own search found ``papers`` reads them. Shown beside the paper, findings of other studies on the same entities
-    (other claims, other populations) turned the 1.5B's verdict: PubMedQA dev 101-200 on a grown graph, hybrid,
-    45 questions had them: 29 right with them, rag 36 (README, Evaluation)."""
+    (other claims, other populations) turn a small model's verdict away from what the paper says."""
     own = set(papers)
 
     def other(step: Step) -> bool:
@@ -150,8 +147,7 @@ def findings_worded_like(question: str, store: QAReads) -> list[Step]:
     ``STATED_WORDS``) in their ends and sentence, the ``WORDED_FINDINGS`` that state the most. A finding's ends
     are worded as its paper words them, often apart from the question's entities ("fetal anatomic survey predicts
     unanticipated fetal anomalies" for "Is fetal anatomic assessment on follow-up antepartum sonograms clinically
-    useful?"). Offline, on the graph 200 PubMedQA dev questions grew, the gold paper was reached for 5 more
-    questions (gold_recall 0.785 -> 0.810), for 0.6 s more per question (every finding is read)."""
+    useful?"). Every finding is read, so the cost grows with the findings the graph holds."""
     asked = _words(question)
     if len(asked) < STATED_WORDS:
         return []

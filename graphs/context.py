@@ -107,15 +107,15 @@ class Context:
         "AMG_QUERY_PARSER",
         "auto",
         "llm | vocabulary | auto: entities from the model and "
-        "the vocabularies; the vocabularies alone (one call less; 3.6 points less "
-        "accurate); or the vocabularies, and the model only when they find nothing",
+        "the vocabularies; the vocabularies alone (one call less, less accurate); "
+        "or the vocabularies, and the model only when they find nothing",
         choices=PARSERS,
     )
     learn: str = _setting(
         "AMG_LEARN",
         "after",
         "after | before | off: score fetched evidence into the graph after the "
-        "answer (the answer reads the evidence itself; the demo answered at 34 s instead of 44 s), "
+        "answer (the answer reads the evidence itself and is shown sooner), "
         "before it (the paper's order: the answer's paths include what was just learned), or never "
         "(a graph only read, e.g. shared; the answer is the same as after)",
         choices=LEARNING,

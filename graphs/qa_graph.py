@@ -38,7 +38,7 @@ from amg.tools.kg.pipeline_types import Asked, Found
 from amg.tools.llm.confidence_maps import extraction_reliability
 from amg.tools.question_kinds import confidence_kind, question_kind
 
-CLAIM_PAPERS = 1  # papers a research question reads: with 3, the 1.5B cited the second (not the best match) in 6 of 8
+CLAIM_PAPERS = 1  # papers a research question reads: given three, a small model cites one that is not the best match
 
 
 def prepare(state: QAState, runtime: Runtime[Context]) -> dict:

@@ -3,15 +3,15 @@
 Multiple choice: the confidence comes from the model's own probabilities. The log-probabilities
 of the option token give a distribution over the letters; the model's letter prior is divided
 out (which may change the chosen option); the chosen option's probability and the graph's
-``support`` go through the model's calibration map (tools/llm/confidence_maps.py), fitted on half of
-the dev set. Open questions: the model is asked whether its answer is correct, and the probability
+``support`` go through the model's calibration map (tools/llm/confidence_maps.py), fitted on
+measured answers. Open questions: the model is asked whether its answer is correct, and the probability
 of its "yes" (agents/answer_synthesizer/self_check.py) and ``support`` go through the model's map for open answers.
 Without a map the probability is reported as it is (open: x (1/2 + 1/2 x support)) and marked
 uncalibrated; without log-probabilities (an endpoint that does not return them):
 confidence = stated x (1/2 + 1/2 x support), an uncited answer at most 0.5, also marked uncalibrated.
 ``support`` is the best confidence among paths and question-entity links backed by a cited
-evidence item (for a text fetched this run, the model's measured precision reading evidence,
-0.73 for the 1.5B: citing a text is not understanding it; 0 when nothing is cited;
+evidence item (for a text fetched this run, the model's measured precision reading evidence:
+citing a text is not understanding it; 0 when nothing is cited;
 a differential candidate's annotations count with the candidate's probability).
 An open answer naming a candidate of the case's differential is at most as likely as that
 candidate: a small model's stated 0.96 for a diagnosis the findings make unlikely is not a
@@ -51,7 +51,7 @@ NO_KNOWLEDGE = (
 _FIELD = re.compile(r"^[\W_]*(option|answer|confidence|citations?)[\W_]*?\s*[:=]\s*(.*)$", re.IGNORECASE)
 # the verdicts listed, as the answer format names them: copied, it answers nothing
 _LISTED = re.compile(r"^\W*(?:one word:\s*)?(?:yes|no|maybe)(?:\W+(?:or\s+)?(?:yes|no|maybe))+\W*$", re.IGNORECASE)
-# the 1.5B sometimes writes every field on the answer's line: "Answer: ... . Confidence: 0.68; Citations: [1]"
+# a small model may write every field on the answer's line: "Answer: ... . Confidence: 0.68; Citations: [1]"
 _RUN_ON = re.compile(r"[;,]?[ \t]+(?=(?:confidence|citations?)[ \t]*:)", re.IGNORECASE)
 
 
@@ -75,10 +75,9 @@ def verdicts(options: dict[str, str]) -> dict[str, str] | None:
 def answer_line(options: dict[str, str]) -> str:
     """The first answer line; listing the letters here ("A, B, C or D") biased small models towards one of them.
 
-    Verdict options are answered by their word: read as letters, the 1.5B's yes / no / maybe probabilities
-    stayed near uniform (0.43 / 0.32 / 0.25) and leaned on B. Asked for "<yes, no, maybe>", it copied the list
-    in 36 of 40 PubMedQA replies ("Answer: <yes, no, maybe>"), so its first word was read as the answer;
-    "<one word: ...>" was copied in none of 40, and "<one word>" alone leaned on "no" (35 of 40)."""
+    Verdict options are answered by their word: read as letters, a small model's yes / no / maybe probabilities
+    stay near uniform and lean on a letter. Asked for "<yes, no, maybe>", it copies the list ("Answer: <yes, no,
+    maybe>"); "<one word: ...>" is not copied, and "<one word>" alone leans on "no"."""
     words = [w.lower() for w in verdicts(options) or {}]
     if words:
         return f"Answer: <one word: {', '.join(words[:-1])} or {words[-1]}>"

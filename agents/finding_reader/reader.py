@@ -10,9 +10,7 @@ score / 10 x the model's measured extraction reliability. Its relation agrees wi
 read from the same paper (a "no" study's finding is never "improves"). The sentence and the population become
 the relation's description. An end that contains a question entity's name ("quality assurance programmes in
 day surgery" holds "quality assurance") is written as that entity, so the next asking of the question
-reaches it. On the first 14 PubMedQA dev questions 5 of 14 findings were refused: an end in the question's
-words ("neuropsychological decrements"), a hyphen ("perisinusoidal"), a sentence copied with a word changed,
-and a long end holding a question entity.
+reaches it.
 """
 
 from __future__ import annotations
@@ -39,7 +37,7 @@ from amg.tools.kg.store.protocols import ExpansionWrites
 from amg.tools.llm.reader import Reader
 from amg.tools.llm.structured import Usage, ask
 
-ABSTRACT_CHARS = 900  # the conclusion and the opening: ~250 tokens, read at ~20 tokens/s on the 1.5B here
+ABSTRACT_CHARS = 900  # the conclusion and the opening, ~250 tokens: short enough for a small local model
 FINDING_NAMES = tuple(name for r in FINDINGS for name in dict.fromkeys((r.name, r.inverse)))
 # the findings a study answering its question "yes" or "no" can state ("worsens" fits "Does X help?" no and
 # "Is X a risk?" yes); on "maybe", or with no verdict, any
@@ -69,8 +67,8 @@ def read_finding(
     """The model's reading of ``paper`` (an evidence record) for ``question``; or None and why not.
 
     ``verdict``: the answer given to the question from this paper ("no"), so the finding's direction agrees with
-    it: read alone, the 1.5B wrote "Papanicolaou smear improves patient adherence" of a paper it had just
-    answered "no" for ("adherence was low ... no matter what type of follow-up was advised")."""
+    it: read alone, a small model can write "Papanicolaou smear improves patient adherence" of a paper it had
+    just answered "no" for ("adherence was low ... no matter what type of follow-up was advised")."""
     prompt = load("study_finding").format(
         question=question,
         entities=", ".join(e["name"] for e in entities) or "(none named)",
@@ -101,7 +99,7 @@ def finding_list(verdict: str) -> str:
 @cache
 def finding_schema(verdict: str) -> type[StudyFinding]:
     """``StudyFinding`` whose relation may only be one that agrees with ``verdict``: told the verdict and shown
-    only those, the 1.5B still named 3 "no" studies' findings "improves" or "predicts" (the schema's enum binds)."""
+    only those, a small model still names some "no" studies' findings "improves" (the schema's enum binds)."""
     names = [name for r in _offered(verdict) for name in dict.fromkeys((r.name, r.inverse))]
     return create_model(
         "StudyFinding",
@@ -172,7 +170,7 @@ def grounded_finding(
 def sentence_in(copied: str, text: str) -> str | None:
     """The sentence of ``text`` the model meant by ``copied``; None when there is none.
 
-    A copy of several sentences (the 1.5B copied two in 1 finding of 4 refused) means the first of them found in
+    A copy of several sentences (small models sometimes copy two) means the first of them found in
     ``text``: it starts copying where the finding is stated ("The results cast doubt on LOC as a predictor ...",
     then a sentence of background)."""
     sentences = _sentences(text)
@@ -181,8 +179,8 @@ def sentence_in(copied: str, text: str) -> str | None:
 
 
 def sentence_naming(ends: tuple[str, str], text: str) -> str | None:
-    """The sentence of ``text`` naming the most words of both ``ends``, at least half of each; None when none does.
-    The 1.5B's copy matched no sentence of the abstract for 5 findings of 200."""
+    """The sentence of ``text`` naming the most words of both ``ends``, at least half of each; None when none does
+    (for a copy that matches no sentence of the abstract)."""
     wanted = [named_words(name) for name in ends]
     naming = []
     for sentence in _sentences(text):
@@ -199,7 +197,7 @@ def _sentences(text: str) -> list[str]:
 
 def _one_sentence_in(copied: str, sentences: list[str]) -> str | None:
     """The sentence the model copied (or copied part of), else the one holding at least ``COPIED_SHARE`` of its
-    words and little else (the 1.5B drops or changes a word or two when it copies)."""
+    words and little else (a small model drops or changes a word or two when it copies)."""
     wanted = named_words(copied)
     if not wanted or not sentences:
         return None

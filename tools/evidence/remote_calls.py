@@ -81,7 +81,7 @@ def is_transient(exc: BaseException) -> bool:
 def unknown_host(exc: BaseException) -> bool:
     """Whether the resolver said the host does not exist (EAI_NONAME, "Name or service not known"):
     a definite answer, unlike "Temporary failure in name resolution", so asking again seconds later only
-    delays the answer (the offline demo lost ~3 s to it). The cause may sit several wrappers deep
+    delays the answer. The cause may sit several wrappers deep
     (urllib's URLError.reason; requests' ConnectionError -> MaxRetryError.reason -> NameResolutionError)."""
     seen: set[int] = set()
     todo: list[object] = [exc]

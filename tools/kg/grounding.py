@@ -9,9 +9,9 @@
   unknown type (``other``) is not held against it.
 - A class the sentence spells out after a colon stands for its members: "adverse effects of
   metformin are gastrointestinal: diarrhea, nausea and abdominal discomfort" gives one relation
-  to each of the three, not one to "gastrointestinal" (the demo's 1.5B named the class).
+  to each of the three, not one to "gastrointestinal" (a small model names the class).
 - A "causes" relation needs a sentence that states a cause: "it lowers blood glucose" is not
-  "Metformin causes blood glucose" (the demo wrote that at 0.73). A "symptom_of" relation cannot
+  "Metformin causes blood glucose". A "symptom_of" relation cannot
   rest on a sentence about a treatment's adverse effects.
 - A description that echoes the prompt or the tool schema instead of the evidence is refused.
 """
@@ -61,7 +61,7 @@ def sentence_problem(rel_type: str, sentence: str) -> str | None:
 
     "causes" needs a sentence that states a cause; "symptom_of" cannot rest on a sentence about
     adverse effects ("The most common adverse effects of metformin are ... diarrhea" is not
-    "Diarrhea is a symptom of type 2 diabetes"; the demo wrote that at 0.73)."""
+    "Diarrhea is a symptom of type 2 diabetes", read off a sentence about metformin's side effects)."""
     required, forbidden, why = _SENTENCE_RULES.get(rel_type, (None, None, ""))
     if not sentence.strip():
         return None

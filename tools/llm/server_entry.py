@@ -9,10 +9,9 @@ weights it can read on this CPU.
   halved prompt reading. The answer's confidence needs the log-probabilities of the generated
   tokens only, which sampling has anyway: a logits processor records them at each step.
 - On a CPU with AMX (Intel Sapphire Rapids and later), llama.cpp repacks the weights into AMX buffers and
-  its first multi-token batch crashes with a segmentation fault (ggml-org/llama.cpp#20824, seen here with
-  Qwen2.5 Q4_K_M: the server died on its first chat completion). There the weights load without the extra
-  buffer types; the prompt then read faster here, not slower (841 tokens: 7.3 s, against 9.3 s with the
-  repacking of a build without AMX).
+  its first multi-token batch crashes with a segmentation fault (ggml-org/llama.cpp#20824: the server dies on
+  its first chat completion). There the weights load without the extra buffer types, which is also faster than
+  the repacking a build without AMX does.
 """
 
 from __future__ import annotations

