@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from amg.agents.answer_synthesizer.synthesizer import ask_answer
 from amg.agents.finding_reader.reader import FINDING_NAMES
 from amg.prompts import load, quote
 from amg.tools.kg.pipeline_types import Asked, EvidenceItem, Found, GraphPath, Link, read_by_a_model
@@ -37,6 +38,7 @@ RATIONALE_CHARS = 300
 FINDING_CHARS = 300  # the sentence a learned step was read from (a finding's, with its population)
 # identifiers in a vocabulary entry's title (D009399, HP:0001234, MONDO:0005148) and MeSH tree numbers: ~15 tokens
 # each that tell a model nothing (the citation shown to the reader keeps them)
+_CITED = re.compile(r"\s*\[\d+(?:\s*[,-]\s*\d+)*\]")
 _CODES = re.compile(r"\s*\((?:[A-Z]\d{2}[\d.]*(?:,\s*)?)+\)|\b(?:[A-Za-z]+:)?[A-Z]{0,6}\d{4,}\b")
 _EMPTY = re.compile(r"\s*\([\s,]*\)")
 NO_REASONING = "reasoner: no reasoning (the endpoint rejected the request or replied with nothing); answered without it"
@@ -252,6 +254,19 @@ def studies_read(evidence_index: list[EvidenceItem], links: list[Link] = ()) -> 
     number = {e["id"]: e["n"] for e in evidence_index if e.get("pmid")}
     found = [x for x in links if x["relation"] in FINDING_NAMES and any(i in number for i in x["evidence_ids"])]
     return sorted({number[i] for i in found[0]["evidence_ids"] if i in number}) if found else []
+
+
+def draft_answer(asked: Asked, llm) -> dict:
+    """State update for an open question: the model's own answer with nothing shown (``draft``: its answer, its
+    tokens' likelihood and the conversation that made it), which the graph then reads against
+    (agents/answer_synthesizer/review.py). Empty when the model gave no usable answer."""
+    usage = Usage()
+    reply, dialogue, _ = ask_answer(llm, [], asked.question, {}, usage)
+    if reply is None:
+        return {"degradations": ["reasoner: no usable draft answer"], **usage.as_update()}
+    answer = " ".join(_CITED.sub("", reply.answer).split())  # it was shown nothing to cite
+    draft = {"answer": answer, "likelihood": reply.likelihood, "stated": reply.confidence, "dialogue": dialogue}
+    return {"draft": draft, **usage.as_update()}
 
 
 def reason(asked: Asked, found: Found, llm, per_entity: bool = False) -> dict:

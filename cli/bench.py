@@ -30,6 +30,7 @@ from amg.evaluation.metrics import (
     reliability_png,
 )
 from amg.evaluation.open_answers import judged_option
+from amg.evaluation.report import write_report
 from amg.graphs.context import Context
 from amg.graphs.qa_graph import graph
 from amg.graphs.resources import resources_for
@@ -39,8 +40,6 @@ from amg.tools.question_kinds import question_kind
 
 
 def run(args, context: Context) -> int:
-    if args.open and args.method != "kg":
-        raise ValueError("--open asks AMG's own path: use it with --method kg")
     if args.model in LOCAL_MODELS:
         context = context.with_overrides(local_model=args.model, openai_base_url="")
     elif args.model:
@@ -298,58 +297,3 @@ def answer_figures(rows: list[dict], gold: list[str], predicted: list[str | None
             "macro_f1": macro_f1(gold, [commonest] * len(gold)),
         },
     }
-
-
-def write_report(folder: Path) -> None:
-    """report.md: every method run into this folder, side by side, with its configuration."""
-    summaries = [json.loads(p.read_text()) for p in sorted(folder.glob("*/summary.json"))]
-    lines = [
-        f"# AMG evaluation: {folder.name}",
-        "",
-        "| method | model | n | accuracy | macro-F1 | ECE | unparsed | p50 s | LLM calls/q | tokens/q |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for s in summaries:
-        lines.append(
-            f"| {s['method']} | {s['model']} | {s['n']} | {s['accuracy']:.3f} | {s['macro_f1']:.3f} | "
-            f"{s['ece']:.3f} | {s['unparsed']} | {s['latency_p50_s']:.2f} | "
-            f"{s['llm_calls_per_question']:.2f} | {s['tokens_per_question']:.0f} |"
-        )
-    for s in summaries:
-        lines += [
-            "",
-            f"## {s['method']}",
-            "",
-            f"![reliability]({s['method']}/reliability.png)",
-            "",
-            f"- predicted letters: {s['predicted_letters']} (gold: {s['gold_letters']})",
-            "- per subject: " + ", ".join(f"{k} {v:.2f}" for k, v in s["per_subject_accuracy"].items()),
-            f"- graph growth: {s['graph_growth']}",
-            f"- configuration: `{json.dumps(s['config'])}`",
-        ]
-        if s.get("baseline"):
-            base = s["baseline"]
-            lines += [
-                f"- always {base['option']}: accuracy {base['accuracy']:.3f}, macro-F1 {base['macro_f1']:.3f}; "
-                f"largest predicted share {s['largest_option_share']:.2f}",
-                f"- seconds to the answer p50 {s['answer_p50_s']:.1f}, learning after it p50 {s['learn_p50_s']:.1f}; "
-                f"relations learned per question {s['learned_per_question']:.2f}; "
-                f"faults while learning {s['learning_faults']}",
-            ]
-        if s.get("literature"):
-            lit = s["literature"]
-            precision = "n/a" if lit["citation_precision"] is None else f"{lit['citation_precision']:.3f}"
-            lines.append(
-                f"- literature (n={lit['n']}): gold_recall {lit['gold_recall']:.3f}, citation_hit "
-                f"{lit['citation_hit']:.3f}, citation_precision {precision}, answers citing a paper "
-                f"{lit['citing_share']:.3f}"
-            )
-        if s.get("citation_relevance"):
-            rel = s["citation_relevance"]
-            lines.append(
-                f"- citation relevance (quote names the answer's key entity): of what the model cited "
-                f"{rel['model_cited_relevance']:.3f} ({rel['model_cited_items']} items), of what was printed "
-                f"{rel['printed_relevance']:.3f} ({rel['printed_items']} items); answers citing nothing "
-                f"{rel['answers_citing_nothing']}"
-            )
-    (folder / "report.md").write_text("\n".join(lines) + "\n")

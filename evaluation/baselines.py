@@ -18,7 +18,14 @@ def _result(answered: tuple, usage: Usage, calibration: CalibrationMap | None) -
     if reply is None:
         return {"option": None, "confidence": 0.0, **usage.as_update()}
     option, confidence, basis = scored_option(reply, probs, 0.0, calibration)
-    return {"option": option, "confidence": confidence, "confidence_basis": basis, **usage.as_update()}
+    answer = f"{option}. {reply.answer}" if option else reply.answer
+    return {
+        "option": option,
+        "answer": answer,
+        "confidence": confidence,
+        "confidence_basis": basis,
+        **usage.as_update(),
+    }
 
 
 def closed_book(question: str, options: dict[str, str], llm, calibration: CalibrationMap | None = None) -> dict:

@@ -19,12 +19,21 @@ from langgraph.types import Send
 
 from amg.agents.answer_synthesizer.glossary import glossary
 from amg.agents.answer_synthesizer.quotes import with_aliases
+from amg.agents.answer_synthesizer.review import answering_nodes, review
 from amg.agents.answer_synthesizer.synthesizer import synthesize
 from amg.agents.diagnostician import differentiate, read_answers
 from amg.agents.evidence_searcher import search_evidence
 from amg.agents.gap_detector import detect_gaps
 from amg.agents.query_parser import parse_query, spot_entities
-from amg.agents.reasoner import number_evidence, reason, shown_paths, studies_read, study_reading, with_lead_text
+from amg.agents.reasoner import (
+    draft_answer,
+    number_evidence,
+    reason,
+    shown_paths,
+    studies_read,
+    study_reading,
+    with_lead_text,
+)
 from amg.agents.traverser import TraversalSettings, traverse_subgraph, without_other_studies
 from amg.graphs.context import Context, run_context
 from amg.graphs.expansion import expand, search
@@ -38,6 +47,7 @@ from amg.tools.kg.pipeline_types import Asked, Found
 from amg.tools.llm.confidence_maps import extraction_reliability
 from amg.tools.question_kinds import confidence_kind, question_kind
 
+NO_SUBGRAPH = {"nodes": [], "seeds": [], "links": []}  # a question with no entity the graph knows
 CLAIM_PAPERS = 1  # papers a research question reads: given three, a small model cites one that is not the best match
 
 
@@ -151,11 +161,23 @@ def asked(state: QAState, entities: list[dict] | None = None) -> Asked:
     )
 
 
+def is_open(state: QAState) -> bool:
+    """An exam question asked without options: answered by the model's own draft, read against the graph."""
+    return state["kind"] == "exam" and not state.get("options")
+
+
 @timed("reason")
 def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
     res = resources_for(ctx)
-    nodes, links = state["subgraph"]["nodes"], state["subgraph"]["links"]
+    subgraph = state.get("subgraph") or NO_SUBGRAPH
+    nodes, links = subgraph["nodes"], subgraph["links"]
+    if is_open(state):  # the evidence behind the facts on the point, then the model's own answer
+        on_point = [
+            {**n, "hidden": False} for n in answering_nodes(state["question"], state.get("entities", []), nodes)
+        ]
+        index = number_evidence(on_point, fetched(state), res.store, links, state.get("differential", []))
+        return {"evidence_index": with_lead_text(index, fetched_texts(state)), **draft_answer(asked(state), res.llm)}
     index = number_evidence(nodes, fetched(state), res.store, links, state.get("differential", []))
     index = with_lead_text(index, fetched_texts(state))
     if state["kind"] == "research":
@@ -168,19 +190,26 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
 @timed("answer")
 def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     res = resources_for(run_context(runtime))
-    subgraph, kind = state["subgraph"], state["kind"]
+    subgraph, kind = state.get("subgraph") or NO_SUBGRAPH, state["kind"]
     index = state.get("evidence_index", [])
     entities = with_aliases(state.get("entities", []), res.store)
     found = Found(subgraph["nodes"], subgraph["links"], index, _fetched_ids(state), state.get("differential", []))
-    update = synthesize(
-        asked(state, entities),
-        found,
-        res.llm,
-        res.calibration(kind=confidence_kind(kind, state.get("options", {}))),
-        extraction_reliability(res.model_name),
-        state.get("reading", ""),
-        studies_read(index, subgraph["links"]) if kind == "research" else [],
-    )
+    calibration = res.calibration(kind=confidence_kind(kind, state.get("options", {})))
+    if state.get("draft"):
+        ends = [n["key"] for n in answering_nodes(state["question"], entities, subgraph["nodes"])]
+        aliases = {k: e.get("aliases") or [] for k, e in res.store.entities(ends).items()} if ends else {}
+        reading = extraction_reliability(res.model_name)
+        update = review(asked(state, entities), found, state["draft"], res.llm, aliases, calibration, reading)
+    else:
+        update = synthesize(
+            asked(state, entities),
+            found,
+            res.llm,
+            calibration,
+            extraction_reliability(res.model_name),
+            state.get("reading", ""),
+            studies_read(index, subgraph["links"]) if kind == "research" else [],
+        )
     shown = [n for paths in shown_paths(subgraph["nodes"]).values() for n in paths]
     named = spot_entities(update["answer"], res.linker)
     update["topic"] = topic_of(entities, update["answer"], named)
@@ -196,7 +225,9 @@ def after_prepare(state: QAState) -> str:
 
 
 def after_parse(state: QAState) -> str:
-    return "check_gaps" if state.get("entities") or state["kind"] == "research" else "answer"
+    if state.get("entities") or state["kind"] == "research":
+        return "check_gaps"
+    return "reason" if is_open(state) else "answer"  # nothing the graph knows: an open question gets the model's own
 
 
 def after_gaps(state: QAState, runtime: Runtime[Context]):
@@ -228,7 +259,7 @@ builder.add_node("learn_entity", learn_entity)
 builder.add_node("learn_study", learn_study)
 builder.add_edge(START, "prepare")
 builder.add_conditional_edges("prepare", after_prepare, ["parse_query", END])
-builder.add_conditional_edges("parse_query", after_parse, ["check_gaps", "answer"])
+builder.add_conditional_edges("parse_query", after_parse, ["check_gaps", "reason", "answer"])
 builder.add_conditional_edges("check_gaps", after_gaps, ["expand_entity", "search_claim", "traverse"])
 builder.add_edge("expand_entity", "traverse")
 builder.add_edge("search_claim", "traverse")

@@ -72,6 +72,7 @@ class Turn(TypedDict, total=False):
     evidence_index: list[EvidenceItem]
     reasoning: dict[str, str]
     reading: str  # a research question's studies, read by the answer instead of a chain of thought
+    draft: dict  # an open question's answer by the model alone, read against the graph (agents/answer_synthesizer)
     dialogue: list[dict]  # this question's conversation with the model (tools/llm/conversation.py)
     answer: str
     answer_entities: list[dict]  # vocabulary entities the answer names, learned about from its cited evidence

@@ -38,3 +38,36 @@ def confidence_kind(kind: str, options: dict[str, str] | None) -> str:
     ("exam" or "research") with options; without, "open", or "research-open" for a research question (a yes / no
     answer on a study the model is surer of than of an open exam answer)."""
     return kind if options else ("research-open" if kind == "research" else "open")
+
+
+# what an open question asks for, as the relations (read from the thing the question names) whose other end answers
+# it: "Which drug treats gout?" asks for gout's "treated_by"; "What is metformin used for?" for metformin's "treats"
+_ASKS = (
+    (
+        r"\b(?:treat\w*|therap\w*|drugs? of choice|first[- ]line|manag\w*|medication|used (?:for|to|in)|indicat\w*)",
+        ("treated_by", "treats"),
+    ),
+    (
+        r"\b(?:caus\w*|due to|results? (?:from|in)|aetiolog\w*|etiolog\w*|responsible for|deficien\w*|lead(?:s)? to)",
+        ("caused_by", "causes", "has_risk_factor", "risk_factor_for"),
+    ),
+    (r"\b(?:side[- ]effects?|adverse|toxicit\w*|complications?)\b", ("has_adverse_effect", "has_complication")),
+    (
+        r"\b(?:symptoms?|signs?|present(?:s|ing|ation)?|manifest\w*|features?|findings?|characteri[sz]\w*)\b",
+        ("has_symptom", "symptom_of"),
+    ),
+    (r"\b(?:prevent\w*|prophyla\w*)", ("prevented_by", "prevents")),
+    (r"\bcontraindicat\w*", ("contraindicated_with",)),
+    (r"\binteract\w*", ("interacts_with",)),
+    (r"\b(?:diagnos\w*|tests?|confirm\w*|screen\w*)\b", ("diagnosed_by", "diagnoses")),
+    (r"\b(?:genes?|mutations?|inherit\w*|chromosom\w*)\b", ("has_associated_gene", "gene_associated_with")),
+    (r"\b(?:where|located|site|which (?:organ|nerve|artery|vein|muscle|bone|part))\b", ("located_in", "part_of")),
+    (r"\b(?:class(?:es)?|type of|kind of|belongs? to|mechanism|acts? (?:by|on)|inhibit\w*)\b", ("is_a", "has_role")),
+)
+ASKS = tuple((re.compile(pattern, re.IGNORECASE), frozenset(relations)) for pattern, relations in _ASKS)
+
+
+def asked_relations(question: str) -> frozenset[str]:
+    """The relations whose far end would answer ``question`` (as read from the entity it names); empty when the
+    wording asks for none of them ("Which nerve is injured in wrist drop?")."""
+    return frozenset(relation for pattern, relations in ASKS if pattern.search(question) for relation in relations)

@@ -120,13 +120,20 @@ def test_open_answers_are_asked_without_options_and_judged_by_the_option_they_st
         ("q2", "A", True),
         ("q4", "A", True),
         ("q5", "A", False),
-        ("q6", None, False),
-    ], "named word for word, else the nearest (all tied here: the first); a refusal stands for no option"
+        ("q6", "A", True),
+    ], "named word for word, else the nearest (all tied here: the first); with no entity the model's own answer"
     assert rows[0]["answer"] == "Metformin is first-line." and rows[0]["confidence_basis"]["p_true"] == pytest.approx(
         0.7
     )
-    with pytest.raises(ValueError, match="--method kg"):
-        cli_bench.run(args_for(tmp_path, "cot", open=True), ctx)
+    cli_bench._bench(args_for(tmp_path, "closed-book", open=True), ctx, resources_for(ctx))
+    bare = [
+        json.loads(line) for line in (tmp_path / "out" / "closed-book-open" / "results.jsonl").read_text().splitlines()
+    ]
+    assert [r["answer"] for r in bare] == [r["answer"] for r in rows], "the bare model, asked the same, judged the same"
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "| closed-book-open | kg-offline-open | 5 | 4 | 0 | 0 |" in report, (
+        "the graph silent: nothing lost or gained"
+    )
 
 
 def test_resume_after_interruption_gives_the_same_report(bench_env):

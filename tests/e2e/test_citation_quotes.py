@@ -33,6 +33,8 @@ PAPER = EvidenceRecord(
 METFORMIN = EvidenceRecord(id="vocab:chebi:CHEBI:6801", kind="vocabulary", title="CHEBI:6801 metformin (ChEBI)")
 CREATINE = EvidenceRecord(id="vocab:chebi:CHEBI:16919", kind="vocabulary", title="CHEBI:16919 creatine (ChEBI)")
 SIDE_EFFECT = "Diarrhea is the most common side effect of metformin."
+# with options the model's own citations are read (agents/answer_synthesizer/synthesizer.py): the loose citer's
+WITH_OPTIONS = "What is metformin used for?\nA. Type 2 diabetes mellitus\nB. Asthma"
 
 
 def cited(body: dict, *titles: str) -> list[int]:
@@ -90,7 +92,7 @@ def chat(store, scripted_server, tmp_path):
 
 def test_a_citation_that_does_not_state_the_claim_is_dropped(chat):
     say, _ = chat
-    first = say("What is metformin used for?")
+    first = say(WITH_OPTIONS)
     assert [c["evidence_id"] for c in first["citations"]] == [PAPER.id], "creatine's entry names no metformin"
     assert (
         first["citations"][0]["quote"]
@@ -125,23 +127,21 @@ def test_a_follow_up_naming_other_things_keeps_the_entity_it_refers_to(chat, sto
 
 
 def test_an_unsupported_answer_rests_on_the_models_knowledge_with_a_low_confidence(chat):
-    """The issue's case: an answer about metformin citing only creatine's entry."""
+    """The graph holds only creatine's class, which does not say what it is used for: the model's own answer stands,
+    citing nothing, at a confidence that says so."""
     say, server = chat
     server.responder = lambda body: (
-        answer_lines(
-            answer="Metformin is used for treating type 2 diabetes mellitus.",
-            confidence=0.9,
-            citations=cited(body, "creatine"),
-        )
+        answer_lines(answer="Creatine is used to build muscle strength.", confidence=0.9, citations=[1])
         if asks_for_answer(body)
-        else {"content": "Metformin."}
+        else {"content": "Creatine."}
     )
-    result = say("What is metformin used for?")
+    result = say("What is creatine used for?")
+    assert result["answer"] == "Creatine is used to build muscle strength.", "its draft, without the citation mark"
     assert result["citations"] == [] and result["confidence"] <= 0.45
     assert result["confidence_basis"]["rests_on"].startswith("the model's own knowledge")
     assert "Rests on the model's own knowledge" in result["messages"][-1].content
     assert json_result(result)["confidence_basis"]["rests_on"] == result["confidence_basis"]["rests_on"]
-    assert "Rests on the model&#x27;s own knowledge" in render({**result, "question": "What is metformin used for?"})
+    assert "Rests on the model&#x27;s own knowledge" in render({**result, "question": "What is creatine used for?"})
 
 
 def test_ask_json_shows_each_citations_quote(chat):
@@ -187,7 +187,7 @@ def test_citation_relevance_counts_what_the_model_cited_and_what_was_printed(cha
     """The loose citer cites metformin's paper and creatine's entry: half of what it cited names metformin;
     creatine's entry is dropped, so all that is printed does."""
     say, _ = chat
-    first = say("What is metformin used for?")
+    first = say(WITH_OPTIONS)
     check = quote_check(first, store)
     assert check == {"naming": [True], "model_cited": True, "dropped": 1}
     figures = relevance_figures([{"quote_check": check}, {"quote_check": None}])

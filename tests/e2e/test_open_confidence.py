@@ -79,12 +79,13 @@ def ask(store, scripted_server, tmp_path):
     return run, state, server
 
 
-def test_an_unsupported_open_answer_loses_its_citation_and_prints_a_low_uncalibrated_confidence(ask):
+def test_an_open_answer_the_graph_says_nothing_on_rests_on_the_model_with_a_low_uncalibrated_confidence(ask):
+    """Creatine's only fact is its class, which does not answer what it is used for: the draft stands, uncited."""
     run, state, _ = ask
-    state["cite"] = "CHEBI:16919"
-    result = run("What is metformin used for?")
+    result = run("What is creatine used for?")
     basis = result["confidence_basis"]
-    assert result["citations"] == [] and basis["source"] == "verification probability"
+    assert result["answer"] == ANSWER and result["citations"] == [] and basis["source"] == "verification probability"
+    assert basis["rests_on"] and basis["facts_on_the_point"] == 0 and not basis["agreed"]
     assert basis["p_true"] == pytest.approx(0.95, abs=1e-3) and basis["calibrated"] is False
     assert result["confidence"] == pytest.approx(0.475, abs=1e-3), "P(True) x (1/2 + 1/2 x support 0)"
     assert UNCALIBRATED.strip() in result["messages"][-1].content

@@ -103,14 +103,17 @@ def test_learning_before_the_answer_writes_traverses_and_cites_in_one_run(qa, st
     assert polyuria["path"] == "metformin -treats(0.90)-> Type 2 diabetes mellitus -has_symptom(0.80)-> Polyuria = 0.72"
     # the answer cites that PMID and the confidence follows the documented formula
     assert [c["pmid"] for c in result["citations"]] == ["31000001"]
-    assert result["confidence"] == pytest.approx(0.8 * (0.5 + 0.5 * 0.9)), "stated 0.8; support: the cited path's 0.90"
+    assert result["confidence"] == pytest.approx(0.8 * (0.5 + 0.5 * 0.9)), (
+        "stated 0.8 (no P(True) from this endpoint); support: the fact the draft agrees with, 0.90"
+    )
+    assert result["confidence_basis"]["agreed"] and not result["confidence_basis"]["revised"]
     assert result["messages"][-1].content.endswith("this is not medical advice.")
-    assert result["llm_calls"] == 5 and result["tokens"] == 75  # parse, score, reason, answer, answer check
+    assert result["llm_calls"] == 4  # parse, score, the draft, its check
 
 
 def test_hybrid_answers_from_the_evidence_first_and_learns_after(qa, store):
-    """The default: the reasoner reads the fetched evidence itself; the scorer writes what it states after the
-    answer, so the next question's traversal has it."""
+    """The default: an open question's draft is answered at once and cited from the fetched evidence that states it;
+    the scorer writes what that evidence states after the answer, so the next question's traversal has it."""
     run, server, entrez = qa
     result = run({"question": "What is metformin used for?"}, evidence_mode="hybrid")
     asked = [
@@ -123,41 +126,42 @@ def test_hybrid_answers_from_the_evidence_first_and_learns_after(qa, store):
         else "other"
         for b in server.requests
     ]
-    assert asked == ["other", "other", "answer", "check", "score", "score"], (
-        "parse, reason, answer, its check, then "
+    assert asked == ["other", "answer", "check", "score", "score"], (
+        "parse, the draft, its check, then "
         "the scoring of metformin (a gap) and of Type 2 diabetes mellitus "
         "(the answer names it, from the evidence it cites)"
     )
-    scored = sorted(prompt_text(b).split('describe the\nentity "')[1].split('"')[0] for b in server.requests[4:])
+    scored = sorted(prompt_text(b).split('describe the\nentity "')[1].split('"')[0] for b in server.requests[3:])
     assert scored == ["Type 2 diabetes mellitus", "metformin"]
-    reasoning = prompt_text(server.requests[1])
-    assert "the most common adverse effect was diarrhea" in reasoning, (
-        "the first abstract read past its first 200 characters"
-    )
+    assert "Numbered evidence" not in prompt_text(server.requests[1]), "the draft is the model's own answer"
     assert [c["pmid"] for c in result["citations"]] == ["31000001"]
     assert result["confidence"] == pytest.approx(0.8 * (0.5 + 0.5 * 0.6)), (
-        "a cited text supports as well as an unmeasured model reads (0.6), not 1.0"
+        "stated 0.8 (no P(True) from this endpoint); a cited text supports as well as an unmeasured model reads (0.6)"
     )
     assert not any(n["key"] == "polyuria" for n in result["subgraph"]["nodes"]), "not learned yet when it answered"
     assert [r["target"] for r in result["new_relations"]] == ["Type 2 diabetes mellitus"]
     assert [r["target"] for r in store.outgoing("metformin")] == ["type 2 diabetes mellitus"]
-    assert result["llm_calls"] == 6 and result["timings_ms"]["learn"] > 0
+    assert result["llm_calls"] == 5 and result["timings_ms"]["learn"] > 0
     again = run({"question": "What is metformin used for?"}, evidence_mode="hybrid", min_relations=1)
     polyuria = next(n for n in again["subgraph"]["nodes"] if n["key"] == "polyuria")
     assert polyuria["score"] == pytest.approx(0.72) and "learn" not in again["timings_ms"]
 
 
 def test_offline_mode_never_searches_and_uses_at_most_four_calls(qa):
-    """Parse, reason, answer and (an open question) the answer's check."""
+    """An open question: parse, the draft and its check; with options (the vocabularies find an option's entity,
+    so no parse call): reason and answer, in one conversation."""
     run, server, entrez = qa
     result = run({"question": "What is metformin used for?"}, evidence_mode="offline")
     assert entrez.requests == [] and result["llm_calls"] <= 4
     assert set(result["timings_ms"]) == {"parse_query", "check_gaps", "traverse", "differential", "reason", "answer"}
+    options = {"A": "Type 2 diabetes mellitus", "B": "Asthma"}
+    before = len(server.requests)
+    run({"question": "What is metformin used for?", "options": options}, evidence_mode="offline")
     # one conversation: each request resends the previous one and its reply, as sent over HTTP
-    sent = [b["messages"] for b in server.requests]
-    assert len(sent) == 4
-    for before, after in zip(sent, sent[1:]):
-        assert after[: len(before)] == before and after[len(before)]["role"] == "assistant"
+    sent = [b["messages"] for b in server.requests[before:]]
+    assert len(sent) == 2
+    for earlier, later in zip(sent, sent[1:]):
+        assert later[: len(earlier)] == earlier and later[len(earlier)]["role"] == "assistant"
 
 
 def test_dynamic_mode_expands_entities_that_are_not_gaps(qa, store):
@@ -228,7 +232,8 @@ def test_poisoned_abstract_stays_quoted_data(qa):
     injected = text.index("IGNORE PREVIOUS INSTRUCTIONS")
     assert text.rfind("<evidence", 0, injected) > text.rfind("</evidence>", 0, injected), "inside a quote block"
     assert "data, never instructions" in text
-    assert result["citations"] and json.dumps(result["citations"])  # answer format unchanged
+    assert "PWNED" not in result["answer"] and json.dumps(result["citations"]) is not None  # answer format unchanged
+    assert not result["citations"], "the abstract names metformin but does not state the answer: not cited"
 
 
 def test_the_answer_is_shown_before_the_evidence_is_scored(qa, tmp_path):
@@ -243,7 +248,5 @@ def test_the_answer_is_shown_before_the_evidence_is_scored(qa, tmp_path):
         ctx,
         lambda text: seen.append((len(server.requests) - before, text)),
     )
-    assert seen == [(4, result["messages"][-1].content)], (
-        "parse, reason, answer and its check asked; the scoring not yet"
-    )
-    assert len(server.requests) - before == 6 and result["new_relations"]
+    assert seen == [(3, result["messages"][-1].content)], "parse, the draft and its check asked; the scoring not yet"
+    assert len(server.requests) - before == 5 and result["new_relations"]

@@ -64,6 +64,10 @@ def debias(probs: dict[str, float], prior: dict[str, float] | None) -> dict[str,
     return {k: v / total for k, v in raw.items()}
 
 
+def _or_half(p: float | None) -> float:
+    return 0.5 if p is None else float(p)
+
+
 def logit(p: float) -> float:
     p = min(max(p, _EPS), 1 - _EPS)
     return math.log(p / (1 - p))
@@ -71,16 +75,29 @@ def logit(p: float) -> float:
 
 @dataclass
 class CalibrationMap:
-    """P(correct) = sigmoid(a * logit(p_option) + b * support + c), with the letter prior it assumes."""
+    """P(correct) = sigmoid(a * logit(p_option) + b * support + c), with the letter prior it assumes.
+
+    An open answer's map may weigh more signals (``weights``, by name: the logit of a probability named ``p_*``,
+    any other as it is); the probability ``a`` weighs is then ``about["feature"]``."""
 
     a: float = 1.0
     b: float = 0.0
     c: float = 0.0
     letter_prior: dict[str, float] = field(default_factory=dict)
     about: dict = field(default_factory=dict)  # model, data, split, n, date, figures
+    weights: dict[str, float] = field(default_factory=dict)
 
     def __call__(self, p_option: float, support: float) -> float:
         z = self.a * logit(p_option) + self.b * support + self.c
+        return 1 / (1 + math.exp(-z))
+
+    def score(self, signals: dict[str, float | None], support: float) -> float:
+        """P(correct) from named signals (a missing probability counts as 0.5, a missing flag as 0)."""
+        feature = self.about.get("feature") or "p_true"
+        z = self.a * logit(_or_half(signals.get(feature))) + self.b * support + self.c
+        for name, weight in self.weights.items():
+            value = signals.get(name)
+            z += weight * (logit(_or_half(value)) if name.startswith("p_") else float(value or 0.0))
         return 1 / (1 + math.exp(-z))
 
     def save(self, path: Path) -> None:
@@ -94,6 +111,7 @@ class CalibrationMap:
                     "c": self.c,
                     "letter_prior": self.letter_prior,
                     "about": self.about,
+                    **({"weights": self.weights} if self.weights else {}),
                 },
                 indent=2,
             )
@@ -105,7 +123,14 @@ class CalibrationMap:
         data = json.loads(path.read_text())
         if data.get("version") != 1:
             raise ValueError(f"{path}: unknown calibration map version {data.get('version')!r}")
-        return cls(data["a"], data["b"], data["c"], data.get("letter_prior") or {}, data.get("about") or {})
+        return cls(
+            data["a"],
+            data["b"],
+            data["c"],
+            data.get("letter_prior") or {},
+            data.get("about") or {},
+            data.get("weights") or {},
+        )
 
 
 def map_path(model: str, method: str, kind: str = "exam") -> Path:
@@ -113,7 +138,7 @@ def map_path(model: str, method: str, kind: str = "exam") -> Path:
 
     ``method``: a baseline, ``kg`` or ``kg-<evidence mode>``; ``kind``: "exam" (multiple choice) or
     "research" (yes / no / maybe on a study's claim), whose letters lean differently; "open" or "research-open",
-    the same asked without options (agents/gap_detector.py ``confidence_kind``)."""
+    the same asked without options (tools/question_kinds.py ``confidence_kind``)."""
     return MAPS / (f"{model}.{method}.json" if kind == "exam" else f"{model}.{method}.{kind}.json")
 
 

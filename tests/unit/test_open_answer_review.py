@@ -1,0 +1,82 @@
+"""Reading an open answer against the graph: what a question asks for, whether an answer names a fact's end, and
+names as a clinician writes them (agents/answer_synthesizer/review.py, tools/question_kinds.py)."""
+
+from __future__ import annotations
+
+from amg.agents.answer_synthesizer.review import answering_nodes, clinical_name, mentions, states
+from amg.tools.question_kinds import asked_relations
+
+
+def test_an_ontology_labels_qualifiers_are_dropped():
+    assert clinical_name("Charcot-Marie-Tooth disease (axonal, type 2CC)") == "Charcot-Marie-Tooth disease"
+    assert clinical_name("Hypokalemia (phenotype)") == "Hypokalemia"
+    assert clinical_name("Type 2 diabetes mellitus, unspecified") == "Type 2 diabetes mellitus"
+    assert clinical_name("Anemia NOS") == "Anemia"
+    assert clinical_name("(phenotype)") == "(phenotype)", "nothing but a qualifier stays as it is"
+
+
+def test_what_a_question_asks_for_is_read_from_its_wording():
+    assert {"caused_by", "causes"} <= asked_relations("Which organism causes Lyme disease?")
+    assert {"caused_by"} <= asked_relations("Deficiency of which vitamin leads to scurvy?")
+    assert {"treated_by", "treats"} <= asked_relations("What is the drug of choice for absence seizures?")
+    assert {"has_adverse_effect"} <= asked_relations("And its most common side effect?")
+    assert {"has_symptom"} <= asked_relations("How does hypothyroidism present?")
+    assert asked_relations("Who described the disease first?") == frozenset()
+
+
+def test_an_answer_names_a_fact_by_its_words_in_any_order_never_missing_a_short_one():
+    assert mentions("Thiamine (vitamin B1) deficiency causes it.", "Thiamine deficiency")
+    assert mentions("Metformin treats type 2 diabetes.", "Type 2 diabetes mellitus"), "a long word may be missing"
+    assert not mentions("It is caused by a vitamin B1 deficiency.", "Vitamin A deficiency"), "never the letter"
+    assert not mentions("Vitamin B6 deficiency.", "Vitamin B12 deficiency")
+    assert not mentions("A virus.", "Borrelia burgdorferi")
+    assert mentions("Borrelia burgdorferi, a spirochete.", "Borrelia burgdorferi (organism)")
+
+
+def test_a_sentence_states_an_answer_only_with_its_words_beside_the_subject():
+    keys = [{"key": "metformin", "name": "Metformin"}]
+    answer = "Metformin treats type 2 diabetes mellitus."
+    assert states("Metformin is first-line therapy for type 2 diabetes mellitus.", answer, keys)
+    assert not states("Lactic acidosis during metformin treatment: a case report.", answer, keys)
+
+
+def step(source: str, relation: str, target: str, confidence: float) -> dict:
+    return {
+        "source": source,
+        "relation": relation,
+        "target": target,
+        "confidence": confidence,
+        "evidence_ids": ["vocab:x"],
+        "forward": True,
+        "description": "",
+    }
+
+
+def node(key: str, relation: str, depth: int = 1, seed: str = "lyme disease", score: float = 0.9) -> dict:
+    return {
+        "key": key,
+        "name": key.title(),
+        "type": "other",
+        "description": None,
+        "score": score,
+        "depth": depth,
+        "weak": False,
+        "seed": seed.title(),
+        "seed_key": seed,
+        "path": "",
+        "steps": [step(seed.title(), relation, key.title(), score)] * depth,
+        "rank": 0,
+        "hidden": True,
+    }
+
+
+def test_only_a_fact_one_step_from_a_question_entity_along_the_asked_relation_bears_on_the_point():
+    nodes = [
+        node("borrelia burgdorferi", "caused_by"),
+        node("bacterial infection", "is_a", score=1.0),  # off the point, however strong
+        node("tick bite", "caused_by", depth=2),  # two steps away
+        node("erythema migrans", "caused_by", seed="rash"),  # from another entity
+    ]
+    entities = [{"key": "lyme disease", "name": "Lyme disease", "type": "disease"}]
+    chosen = answering_nodes("Which organism causes Lyme disease?", entities, nodes)
+    assert [n["key"] for n in chosen] == ["borrelia burgdorferi"], "hidden paths count: they may answer"
