@@ -20,7 +20,15 @@ from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
-from amg.evaluation.map_fitting import features, fit_map, fit_open_map, half, log_loss
+from amg.evaluation.map_fitting import (
+    features,
+    fit_map,
+    fit_open_map,
+    fit_signals_map,
+    half,
+    log_loss,
+    signals_log_loss,
+)
 from amg.evaluation.metrics import ece, reliability_png
 from amg.tools.llm.confidence_maps import map_path
 from benchmarks.report import emit
@@ -59,6 +67,7 @@ def evaluate_open(method: str, rows: list[dict], model: str, dataset: str, kind:
     cmap = min(
         maps.values(), key=lambda m: log_loss(m, fit) + (0 if m.about["feature"] == "p_true" else FEATURE_MARGIN)
     )
+    signals = fit_signals_map(fit, about) if all("agreed" in r["confidence_basis"] for r in rows) else None
     basis = [r["confidence_basis"] for r in held]
     support = [float(b.get("support") or 0.0) for b in basis]
     correct = [bool(r["correct"]) for r in held]
@@ -86,6 +95,20 @@ def evaluate_open(method: str, rows: list[dict], model: str, dataset: str, kind:
         }
     chosen = cmap.about["feature"]
     calibrated = [cmap(b[chosen], s) for b, s in zip(basis, support)]
+    if signals is not None:  # every signal the review records, one map: kept when it fits the fit half better
+        printed = [signals.score(b, s) for b, s in zip(basis, support)]
+        high = [ok for c, ok in zip(printed, correct) if c >= 0.8]
+        figures["signals"] = {
+            "ece_calibrated": round(ece(printed, correct), 3),
+            "auroc": auroc(printed, correct),
+            "fit_log_loss": round(signals_log_loss(signals, fit), 4),
+            "printed_0.8_or_more": len(high),
+            "wrong_share_at_0.8_or_more": round(high.count(False) / len(high), 3) if high else 0.0,
+            "map": {"a": signals.a, "b": signals.b, "c": signals.c, "weights": signals.weights},
+        }
+        if signals_log_loss(signals, fit) + FEATURE_MARGIN < log_loss(cmap, fit):
+            cmap, calibrated, figures["chosen_feature"] = signals, printed, "signals"
+    figures["auroc_printed"] = auroc(calibrated, correct)
     return figures, (cmap, calibrated, correct)
 
 
@@ -178,10 +201,14 @@ def main() -> None:
             f"{method_dir.name}, calibrated, held-out half (n={found['n_eval']})",
         )
         rows_out += [
-            (f"{method_dir.name} {k}", v) for k, v in found.items() if k != "map" and k not in ("p_true", "p_answer")
+            (f"{method_dir.name} {k}", v)
+            for k, v in found.items()
+            if k != "map" and k not in ("p_true", "p_answer", "signals")
         ]
         rows_out += [
-            (f"{method_dir.name} {f} {k}", v) for f in ("p_true", "p_answer") for k, v in found.get(f, {}).items()
+            (f"{method_dir.name} {f} {k}", v)
+            for f in ("p_true", "p_answer", "signals")
+            for k, v in found.get(f, {}).items()
         ]
         if args.write:
             cmap.about["eval_figures"] = {k: v for k, v in found.items() if k != "map"}

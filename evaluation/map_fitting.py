@@ -127,3 +127,58 @@ def log_loss(cmap: CalibrationMap, rows: list[dict]) -> float:
         )
         total -= np.log(p if r["correct"] else 1 - p)
     return total / len(rows) if rows else 0.0
+
+
+SIGNALS = ("p_answer", "agreed", "revised")  # besides P(True) and support: what an open answer's review records
+
+
+def fit_signals_map(rows: list[dict], about: dict, l2: float = 1e-2) -> CalibrationMap:
+    """A map of open answers from every signal their review records: sigmoid(a * logit(P(True)) + b * support +
+    w . (logit(p_answer), agreed, revised) + c), by Newton's method on the log loss (small ridge). A signal the
+    rows never vary on is left out; one weighed the wrong way for a probability or support (lowering the
+    confidence as it rises) is dropped and the rest refitted, so the map stays monotone in them."""
+    names = ["p_true", "support", *(s for s in SIGNALS if len({_signal(r, s) for r in rows}) > 1)]
+    while True:
+        x = np.array([[_signal(r, n) for n in names] + [1.0] for r in rows])
+        w = _newton(x, np.array([bool(r["correct"]) for r in rows], dtype=float), l2)
+        wrong_way = [n for n, v in zip(names, w) if v < 0 and (n.startswith("p_") or n == "support")]
+        if not wrong_way:
+            break
+        names.remove(wrong_way[0])
+    weights = dict(zip(names, (round(float(v), 4) for v in w)))
+    a, b = weights.pop("p_true", 0.0), weights.pop("support", 0.0)
+    return CalibrationMap(a, b, round(float(w[-1]), 4), {}, {**about, "feature": "p_true"}, weights)
+
+
+def _signal(row: dict, name: str) -> float:
+    value = row["confidence_basis"].get(name)
+    if name.startswith("p_"):
+        return logit(0.5 if value is None else float(value))
+    return float(value or 0.0)
+
+
+def _newton(x: np.ndarray, y: np.ndarray, l2: float) -> np.ndarray:
+    def loss(w: np.ndarray) -> float:
+        return float(np.logaddexp(0.0, x @ w).sum() - y @ (x @ w) + l2 / 2 * w @ w)
+
+    w = np.zeros(x.shape[1])
+    for _ in range(50):
+        z = 1 / (1 + np.exp(-(x @ w)))
+        step = np.linalg.solve((x.T * (z * (1 - z))) @ x + l2 * np.eye(x.shape[1]), x.T @ (z - y) + l2 * w)
+        current = loss(w)
+        while loss(w - step) > current and np.abs(step).max() > 1e-10:
+            step /= 2
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return w
+
+
+def signals_log_loss(cmap: CalibrationMap, rows: list[dict]) -> float:
+    """Mean log loss of a signals map on open-answer rows."""
+    total = 0.0
+    for r in rows:
+        basis = r["confidence_basis"]
+        p = min(max(cmap.score(basis, float(basis.get("support") or 0.0)), 1e-6), 1 - 1e-6)
+        total -= np.log(p if r["correct"] else 1 - p)
+    return total / len(rows) if rows else 0.0

@@ -194,3 +194,23 @@ def test_a_verdict_prior_divides_out_the_lean_but_keeps_how_often_each_verdict_i
     assert debias(rows[0]["confidence_basis"]["letter_probs"], shuffled)["C"] == pytest.approx(1 / 3)
     fair = debias(rows[0]["confidence_basis"]["letter_probs"], verdicts)
     assert fair["C"] < 0.25 and fair["A"] == pytest.approx(fair["B"], abs=1e-3), "'maybe' was never right here"
+
+
+def test_a_signals_map_weighs_what_tells_right_from_wrong_and_drops_what_points_the_wrong_way():
+    """Agreement with the graph separates right from wrong here; P(True) is flat noise, support would lower it."""
+    from amg.evaluation.map_fitting import fit_signals_map
+
+    rng = np.random.default_rng(1)
+    rows = []
+    for i in range(400):
+        agreed = i % 3 == 0
+        correct = bool(rng.uniform() < (0.85 if agreed else 0.3))
+        support = float(rng.uniform()) if not correct else 0.0  # support higher on wrong rows: a wrong-way signal
+        basis = {"p_true": float(rng.uniform(0.6, 0.99)), "agreed": float(agreed), "revised": 0.0, "support": support}
+        rows.append({"id": str(i), "correct": correct, "confidence_basis": basis})
+    cmap = fit_signals_map(rows, {})
+    assert cmap.weights["agreed"] > 1.0 and "revised" not in cmap.weights, "a signal that never varies is left out"
+    assert cmap.b == 0.0, "support weighed the wrong way is dropped"
+    sure = cmap.score({"p_true": 0.9, "agreed": 1.0}, 0.0)
+    unsure = cmap.score({"p_true": 0.9, "agreed": 0.0}, 0.0)
+    assert sure > 0.7 > 0.4 > unsure
