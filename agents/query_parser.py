@@ -28,8 +28,12 @@ from amg.tools.kg.schema import (
 from amg.tools.llm.conversation import request, talk
 from amg.tools.llm.structured import Usage
 from amg.tools.phenotypes.recognizer import recognise
+from amg.tools.question_kinds import describes_a_patient
 
 TOKENS_PER_ENTITY = 12
+LAY_TOKENS = 60  # a few clinical terms, one a line
+LAY_BELOW = 2  # a case whose text the recogniser reads fewer findings in is read by the model too (a differential
+# needs two)
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
 _NOT_A_NAME = re.compile(r"[{}\[\]<>=]|^[^A-Za-z]*$")
 # the format's own words, echoed back by small models ("term | type", "drugs | drug")
@@ -74,6 +78,21 @@ def phenotype_entities(text: str, linker: EntityLinker) -> tuple[list[dict], set
     return stated, {m.key for m in mentions if m.negated}
 
 
+def lay_findings(question: str, llm, linker: EntityLinker, usage: Usage, negated: set[str]) -> list[dict]:
+    """The HPO phenotypes the graph holds that a case describes in everyday words ("her fingers are unusually long
+    and thin"), as the model names them clinically ("arachnodactyly") and the recogniser reads its names; a
+    finding the model names that the question negates or that the lexicon does not know is not added."""
+    text = request([], question, {}, load("lay_findings").format())
+    reply, _ = talk(llm, [], text, usage, max_tokens=LAY_TOKENS)
+    named = [m for line in reply.splitlines() for m in recognise(line) if not m.negated and m.key not in negated]
+    held = linker.store.lookup(sorted({m.key for m in named})) if named else {}
+    found: dict[str, dict] = {}
+    for m in named:
+        if any(hit["key"] == m.key for hit in held.get(m.key, [])):
+            found.setdefault(m.key, {"key": m.key, "name": m.name, "type": "phenotype", "linked": True, "how": "lay"})
+    return list(found.values())
+
+
 def parse_query(
     question: str,
     options: dict[str, str],
@@ -97,8 +116,11 @@ def parse_query(
         if not (e["type"] == "phenotype" and e["key"] in negated)
     ]
     from_vocab += [e for e in stated if e["key"] not in {v["key"] for v in from_vocab}]
+    if parser != "vocabulary" and len(stated) < LAY_BELOW and describes_a_patient(question):
+        said = {e["key"] for e in from_vocab}  # a case whose findings the lexicon cannot read: told in everyday words
+        from_vocab += [e for e in lay_findings(question, llm, linker, usage, negated) if e["key"] not in said]
     if parser == "vocabulary" or (parser == "auto" and from_vocab):
-        return {"entities": from_vocab[:max_entities], "dialogue": [], "degradations": []}
+        return {"entities": from_vocab[:max_entities], "dialogue": [], "degradations": [], **usage.as_update()}
     text = request(
         [],
         question,

@@ -7,9 +7,11 @@ its name; a term that has none keeps its name, and is counted), and read back by
   - the phenotype recogniser (tools/phenotypes: any word order and morphology, negation), and
   - both, as the QA graph reads a case with the vocabulary parser (agents/diagnostician.case_findings),
 then ranked the same way, before and after 3 information-gain follow-up questions answered with the
-patient's truth. A case read with no finding counts as a miss. Prints a table and a last-line JSON object.
+patient's truth. With ``--model`` a fourth reader is both plus the model, as the QA graph's parser reads a case whose
+findings the recogniser cannot read (fewer than two): the model names them clinically (agents/query_parser.py
+``lay_findings``) and the recogniser reads its names. A case read with no finding counts as a miss. Prints a table and a last-line JSON object.
 
-    python -m benchmarks.differential_paraphrase [--patients 200] [--seed 0]
+    python -m benchmarks.differential_paraphrase [--patients 200] [--seed 0] [--model 1.5b]
 """
 
 from __future__ import annotations
@@ -21,10 +23,13 @@ import re
 import time
 
 from amg.agents.diagnostician import case_findings
+from amg.agents.query_parser import LAY_BELOW, lay_findings
 from amg.graphs.context import Context
 from amg.graphs.resources import Resources
 from amg.tools.kg.traversal.differential import questions
+from amg.tools.llm.structured import Usage
 from amg.tools.phenotypes.lexicon import SCOPE_WEIGHT, Lexicon, hpo_lexicon
+from amg.tools.phenotypes.recognizer import recognise
 from benchmarks.differential import NO_PATIENTS, REVEALED, ROUNDS, Patients
 from benchmarks.report import emit
 
@@ -50,14 +55,16 @@ def sentence(findings: list[str]) -> str:
     )
 
 
-def read_case(how: str, text: str, linker) -> set[str]:
+def read_case(how: str, text: str, linker, llm=None) -> set[str]:
     spotted = [{"key": c.key, "type": c.type} for c in linker.spot(text)] if how != "recogniser" else []
     if how == "vocabulary":
         return {e["key"] for e in spotted if e["type"] == "phenotype"}
+    if how == "model" and len(case_findings(spotted, text, {})[0]) < LAY_BELOW:
+        spotted += lay_findings(text, llm, linker, Usage(), {m.key for m in recognise(text) if m.negated})
     return case_findings(spotted, text, {})[0]
 
 
-def simulate(patients: Patients, disease: str, seed: int, how: str, linker, lexicon: Lexicon) -> tuple:
+def simulate(patients: Patients, disease: str, seed: int, how: str, linker, lexicon: Lexicon, llm=None) -> tuple:
     """(top-1 before, top-5 before, top-1 after, top-5 after, findings read right, findings, reworded)."""
     rng = random.Random(f"{seed}:{disease}")
     truth = {f for f, p in patients.annotations[disease].items() if rng.random() < p}
@@ -66,7 +73,7 @@ def simulate(patients: Patients, disease: str, seed: int, how: str, linker, lexi
     given = rng.sample(sorted(truth), REVEALED)  # the same patients and findings as benchmarks/differential.py
     words = random.Random(f"{seed}:{disease}:words")
     written = [paraphrase(f, lexicon, words) if f in lexicon.by_key else (f, False) for f in given]
-    present = set(given) if how == "names" else read_case(how, sentence([w for w, _ in written]), linker)
+    present = set(given) if how == "names" else read_case(how, sentence([w for w, _ in written]), linker, llm)
     right, absent = len(present & set(given)), set()
     subset, ranked = patients.differential(present, absent)
     before = [c.key for c in ranked]
@@ -92,8 +99,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--patients", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--model", help="also read each case with this embedded model (0.5b, 1.5b) as the parser does")
     args = parser.parse_args()
-    res = Resources(Context())
+    res = Resources(Context(local_model=args.model) if args.model else Context())
     started = time.perf_counter()
     patients = Patients(res.store.phenotype_annotations())
     lexicon = hpo_lexicon()
@@ -109,9 +117,10 @@ def main() -> None:
         "load_s": round(time.perf_counter() - started, 1),
     }
     rows = []
-    for how in ("names", "vocabulary", "recogniser", "both"):
+    for how in ("names", "vocabulary", "recogniser", "both", *(["model"] if args.model else [])):
         started = time.perf_counter()
-        hits = [simulate(patients, d, args.seed, how, res.linker, lexicon) for d in diseases]
+        llm = res.llm if how == "model" else None
+        hits = [simulate(patients, d, args.seed, how, res.linker, lexicon, llm) for d in diseases]
         n, findings = len(hits), sum(h[5] for h in hits)
         top = [round(sum(h[i] for h in hits) / n, 3) for i in range(4)]
         read = round(sum(h[4] for h in hits) / findings, 3)
@@ -126,9 +135,11 @@ def main() -> None:
             }
         )
         figures["reworded_share"] = round(sum(h[6] for h in hits) / findings, 3)
-        label = {"names": "HPO names (today's benchmark)", "both": "paraphrased, read by both"}.get(
-            how, f"paraphrased, read by the {how}"
-        )
+        label = {
+            "names": "HPO names (today's benchmark)",
+            "both": "paraphrased, read by both",
+            "model": f"paraphrased, read by both and the {args.model} model where they read fewer than two",
+        }.get(how, f"paraphrased, read by the {how}")
         rows.append(
             (
                 label,

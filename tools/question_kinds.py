@@ -67,6 +67,20 @@ _ASKS = (
 ASKS = tuple((re.compile(pattern, re.IGNORECASE), frozenset(relations)) for pattern, relations in _ASKS)
 
 
+# a question about a person: a case whose findings the differential reads ("A 15-year-old boy has ...", "my
+# daughter's fingers are ..."), as opposed to a question about a drug, a disease or a mechanism
+_PATIENT = re.compile(
+    r"\b(?:\d+[- ](?:year|month|week|day)s?[- ]old|patient|man|woman|boy|girl|child|infant|baby|newborn|toddler|"
+    r"teenager|adolescent|he|she|his|her|my (?:son|daughter|wife|husband|mother|father|child|baby|partner))\b",
+    re.IGNORECASE,
+)
+
+
+def describes_a_patient(question: str) -> bool:
+    """Whether ``question`` describes a person, whose findings may be told in everyday words."""
+    return bool(_PATIENT.search(question))
+
+
 def asked_relations(question: str) -> frozenset[str]:
     """The relations whose far end would answer ``question`` (as read from the entity it names); empty when the
     wording asks for none of them ("Which nerve is injured in wrist drop?")."""

@@ -272,3 +272,26 @@ def test_spotting_ignores_lowercase_words_that_match_acronym_aliases(store, link
     )
     found = [c.name for c in linker.spot("The man has hypohidrosis: Fabry disease? HAS ruled out.")]
     assert found == ["Hypohidrosis", "Fabry disease", "Hinman syndrome"], "'has' is a word; 'HAS' an acronym"
+
+
+def test_a_case_told_in_everyday_words_is_read_by_the_model_into_the_phenotypes_it_names(store, linker):
+    """The recogniser reads no finding in "her fingers are unusually long and thin": the model's clinical terms are
+    read instead, and only those the lexicon knows, the graph holds and the question does not negate are kept."""
+    store.upsert(
+        entities=[
+            EntityRecord("Arachnodactyly", "phenotype"),
+            EntityRecord("Blue sclerae", "phenotype"),
+            EntityRecord("Fever", "phenotype"),
+        ]
+    )
+    llm = chat(text={"content": "Arachnodactyly\nBlue sclerae\nFever\nWidespread unhappiness"})
+    question = "My daughter's fingers are unusually long and thin, the whites of her eyes look blue; no fever. Why?"
+    out = parse_query(question, {}, llm, linker, 8, parser="auto")
+    assert [(e["name"], e["how"]) for e in out["entities"]] == [("Arachnodactyly", "lay"), ("Blue sclerae", "lay")]
+    assert out["llm_calls"] == 1, "the lay reading found entities: the auto parser asks nothing more"
+    clinical = parse_query(
+        "A boy has arachnodactyly and blue sclerae. What is the diagnosis?", {}, llm, linker, 8, parser="auto"
+    )
+    assert clinical["llm_calls"] == 0, "findings the recogniser reads need no lay reading"
+    plain = parse_query("What does arachnodactyly mean?", {}, llm, linker, 8, parser="auto")
+    assert plain["llm_calls"] == 0, "no patient described"
