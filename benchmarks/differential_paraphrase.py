@@ -9,7 +9,8 @@ its name; a term that has none keeps its name, and is counted), and read back by
 then ranked the same way, before and after 3 information-gain follow-up questions answered with the
 patient's truth. With ``--model`` a fourth reader is both plus the model, as the QA graph's parser reads a case whose
 findings the recogniser cannot read (fewer than two): the model names them clinically (agents/query_parser.py
-``lay_findings``) and the recogniser reads its names. A case read with no finding counts as a miss. Prints a table and a last-line JSON object.
+``lay_findings``) and the recogniser reads its names. A case read with no finding counts as a miss. Prints a table
+and a last-line JSON object.
 
     python -m benchmarks.differential_paraphrase [--patients 200] [--seed 0] [--model 1.5b]
 """
