@@ -101,11 +101,13 @@ def parse_query(
     max_entities: int,
     use_options: bool = True,
     parser: str = "llm",
+    lay: bool = False,
 ) -> dict:
     """State update: ``entities`` ([{key, name, type, linked, how}]), the opened conversation, usage.
 
     With ``use_options`` off, entities come from the question stem only: the model then sees
-    the stem alone, and that conversation is not handed on (the reasoner needs the options).
+    the stem alone, and that conversation is not handed on (the reasoner needs the options). With ``lay`` (an open
+    question, as a person types it) a case told in everyday words is also read by the model (``lay_findings``).
     """
     usage = Usage()
     shown = options if use_options else {}
@@ -116,7 +118,7 @@ def parse_query(
         if not (e["type"] == "phenotype" and e["key"] in negated)
     ]
     from_vocab += [e for e in stated if e["key"] not in {v["key"] for v in from_vocab}]
-    if parser != "vocabulary" and len(stated) < LAY_BELOW and describes_a_patient(question):
+    if lay and parser != "vocabulary" and len(stated) < LAY_BELOW and describes_a_patient(question):
         said = {e["key"] for e in from_vocab}  # a case whose findings the lexicon cannot read: told in everyday words
         from_vocab += [e for e in lay_findings(question, llm, linker, usage, negated) if e["key"] not in said]
     if parser == "vocabulary" or (parser == "auto" and from_vocab):

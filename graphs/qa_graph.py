@@ -82,6 +82,7 @@ def parse(state: QAState, runtime: Runtime[Context]) -> dict:
         ctx.max_entities,
         ctx.retrieval_uses_options,
         ctx.query_parser,
+        lay=is_open(state),
     )
     topic, said = state.get("topic") or [], _said(state)
     # a follow-up keeps the previous turn's entity; a reply to the differential's questions is the diagnostician's

@@ -286,12 +286,14 @@ def test_a_case_told_in_everyday_words_is_read_by_the_model_into_the_phenotypes_
     )
     llm = chat(text={"content": "Arachnodactyly\nBlue sclerae\nFever\nWidespread unhappiness"})
     question = "My daughter's fingers are unusually long and thin, the whites of her eyes look blue; no fever. Why?"
-    out = parse_query(question, {}, llm, linker, 8, parser="auto")
+    out = parse_query(question, {}, llm, linker, 8, parser="auto", lay=True)
     assert [(e["name"], e["how"]) for e in out["entities"]] == [("Arachnodactyly", "lay"), ("Blue sclerae", "lay")]
     assert out["llm_calls"] == 1, "the lay reading found entities: the auto parser asks nothing more"
     clinical = parse_query(
-        "A boy has arachnodactyly and blue sclerae. What is the diagnosis?", {}, llm, linker, 8, parser="auto"
+        "A boy has arachnodactyly and blue sclerae. What is the diagnosis?", {}, llm, linker, 8, parser="auto", lay=True
     )
     assert clinical["llm_calls"] == 0, "findings the recogniser reads need no lay reading"
-    plain = parse_query("What does arachnodactyly mean?", {}, llm, linker, 8, parser="auto")
+    plain = parse_query("What does arachnodactyly mean?", {}, llm, linker, 8, parser="auto", lay=True)
     assert plain["llm_calls"] == 0, "no patient described"
+    exam = parse_query(question, {"A": "Marfan syndrome", "B": "Asthma"}, llm, linker, 8, parser="auto")
+    assert "lay" not in {e["how"] for e in exam["entities"]}, "only an open question is read this way"
