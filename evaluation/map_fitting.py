@@ -59,24 +59,7 @@ def fit_platt(
     x = np.array(
         [[logit(p) if use_probability else 0.0, s if use_support else 0.0, 1.0] for p, s in zip(p_option, support)]
     )
-    y = np.array(correct, dtype=float)
-
-    def loss(w: np.ndarray) -> float:
-        return float(np.logaddexp(0.0, x @ w).sum() - y @ (x @ w) + l2 / 2 * w @ w)
-
-    w = np.array([1.0, 0.0, 0.0])
-    for _ in range(50):
-        z = 1 / (1 + np.exp(-(x @ w)))
-        gradient = x.T @ (z - y) + l2 * w
-        hessian = (x.T * (z * (1 - z))) @ x + l2 * np.eye(3)
-        step = np.linalg.solve(hessian, gradient)
-        # damped: a full Newton step can overshoot and diverge (it did on a kg run: a = 6470)
-        current = loss(w)
-        while loss(w - step) > current and np.abs(step).max() > 1e-10:
-            step /= 2
-        w -= step
-        if np.abs(step).max() < 1e-8:
-            break
+    w = _newton(x, np.array(correct, dtype=float), l2, start=np.array([1.0, 0.0, 0.0]))
     if w[1] < 0:
         return fit_platt(p_option, support, correct, l2, False, use_probability)
     if w[0] < 0:
@@ -157,11 +140,14 @@ def _signal(row: dict, name: str) -> float:
     return float(value or 0.0)
 
 
-def _newton(x: np.ndarray, y: np.ndarray, l2: float) -> np.ndarray:
+def _newton(x: np.ndarray, y: np.ndarray, l2: float, start: np.ndarray | None = None) -> np.ndarray:
+    """Logistic regression weights for rows ``x`` and outcomes ``y`` by damped Newton steps on the log loss (a
+    small ridge ``l2``): a full step can overshoot and diverge."""
+
     def loss(w: np.ndarray) -> float:
         return float(np.logaddexp(0.0, x @ w).sum() - y @ (x @ w) + l2 / 2 * w @ w)
 
-    w = np.zeros(x.shape[1])
+    w = np.zeros(x.shape[1]) if start is None else start.astype(float)
     for _ in range(50):
         z = 1 / (1 + np.exp(-(x @ w)))
         step = np.linalg.solve((x.T * (z * (1 - z))) @ x + l2 * np.eye(x.shape[1]), x.T @ (z - y) + l2 * w)

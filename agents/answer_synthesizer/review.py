@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 from amg.agents.answer_synthesizer.quotes import backing, key_entities, quoted
 from amg.agents.answer_synthesizer.self_check import p_true
-from amg.agents.answer_synthesizer.synthesizer import MODEL_KNOWLEDGE, read_reply
+from amg.agents.answer_synthesizer.synthesizer import MODEL_KNOWLEDGE, cited_items, read_reply
 from amg.prompts import load
-from amg.tools.kg.pipeline_types import Asked, Citation, Found, GraphPath
+from amg.tools.kg.pipeline_types import Asked, Found, GraphPath
 from amg.tools.kg.schema import normalize_key
 from amg.tools.llm.confidence_maps import CalibrationMap
 from amg.tools.llm.conversation import Turn, talk
@@ -184,26 +184,10 @@ def review(
         "revised": float(basis["revised"]),
     }
     confidence, scored = _confidence(signals, stated, support, calibration)
-    citations = [
-        Citation(
-            n=e["n"],
-            id=e["id"],
-            kind=e["kind"],
-            pmid=e.get("pmid"),
-            doi=e.get("doi"),
-            title=e.get("title"),
-            year=e.get("year"),
-            url=e.get("url"),
-            evidence_id=e["id"],
-            quote=quotes[e["n"]],
-        )
-        for e in found.evidence_index
-        if e["n"] in valid
-    ]
     return {
         "answer": answer,
         "option": None,
-        "citations": citations,
+        "citations": cited_items(found.evidence_index, valid, quotes),
         "dialogue": dialogue,
         "confidence": round(confidence, 3),
         "confidence_basis": {**basis, **scored, "support": support},

@@ -234,6 +234,26 @@ def support_of(
     return best
 
 
+def cited_items(evidence_index: list[EvidenceItem], cited: list[int], quotes: dict[int, str]) -> list[Citation]:
+    """The evidence items numbered ``cited``, as citations with the sentence each is cited for."""
+    return [
+        Citation(
+            n=e["n"],
+            id=e["id"],
+            kind=e["kind"],
+            pmid=e.get("pmid"),
+            doi=e.get("doi"),
+            title=e.get("title"),
+            year=e.get("year"),
+            url=e.get("url"),
+            evidence_id=e["id"],
+            quote=quotes[e["n"]],
+        )
+        for e in evidence_index
+        if e["n"] in cited
+    ]
+
+
 def synthesize(
     asked: Asked,
     found: Found,
@@ -300,26 +320,10 @@ def synthesize(
     if not options:
         confidence, bounded = bounded_by_differential(answer, confidence, list(differential))
         basis.update(bounded)
-    citations = [
-        Citation(
-            n=e["n"],
-            id=e["id"],
-            kind=e["kind"],
-            pmid=e.get("pmid"),
-            doi=e.get("doi"),
-            title=e.get("title"),
-            year=e.get("year"),
-            url=e.get("url"),
-            evidence_id=e["id"],
-            quote=quotes[e["n"]],
-        )
-        for e in evidence_index
-        if e["n"] in valid
-    ]
     return {
         "answer": answer,
         "option": option,
-        "citations": citations,
+        "citations": cited_items(evidence_index, valid, quotes),
         "dialogue": dialogue,
         "confidence": round(confidence, 3),
         "confidence_basis": basis,

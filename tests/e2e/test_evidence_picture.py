@@ -7,88 +7,8 @@ import re
 import subprocess
 
 from amg.cli.evidence_picture import render, rested_on, to_dot
-from amg.tools.kg.pipeline_types import GraphPath, Step
+from tests.unit.test_evidence_picture import RESULT
 
-
-def step(source, relation, target, confidence, evidence, forward=True):
-    return Step(
-        source=source,
-        relation=relation,
-        target=target,
-        confidence=confidence,
-        evidence_ids=evidence,
-        forward=forward,
-        description="",
-    )
-
-
-def node(key, name, depth, seed_key, steps, rank=0, score=1.0):
-    return GraphPath(
-        key=key,
-        name=name,
-        type="other",
-        description=None,
-        score=score,
-        depth=depth,
-        weak=False,
-        seed="Metformin",
-        seed_key=seed_key,
-        path="",
-        steps=steps,
-        rank=rank,
-        hidden=False,
-    )
-
-
-RESULT = {
-    "question": "Which drug is first-line for type 2 diabetes mellitus, and what is its most common side effect?",
-    "answer": "B. Metformin; diarrhea",
-    "option": "B",
-    "options": {"A": "Insulin", "B": "Metformin"},
-    "confidence": 0.71,
-    "citations": [
-        {"n": 1, "evidence_id": "pmid:31000001", "pmid": "31000001", "title": "Metformin first line", "year": 2021}
-    ],
-    "glossary": [
-        {
-            "term": "Diarrhea",
-            "key": "diarrhea",
-            "definition": "Abnormally increased frequency of loose stools.",
-            "source": "HPO",
-            "ids": ["HP:0002014"],
-        }
-    ],
-    "subgraph": {
-        "links": [step("Metformin", "treats", "Type 2 diabetes mellitus", 0.9, ["pmid:31000001"])],
-        "nodes": [
-            node("metformin", "Metformin", 0, "metformin", []),
-            node("t2dm", "Type 2 diabetes mellitus", 0, "t2dm", []),
-            node(
-                "diarrhea",
-                "Diarrhea",
-                1,
-                "metformin",
-                [step("Metformin", "has_adverse_effect", "Diarrhea", 0.8, ["vocab:x"], forward=False)],
-            ),
-            node(
-                "biguanide",
-                "Biguanide",
-                1,
-                "metformin",
-                [step("Metformin", "is_a", "Biguanide", 1.0, ["vocab:chebi"])],
-                1,
-            ),
-            node(
-                "hairball",
-                "An unrelated neighbour with a long name",
-                1,
-                "metformin",
-                [step("Metformin", "associated_with", "An unrelated neighbour with a long name", 0.6, ["pmid:9"])],
-                4,
-            ),
-        ],
-    },
-}
 PROBE = """<script>
 const box = e => e.getBoundingClientRect();
 const labels = [...document.querySelectorAll('#picture svg g.node text')];

