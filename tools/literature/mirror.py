@@ -108,7 +108,11 @@ class Mirror:
         return f"{self.base_url}{folder}/{name}"
 
     def listing(self, folder: str) -> list[RemoteFile]:
-        page = self.remote(lambda: self._get(self.url(folder)))
+        try:
+            page = self.remote(lambda: self._get(self.url(folder)))
+        except MirrorError as exc:
+            hint = f"is {self.base_url} the folder holding NLM's baseline/ and updatefiles/?"
+            raise MirrorError(f"PubMed mirror: no listing of {folder}/ ({exc}); {hint}") from None
         return in_nlm_order(folder, listed_files(page.decode("utf-8", errors="replace")))
 
     def md5(self, file: RemoteFile) -> str:
@@ -161,8 +165,8 @@ class Mirror:
 
 
 def _read_block(response) -> bytes:
-    try:
-        return response.read(CHUNK)
+    try:  # read1: what has arrived, up to CHUNK, so progress shows and a kill loses little
+        return response.read1(CHUNK) if hasattr(response, "read1") else response.read(CHUNK)
     except (http.client.IncompleteRead, OSError) as exc:  # the bytes so far are kept, then resumed
         raise TruncatedTransfer(f"the transfer broke off ({type(exc).__name__})") from None
 

@@ -148,6 +148,8 @@ class RecordStore:
                     **json.loads(text)
                 ).retracted:
                     changes[str(pmid)] = "retracted"
+            known = self.statuses(list(changes))
+            changes = {pmid: kind for pmid, kind in changes.items() if known.get(pmid) != kind}
             with self.db:
                 self._journal(changes)
             found, last = found + len(changes), rows[-1][0]
