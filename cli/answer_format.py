@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+# a citation's "status" is "retracted" or "deleted" when PubMed withdrew the paper (the answer does not rest on it)
+CITATION_FIELDS = ("n", "evidence_id", "kind", "pmid", "doi", "title", "year", "url", "quote", "status")
+
 
 def json_result(result: dict) -> dict:
     """The ``amg ask --json`` contract."""
@@ -11,10 +14,7 @@ def json_result(result: dict) -> dict:
         "option": result.get("option"),
         "confidence": result.get("confidence", 0.0),
         "confidence_basis": result.get("confidence_basis", {}),
-        "citations": [
-            {k: c.get(k) for k in ("n", "evidence_id", "kind", "pmid", "doi", "title", "year", "url", "quote")}
-            for c in result.get("citations", [])
-        ],
+        "citations": [{k: c.get(k) for k in CITATION_FIELDS} for c in result.get("citations", [])],
         "entities": result.get("entities", []),
         "glossary": result.get("glossary", []),
         "differential": result.get("differential", []),
