@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-# a citation's "status" is "retracted" or "deleted" when PubMed withdrew the paper (the answer does not rest on it)
-CITATION_FIELDS = ("n", "evidence_id", "kind", "pmid", "doi", "title", "year", "url", "quote", "status")
+CITATION_FIELDS = ("n", "evidence_id", "kind", "pmid", "doi", "title", "year", "url", "quote")
 
 
 def json_result(result: dict) -> dict:
@@ -14,7 +13,11 @@ def json_result(result: dict) -> dict:
         "option": result.get("option"),
         "confidence": result.get("confidence", 0.0),
         "confidence_basis": result.get("confidence_basis", {}),
-        "citations": [{k: c.get(k) for k in CITATION_FIELDS} for c in result.get("citations", [])],
+        # "status" only for a paper PubMed withdrew: "retracted" or "deleted" (the answer does not rest on it)
+        "citations": [
+            {**{k: c.get(k) for k in CITATION_FIELDS}, **({"status": c["status"]} if c.get("status") else {})}
+            for c in result.get("citations", [])
+        ],
         "entities": result.get("entities", []),
         "glossary": result.get("glossary", []),
         "differential": result.get("differential", []),

@@ -49,7 +49,7 @@ def test_the_answer_cites_a_retracted_paper_as_such_and_does_not_rest_on_it():
     assert "[1] RETRACTED: Can medical students contribute? (PMID 10354335)" in reply
     assert "Rests on the model's own knowledge: the paper it cites was withdrawn (PMID 10354335 retracted)" in reply
     assert json_result(withdrawn)["citations"][0]["status"] == "retracted"
-    assert json_result(standing)["citations"][0]["status"] is None
+    assert "status" not in json_result(standing)["citations"][0]
 
 
 def test_the_reasoner_is_told_the_paper_was_retracted():
