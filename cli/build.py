@@ -75,7 +75,7 @@ def literature_lines(summary: dict) -> list[str]:
     synced, changes = literature.get("sync"), literature.get("changes")
     if synced:
         lines.append(
-            f"pubmed sync: {synced['fetched']} file(s) fetched, {synced['skipped']} already held, "
+            f"pubmed sync: {synced['fetched']} file(s) fetched, {synced['skipped']} already ingested, "
             f"{len(synced['failed'])} failed; records added {synced['added']:,}, revised {synced['revised']:,}, "
             f"deleted {synced['deleted']:,}, retracted {synced['retracted']:,}"
         )

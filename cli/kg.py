@@ -118,9 +118,9 @@ def _show(args, res: Resources) -> int:
             f"  {step['confidence']:.2f}  {step['source']} -{step['relation']}-> {step['target']}  "
             f"[{_marked(step['evidence_ids'], withdrawn)}]\n        {step['description'][:200]}"
         )
-        gone = [f"{i} was {withdrawn[i]}" for i in step["evidence_ids"] if withdrawn.get(i)]
+        gone = [f"{i} {withdrawn[i].upper()}" for i in step["evidence_ids"] if withdrawn.get(i)]
         if gone:  # its paper withdrawn: say so, with how the relation changed
-            print(f"        {'; '.join(gone).upper()}: this finding no longer counts")
+            print(f"        {', '.join(gone)}: this finding no longer counts; its history:")
             held = histories.get((step["source"], step["relation"], step["target"]), {})  # findings read as stored
             for line in history_lines(held.get("history") or []):
                 print(f"      {line}")

@@ -100,7 +100,7 @@ def summarize(state: RefreshState, runtime: Runtime[Context]) -> dict:
     checked = audit(resources_for(ctx).store, echo_sources(), fix=True)
     summary = {
         "finished_at": utc_now(),
-        "candidates": len(state.get("candidates", [])),
+        "candidates": sum("paper" not in c for c in state.get("candidates", [])),  # entities (papers: below)
         "refreshed": sum(r["status"] == "refreshed" for r in results),
         "papers_reread": [r for r in results if "paper" in r],
         "literature": state.get("literature", {}),

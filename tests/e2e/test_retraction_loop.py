@@ -116,7 +116,7 @@ def test_a_retracted_paper_is_cited_as_such_and_no_longer_rested_on(store, scrip
     _show(SimpleNamespace(entity="medical students", limit=25), res)
     shown = capsys.readouterr().out
     assert "0.00  medical students -improves-> quality assurance programmes  [pmid:10354335 RETRACTED]" in shown
-    assert "PMID:10354335 WAS RETRACTED: this finding no longer counts" in shown
+    assert "pmid:10354335 RETRACTED: this finding no longer counts; its history:" in shown
     history = shown.split("no longer counts", 1)[1]
     learned_at = json.loads(finding["props"]["history"][0])["confidence"]
     assert "created" in history and f"retracted   {learned_at:.2f} -> 0.00" in history
