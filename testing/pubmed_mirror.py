@@ -151,7 +151,7 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve(directory: Path, timeout_s: float = 10.0) -> Iterator[str]:
+def serve(directory: Path, timeout_s: float = 30.0) -> Iterator[str]:
     """``python -m http.server`` serving ``directory`` on a free loopback port: its base URL; stopped by its PID."""
     port = free_port()
     server = subprocess.Popen(
