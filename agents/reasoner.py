@@ -14,7 +14,7 @@ import re
 from amg.agents.answer_synthesizer.synthesizer import ask_answer
 from amg.agents.finding_reader.reader import FINDING_NAMES
 from amg.prompts import load, quote
-from amg.tools.kg.pipeline_types import Asked, EvidenceItem, Found, GraphPath, Link, read_by_a_model
+from amg.tools.kg.pipeline_types import Asked, EvidenceItem, Found, GraphPath, Link, read_by_a_model, withdrawn
 from amg.tools.kg.store.protocols import QAReads
 from amg.tools.kg.traversal.ranking import verbalise
 from amg.tools.llm.conversation import request, talk
@@ -105,7 +105,9 @@ def number_evidence(
             on_paths.extend(step["evidence_ids"])
     candidates = list(dict.fromkeys([r["id"] for r in fetched] + on_paths))
     found = {r["id"]: r for r in fetched}
-    found.update({e["id"]: e for e in store.evidence(candidates)} if candidates else {})
+    for stored in store.evidence(candidates) if candidates else []:  # the graph's, with a status fetched too
+        status = stored.get("status") or found.get(stored["id"], {}).get("status")
+        found[stored["id"]] = {**stored, "status": status} if status else stored
     literature = [i for i in candidates if i in found and found[i]["kind"] != "vocabulary"]
     vocabulary = [i for i in candidates if i in found and found[i]["kind"] == "vocabulary"][:MAX_VOCABULARY]
     chosen = (literature + vocabulary)[:MAX_EVIDENCE]
@@ -201,9 +203,11 @@ def evidence_block(evidence_index: list[EvidenceItem]) -> str:
     """The numbered evidence as a quoted block ("(none)" inside when there is none).
 
     Literature shows a snippet; a vocabulary entry only its title (its text is the entity's
-    description, already in the context)."""
+    description, already in the context). A paper PubMed retracted or deleted says so."""
     lines = "\n".join(
-        f"[{e['n']}] ({e['kind']}{', ' + str(e['year']) if e.get('year') else ''}) {prompt_title(e)}"
+        f"[{e['n']}] ({e['kind']}{', ' + str(e['year']) if e.get('year') else ''}"
+        + (f", {e['status'].upper()}: do not rely on it" if withdrawn(e) else "")
+        + f") {prompt_title(e)}"
         + (
             f": {e.get('lead') or shorten(e['snippet'], SNIPPET_CHARS)}"
             if e.get("snippet") and e["kind"] != "vocabulary"

@@ -1,6 +1,7 @@
 """The campaign's literature probes: crafted files for `amg ingest pubmed`, kill -9 during a large ingest then
-the same ingest again, and two ingests at once into one index. A record is half-written when the full-text
-engine and the record store disagree about it once every ingest has ended."""
+the same ingest again, and two ingests at once into one index; then `amg pubmed sync`'s faults
+(benchmarks/robustness_sync.py). A record is half-written when the full-text engine and the record store
+disagree about it once every ingest has ended."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from amg.tools.literature.index import LiteratureIndex, index_path
 from benchmarks.robustness_runs import Amg, Run, Tally, folder_size, once
+from benchmarks.robustness_sync import sync_probe
 
 ARTICLE = (
     '<PubmedArticle><MedlineCitation><PMID Version="1">{pmid}</PMID><Article><ArticleTitle>{title}'
@@ -115,4 +117,6 @@ def literature_probe(amg: Amg, data: Path, work: Path, rng: random.Random, recor
     for run in runs:
         tallies["2 ingests at once"].add(_finished(run), f"{run.code}: {run.err[-200:]}", run.tracebacks)
     tallies["2 ingests at once"].lost += abs(expected - final)
-    return {"tallies": tallies, "half_written_records": half_written}
+    synced = sync_probe(amg, work, rng, records)
+    tallies.update(synced["tallies"])
+    return {"tallies": tallies, "half_written_records": half_written + synced["half_written_records"]}

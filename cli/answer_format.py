@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+CITATION_FIELDS = ("n", "evidence_id", "kind", "pmid", "doi", "title", "year", "url", "quote")
+
 
 def json_result(result: dict) -> dict:
     """The ``amg ask --json`` contract."""
@@ -11,8 +13,9 @@ def json_result(result: dict) -> dict:
         "option": result.get("option"),
         "confidence": result.get("confidence", 0.0),
         "confidence_basis": result.get("confidence_basis", {}),
+        # "status" only for a paper PubMed withdrew: "retracted" or "deleted" (the answer does not rest on it)
         "citations": [
-            {k: c.get(k) for k in ("n", "evidence_id", "kind", "pmid", "doi", "title", "year", "url", "quote")}
+            {**{k: c.get(k) for k in CITATION_FIELDS}, **({"status": c["status"]} if c.get("status") else {})}
             for c in result.get("citations", [])
         ],
         "entities": result.get("entities", []),

@@ -69,6 +69,38 @@ def _build(args, context: Context) -> int:
     return 0 if not summary["failures"] else 1
 
 
+def literature_lines(summary: dict) -> list[str]:
+    """What the refresh's literature step did: files synced, papers withdrawn, and each paper re-read."""
+    literature, lines = summary.get("literature") or {}, []
+    synced, changes = literature.get("sync"), literature.get("changes")
+    if synced:
+        lines.append(
+            f"pubmed sync: {synced['fetched']} file(s) fetched, {synced['skipped']} already ingested, "
+            f"{len(synced['failed'])} failed; records added {synced['added']:,}, revised {synced['revised']:,}, "
+            f"deleted {synced['deleted']:,}, retracted {synced['retracted']:,}"
+        )
+        lines += [f"  file {name}: {problem}" for name, problem in synced["failed"].items()]
+    lines += [f"  {note}" for note in literature.get("notes", [])]
+    if changes and changes["changes_read"]:
+        lines.append(
+            f"literature changes: {changes['papers_withdrawn']} paper(s) the graph cites withdrawn "
+            f"({changes['relations_weakened']} relation(s) weakened), {changes['queued_for_reread']} revised "
+            "queued to re-read"
+        )
+    papers = summary.get("papers_reread") or []
+    if papers:
+        lines.append(f"re-read {len(papers)} revised paper(s):")
+    for paper in papers:
+        if paper["status"] != "re-read":
+            lines.append(f"  {paper['paper']}: {paper['status']} ({paper.get('reason', '')})")
+            continue
+        lines.append(
+            f"  {paper['paper']} {paper['title'][:70]}: {paper['relations']} relation(s) rest on it; "
+            f"{paper['still_stated']} still stated, {paper['read_again']} read again, {paper['weakened']} weakened"
+        )
+    return lines
+
+
 def parse_every(text: str) -> float:
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhd])\s*", text or "")
     if not match:
@@ -95,8 +127,10 @@ def _refresh(args, context: Context) -> int:
                 f"{summary['relations_rescored']} relations re-scored, {summary['relations_weakened']} weakened",
                 flush=True,
             )
+            for line in literature_lines(summary):
+                print(line, flush=True)
             for item in summary["results"]:
-                if item["status"] != "refreshed":
+                if "paper" not in item and item["status"] != "refreshed":
                     print(f"  {item['entity']}: {item['status']} ({item.get('reason', '')})")
             if period is None:
                 return 0

@@ -11,6 +11,7 @@ REPORTED = {
     "amg.tools.servers": ("LocalServerError",),
     "amg.tools.vectors.embeddings": ("EmbeddingModelMissing",),
     "amg.tools.evidence.remote_calls": ("SourceUnavailable",),
+    "amg.tools.literature.mirror": ("MirrorError",),
     "amg.tools.llm.chat": ("ModelUnavailable",),
     "openai": ("APIConnectionError", "AuthenticationError", "NotFoundError"),
 }

@@ -9,7 +9,8 @@ the nodes the answer names. Edges are coloured by origin (curated vocabulary, or
 extracted by a model from literature) and drawn thicker the more confident they are. Graphviz
 (`dot`, Debian/Ubuntu package `graphviz`) does the layout, so labels never overlap; the SVG is
 inlined and scales to the window, so the page works offline. Citations (PMID/DOI links, each with the
-sentence it is cited for) and the glossary follow. Without Graphviz the paths are listed as text, with a hint.
+sentence it is cited for) and the glossary follow. A paper PubMed retracted or deleted is named so, in the
+citations and on the edges resting on it (red, dashed). Without Graphviz the paths are listed as text, with a hint.
 """
 
 from __future__ import annotations
@@ -23,13 +24,14 @@ from pathlib import Path
 from amg.agents.finding_reader.reader import FINDING_NAMES
 from amg.agents.reasoner import shown_paths
 from amg.cli.answer_format import pmids
-from amg.tools.kg.pipeline_types import Step
+from amg.tools.kg.pipeline_types import Step, withdrawn
 from amg.tools.kg.schema import normalize_key
 
 CURATED, EXTRACTED, ANSWER = "#2b6cb0", "#dd6b20", "#2f855a"
+WITHDRAWN_COLOUR = "#c53030"  # an edge resting on a paper PubMed retracted or deleted: dashed, named so
 STYLE = """body{font-family:sans-serif;margin:16px;max-width:1240px}svg{max-width:100%;max-height:70vh;
 height:auto;width:auto;display:block;margin:8px 0}.legend span{margin-right:18px}small{color:#555}
-.quote{color:#333;font-style:italic}"""
+.quote{color:#333;font-style:italic}.withdrawn{color:#c53030}"""
 
 
 def rested_on(result: dict, per_entity: int = 2, candidates: int = 3) -> list[list[Step]]:
@@ -103,6 +105,7 @@ def to_dot(result: dict, paths: list[list[Step]]) -> str:
             lines.append(f'{ids[key]} [label="{_dot(_wrap(name))}"{fill}];')
         return ids[key]
 
+    gone = {e["id"]: e["status"] for e in result.get("evidence_index", []) if withdrawn(e)}
     drawn = set()
     for steps in paths:
         for s in steps:
@@ -112,9 +115,13 @@ def to_dot(result: dict, paths: list[list[Step]]) -> str:
             drawn.add((a, b, relation))
             curated = any(i.startswith("vocab:") for i in s["evidence_ids"])
             colour = CURATED if curated else EXTRACTED
+            status = next((gone[i] for i in s["evidence_ids"] if i in gone), None)
+            colour, label = (WITHDRAWN_COLOUR, f" ({status})") if status else (colour, "")
             lines.append(
-                f'{a} -> {b} [label="{_dot(relation.replace("_", " "))} {s["confidence"]:.2f}" '
-                f'color="{colour}" fontcolor="{colour}" penwidth={0.8 + 3 * s["confidence"]:.1f}];'
+                f'{a} -> {b} [label="{_dot(relation.replace("_", " "))} {s["confidence"]:.2f}{label}" '
+                f'color="{colour}" fontcolor="{colour}" penwidth={0.8 + 3 * s["confidence"]:.1f}'
+                + (" style=dashed" if status else "")
+                + "];"
             )
     answer = result.get("answer") or ""
     if answer:
@@ -161,7 +168,9 @@ def render(result: dict) -> str:
             f"for the drawing.</small></p><ul>{listed}</ul>"
         )
     cites = "".join(
-        f"<li>[{c['n']}] {html.escape(str(c.get('title') or c.get('evidence_id')))} "
+        f"<li>[{c['n']}] "
+        + (f"<b class='withdrawn'>{html.escape(c['status'].upper())}</b> " if c.get("status") else "")
+        + f"{html.escape(str(c.get('title') or c.get('evidence_id')))} "
         f"{html.escape(str(c.get('year') or ''))} {_link(c)}"
         + (f"<br><q class='quote'>{html.escape(c['quote'])}</q>" if c.get("quote") else "")
         + "</li>"

@@ -94,29 +94,59 @@ def _show(args, res: Resources) -> int:
     )
     print(f"paths (confidence = product of edge confidences, tau={c.tau}, depth<={c.max_depth}):")
     paths = [n for n in reached.values() if n.depth]
-    for node in varied(paths)[: args.limit]:
+    shown = varied(paths)[: args.limit]
+    studies = finding_steps(
+        res.store.findings([entity["key"]], list(STUDY_RESULTS), 0.0), {entity["key"]: (entity["name"], entity["type"])}
+    )
+    cited = {i for node in shown for step in node.path for i in step["evidence_ids"]}
+    withdrawn = res.store.held_evidence(sorted(cited | {i for s in studies for i in s["evidence_ids"]}))
+    for node in shown:
         evidence = sorted({i for step in node.path for i in step["evidence_ids"]})
         said = f"  ({node.path[-1]['description'][:70]})" if node.depth == 1 and node.path[-1]["description"] else ""
         print(
             f"  {node.score:.2f}  {node.explain()}{said}  "
-            f"[{', '.join(evidence[:3])}{' ...' if len(evidence) > 3 else ''}]"
+            f"[{_marked(evidence[:3], withdrawn)}{' ...' if len(evidence) > 3 else ''}]"
         )
     if len(paths) > args.limit:
         kinds = Counter(n.path[0]["relation"] for n in paths)
         print(f"  ... {len(paths) - args.limit} more: " + ", ".join(f"{k} {v}" for k, v in kinds.most_common()))
     if len(reached) == 1:
         print("  (no relations at or above tau)")
-    studies = finding_steps(
-        res.store.findings([entity["key"]], list(STUDY_RESULTS), 0.0), {entity["key"]: (entity["name"], entity["type"])}
-    )
     if studies:
         print("study findings (what papers found; the QA graph reads every one):")
+    histories = {(h["source"], h["type"], h["target"]): h for h in res.store.relation_history(entity["key"])}
     for step in studies:
         print(
             f"  {step['confidence']:.2f}  {step['source']} -{step['relation']}-> {step['target']}  "
-            f"[{', '.join(step['evidence_ids'])}]\n        {step['description'][:200]}"
+            f"[{_marked(step['evidence_ids'], withdrawn)}]\n        {step['description'][:200]}"
         )
+        gone = [f"{i} {withdrawn[i].upper()}" for i in step["evidence_ids"] if withdrawn.get(i)]
+        if gone:  # its paper withdrawn: say so, with how the relation changed
+            print(f"        {', '.join(gone)}: this finding no longer counts; its history:")
+            held = histories.get((step["source"], step["relation"], step["target"]), {})  # findings read as stored
+            for line in history_lines(held.get("history") or []):
+                print(f"      {line}")
     return 0
+
+
+def _marked(ids: list[str], withdrawn: dict[str, str | None]) -> str:
+    """Evidence ids, a withdrawn paper's marked ("pmid:1 RETRACTED")."""
+    return ", ".join(f"{i} {withdrawn[i].upper()}" if withdrawn.get(i) else i for i in ids)
+
+
+def history_lines(history: list[str]) -> list[str]:
+    """A relation's history events, one line each: when, what, the confidence change, its evidence and why."""
+    lines = []
+    for raw in history:
+        event = json.loads(raw)
+        previous = f"{event['previous']:.2f} -> " if event.get("previous") is not None else ""
+        why = f"  ({event['reason']})" if event.get("reason") else ""
+        lines.append(
+            f"{event['at'][:19]}  {event['event']:<11} {previous}{event['confidence']:.2f}  "
+            f"evidence {', '.join(event['evidence_ids'][:4])}  {event.get('origin', '')} {event.get('model', '')}"
+            f"{why}".rstrip()
+        )
+    return lines
 
 
 def _audit(args, res: Resources) -> int:
@@ -158,13 +188,8 @@ def _history(args, res: Resources) -> int:
         print(f"{entity['name']}: no relations yet")
     for row in rows:
         print(f"{row['source']} -{row['type']}-> {row['target']}: now {row['confidence']:.2f} ({row['status']})")
-        for raw in row["history"] or []:
-            event = json.loads(raw)
-            previous = f"{event['previous']:.2f} -> " if event.get("previous") is not None else ""
-            print(
-                f"    {event['at'][:19]}  {event['event']:<11} {previous}{event['confidence']:.2f}  "
-                f"evidence {', '.join(event['evidence_ids'][:4])}  {event.get('origin', '')} {event.get('model', '')}"
-            )
+        for line in history_lines(row["history"] or []):
+            print(f"    {line}")
     return 0
 
 

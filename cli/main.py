@@ -92,6 +92,29 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("-k", type=int, help="results (default 3 passages, 10 records)")
     search.add_argument("--json", action="store_true", help='PubMed: print {"results": [{"pmid": ...}, ...]}')
 
+    pubmed = sub.add_parser(
+        "pubmed", help="the local PubMed index kept current: `amg pubmed sync` mirrors NLM's baseline and update files"
+    ).add_subparsers(dest="pubmed_command", required=True)
+    sync = pubmed.add_parser(
+        "sync",
+        help="fetch NLM's files not yet ingested, check each against its .md5, ingest them in NLM's order",
+        description="Mirror NLM's PubMed baseline/ and updatefiles/ into the local index: only files not yet "
+        "ingested, a partial download continued, each checked against its .md5 before it is ingested, the "
+        "baseline by number and then the update files by number. Papers the graph cites that were retracted "
+        "or deleted are marked, and what rests on them weakened; revised ones are queued for `amg refresh`.",
+    )
+    sync.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="the folder holding baseline/ and updatefiles/ (default AMG_PUBMED_MIRROR, else NLM's "
+        "https://ftp.ncbi.nlm.nih.gov/pubmed/)",
+    )
+    sync.add_argument(
+        "--baseline",
+        action="store_true",
+        help="the first full load: the annual baseline too (~1,300 files, ~30 GB); default: the update files",
+    )
+
     build = sub.add_parser("build", help="build the KG from topics, a question set or the ingested corpus")
     source = build.add_mutually_exclusive_group(required=True)
     source.add_argument("--topics", metavar="FILE", help="one entity or topic a line")
@@ -159,6 +182,10 @@ def run(args: argparse.Namespace) -> int:
         from amg.cli import kg
 
         return kg.run(args, context_from(args))
+    if args.command == "pubmed":
+        from amg.cli import pubmed_sync
+
+        return pubmed_sync.run(args, Context())
     words = getattr(args, "paths", None) or getattr(args, "query", None) or []
     if args.command in ("ingest", "search") and len(words) > 1 and words[0] == "pubmed":
         from amg.cli import literature

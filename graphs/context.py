@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, field, fields, replace
 from functools import cache
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from dotenv import load_dotenv
 
@@ -22,6 +23,7 @@ EVIDENCE_MODES = ("offline", "dynamic", "hybrid")
 LEARNING = ("after", "before", "off")
 SOURCES = ("pubmed", "wikipedia", "textbook")  # each also the kind of the evidence it finds
 PARSERS = ("llm", "vocabulary", "auto")  # AMG_QUERY_PARSER: how agents/query_parser.py finds entities
+NLM_PUBMED = "https://ftp.ncbi.nlm.nih.gov/pubmed/"  # NLM's PubMed distribution: baseline/ and updatefiles/
 
 
 def _setting(env: str, default: str, doc: str, *, choices: tuple = (), connection: bool = False):
@@ -73,6 +75,12 @@ class Context:
         "which PubMed: remote (NCBI) | local (the index `amg ingest pubmed` "
         "builds) | both (merged by PMID) | auto (local when NCBI cannot be reached)",
         choices=PUBMED,
+    )
+    pubmed_mirror: str = _setting(
+        "AMG_PUBMED_MIRROR",
+        NLM_PUBMED,
+        "where `amg pubmed sync` and the refresh agent fetch NLM's baseline/ and updatefiles/ "
+        "(a site's own mirror of them); off = the refresh agent does not sync",
     )
     ncbi_email: str = _setting("NCBI_EMAIL", "", "e-mail sent to NCBI with every request", connection=True)
     ncbi_api_key: str = _setting("NCBI_API_KEY", "", "NCBI key: 10 requests/s instead of 3", connection=True)
@@ -171,6 +179,9 @@ class Context:
             problems.append(f"AMG_KEEP_SCORE={self.keep_score} (1..10)")
         if not 0 <= self.keep_alive <= 86400:
             problems.append(f"AMG_KEEP_ALIVE={self.keep_alive} (seconds, 0 to 86400)")
+        mirror = urlsplit(self.pubmed_mirror)
+        if self.pubmed_mirror != "off" and (mirror.scheme not in ("http", "https") or not mirror.netloc):
+            problems.append(f"AMG_PUBMED_MIRROR={self.pubmed_mirror!r} (an http(s) URL, or off)")
         if not 0 < self.llm_timeout <= 3600:
             problems.append(f"AMG_LLM_TIMEOUT={self.llm_timeout} (seconds, more than 0 and at most 3600)")
         if problems:

@@ -10,6 +10,7 @@ from amg.agents.evidence_searcher import search_evidence
 from amg.agents.relation_scorer import score_relations
 from amg.graphs.context import Context
 from amg.graphs.resources import Resources
+from amg.tools.kg.pipeline_types import withdrawn
 
 
 def search(entity: dict, question: str, res: Resources, ctx: Context, mindate: str | None = None) -> dict:
@@ -17,8 +18,18 @@ def search(entity: dict, question: str, res: Resources, ctx: Context, mindate: s
     return search_evidence(entity["name"], res.evidence, ctx.sources, ctx.max_evidence, question, mindate)
 
 
+def standing(found: dict, res: Resources) -> dict:
+    """``found`` without the papers PubMed retracted or deleted (by their record, or as the graph marks them):
+    nothing is learned from a withdrawn paper."""
+    records = found.get("records", [])
+    marked = res.store.held_evidence([r["id"] for r in records if r["kind"] == "pubmed"]) if records else {}
+    kept = [r for r in records if not withdrawn(r) and marked.get(r["id"]) is None]
+    return {**found, "records": kept} if len(kept) < len(records) else found
+
+
 def learn(entity: dict, question: str, others: list[dict], found: dict, res: Resources, ctx: Context) -> dict:
     """Score ``found`` (a ``search`` result) into the graph; new and weakened relations, refusals, usage."""
+    found = standing(found, res)
     scored = score_relations(entity, question, others, found, res.reader(ctx.keep_score), res.store)
     return {
         "new_relations": scored.get("new_relations", []),

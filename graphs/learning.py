@@ -3,8 +3,8 @@
 Each searched entity's evidence goes to the relation scorer, and so does the cited evidence for what
 the answer names besides the question's entities (the demo's "metformin"); a research question's
 own search gives the finding of the paper the answer cites (else its best match) to the finding
-reader. A fault here (a model timeout, the graph gone) is reported beside the answer and counted;
-it never loses the answer.
+reader. Nothing is learned from a paper PubMed retracted or deleted. A fault here (a model timeout, the
+graph gone) is reported beside the answer and counted; it never loses the answer.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from amg.graphs.expansion import learn
 from amg.graphs.resources import resources_for
 from amg.graphs.state import CLAIM, QAState, fetched, fetched_texts
 from amg.graphs.timing import timed
+from amg.tools.kg.pipeline_types import withdrawn
 from amg.tools.kg.store.connection import GraphUnavailable
 from amg.tools.llm.chat import ModelUnavailable
 
@@ -97,12 +98,18 @@ def after_answer(state: QAState, runtime: Runtime[Context]):
     ] or END
 
 
+def withdrawn_paper(state: QAState, paper: dict) -> bool:
+    """Whether the paper was retracted or deleted, by its record or as the answer's evidence item says."""
+    numbered = {e["id"]: e for e in state.get("evidence_index", [])}
+    return withdrawn(paper) or withdrawn(numbered.get(paper["id"], {}))
+
+
 def _study_to_learn(state: QAState, found: dict):
     """The paper the answer cites among the question's own search (else its best match), to learn its finding."""
     cited = [c["evidence_id"] for c in state.get("citations", [])]
     papers = sorted(found.get("records", []), key=lambda r: r["id"] not in cited)
-    if not papers or papers[0]["id"] not in found.get("texts", {}):
-        return END
+    if not papers or papers[0]["id"] not in found.get("texts", {}) or withdrawn_paper(state, papers[0]):
+        return END  # nothing to read, or PubMed withdrew the paper: nothing is learned from it
     paper, options = papers[0], state.get("options", {})
     verdict = options.get(state.get("option") or "", "") if verdicts(options) else ""  # what the answer read in it
     return [

@@ -6,6 +6,11 @@ For each, PubMed is searched for articles newer than the last refresh; relations
 re-scored (changes appended to their history with the evidence that caused them) and
 relations now scored under the keep threshold are marked ``weakened``, never deleted.
 A lock on each entity (in the graph) keeps two refreshers off the same entity.
+
+When the data dir has a local PubMed index, each pass first keeps it current (graphs/literature_sync.py:
+NLM's update files from ``AMG_PUBMED_MIRROR``, papers retracted or deleted marked in the graph with what
+rests on them weakened) and then re-reads the papers revised since (graphs/literature_reread.py) beside
+the entities.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ from amg.agents.relation_scorer import echo_sources
 from amg.graphs.batch_graph import batch_graph, write_run_summary
 from amg.graphs.context import Context, run_context
 from amg.graphs.expansion import expand
+from amg.graphs.literature_reread import reread_paper
+from amg.graphs.literature_sync import keep_current
 from amg.graphs.resources import resources_for
 from amg.graphs.state import appended
 from amg.tools.kg.audit import audit
@@ -33,25 +40,31 @@ OWNER = f"{socket.gethostname()}:{os.getpid()}"
 
 class RefreshState(TypedDict, total=False):
     limit: int
-    candidates: list[dict]
+    candidates: list[dict]  # entities, and revised papers to re-read ({paper: ...})
+    literature: dict  # what keeping the local index current did
     results: Annotated[list[dict], appended]
     summary: dict
 
 
 def pick(state: RefreshState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
-    store, limit = resources_for(ctx).store, int(state.get("limit") or 20)
+    res = resources_for(ctx)
+    store, limit = res.store, int(state.get("limit") or 20)
+    literature = keep_current(res, ctx)
+    papers = [{"key": p["id"], "name": p["id"], "paper": p, "why": "revised"} for p in store.reread_queue(limit)]
     stale_before = iso_utc(datetime.now(UTC) - timedelta(days=ctx.stale_days))
     chosen: dict[str, dict] = {}
     for row in store.refresh_candidates(stale_before, ctx.tau, limit):
         chosen.setdefault(row["key"], row)
-    return {"candidates": list(chosen.values())[:limit]}
+    return {"candidates": papers + list(chosen.values())[:limit], "literature": literature}
 
 
 def refresh_entity(task: dict, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
     res = resources_for(ctx)
     entity = task["entity"]
+    if "paper" in entity:
+        return {"results": [reread_paper(entity["paper"], res, ctx)]}
     if not res.store.claim(entity["key"], OWNER, LOCK_MINUTES):
         return {"results": [{"entity": entity["name"], "status": "skipped", "reason": "another refresher holds it"}]}
     try:
@@ -87,8 +100,10 @@ def summarize(state: RefreshState, runtime: Runtime[Context]) -> dict:
     checked = audit(resources_for(ctx).store, echo_sources(), fix=True)
     summary = {
         "finished_at": utc_now(),
-        "candidates": len(state.get("candidates", [])),
+        "candidates": sum("paper" not in c for c in state.get("candidates", [])),  # entities (papers: below)
         "refreshed": sum(r["status"] == "refreshed" for r in results),
+        "papers_reread": [r for r in results if "paper" in r],
+        "literature": state.get("literature", {}),
         "relations_rescored": sum(r.get("relations_rescored", 0) for r in results),
         "relations_weakened": sum(r.get("relations_weakened", 0) for r in results),
         "audit": {"violations": len(checked.violations), "weakened": checked.fixed},

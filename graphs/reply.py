@@ -17,7 +17,8 @@ def chat_reply(result: dict) -> str:
         where = f"PMID {c['pmid']}" if c.get("pmid") else (c.get("url") or c.get("id"))
         year = f", {c['year']}" if c.get("year") else ""
         link = f" {c['url']}" if c.get("pmid") and c.get("url") else ""
-        lines.append(f"[{c['n']}] {c.get('title') or c['id']} ({where}{year}){link}")
+        mark = f"{c['status'].upper()}: " if c.get("status") else ""  # PubMed withdrew it: shown, not relied on
+        lines.append(f"[{c['n']}] {mark}{c.get('title') or c['id']} ({where}{year}){link}")
         if c.get("quote"):
             lines.append(f'    "{c["quote"]}"')
     if result.get("confidence_basis", {}).get("rests_on"):

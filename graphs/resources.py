@@ -130,6 +130,12 @@ class Resources:
         return EntityLinker(self.store, self.context.data_path / "vectors", self.embedding_path)
 
     @cached_property
+    def literature(self) -> LiteratureIndex | None:
+        """The local PubMed index, when the data dir has one (`amg ingest pubmed`, `amg pubmed sync`)."""
+        path = self.context.data_path
+        return LiteratureIndex(index_path(path)) if index_exists(path) else None
+
+    @cached_property
     def evidence(self) -> EvidenceFinder:
         from amg.tools.evidence.finder import EvidenceFinder
         from amg.tools.evidence.pubmed import PubMedClient
@@ -139,7 +145,7 @@ class Resources:
 
         c = self.context
         cache = RequestCache(c.data_path / "cache" / "remote.sqlite")
-        local = LocalPubMed(LiteratureIndex(index_path(c.data_path))) if index_exists(c.data_path) else None
+        local = LocalPubMed(self.literature) if self.literature is not None else None
         return EvidenceFinder(
             pubmed=PubMedSources(c.pubmed, PubMedClient(c.ncbi_email, c.ncbi_api_key, cache), local),
             wikipedia=WikipediaClient(cache),

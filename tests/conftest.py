@@ -19,6 +19,7 @@ os.environ.update(
         "ANONYMIZED_TELEMETRY": "False",
         "NCBI_EMAIL": "tests@example.invalid",
         "AMG_KEEP_ALIVE": "0",  # servers stop with their last client; the keep-alive has its own tests
+        "AMG_PUBMED_MIRROR": "off",  # the refresh agent never reaches for NLM; sync tests name a loopback mirror
     }
 )
 for name in (

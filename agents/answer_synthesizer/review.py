@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 from amg.agents.answer_synthesizer.quotes import backing, key_entities, quoted
 from amg.agents.answer_synthesizer.self_check import p_true
-from amg.agents.answer_synthesizer.synthesizer import MODEL_KNOWLEDGE, cited_items, read_reply
+from amg.agents.answer_synthesizer.synthesizer import MODEL_KNOWLEDGE, WITHDRAWN_ONLY, cited_items, read_reply
 from amg.prompts import load
-from amg.tools.kg.pipeline_types import Asked, Found, GraphPath
+from amg.tools.kg.pipeline_types import Asked, Found, GraphPath, withdrawn, withdrawn_label
 from amg.tools.kg.schema import normalize_key
 from amg.tools.llm.confidence_maps import CalibrationMap
 from amg.tools.llm.conversation import Turn, talk
@@ -172,10 +172,15 @@ def review(
     )
     by_fact = {e["n"] for e in found.evidence_index if any(e["id"] in f.evidence_ids for f in agreeing)}
     valid = [n for n in cited if n in quotes and (n in by_fact or states(quotes[n], answer, keys))]
-    read = [e for e in found.evidence_index if e["n"] in valid and e["id"] in fetched]
+    read = [e for e in found.evidence_index if e["n"] in valid and e["id"] in fetched and not withdrawn(e)]
     support = max([*(f.confidence for f in agreeing), *([reading] if read else [])], default=0.0)
+    gone = [e for e in found.evidence_index if e["n"] in valid and withdrawn(e)]
+    if gone:  # a retracted or deleted paper stays cited, marked, and nothing rests on it
+        basis["withdrawn_citations"] = [{"n": e["n"], "id": e["id"], "status": e["status"]} for e in gone]
     if not valid:
         basis["rests_on"] = MODEL_KNOWLEDGE
+    elif len(gone) == len(valid):
+        basis["rests_on"] = WITHDRAWN_ONLY.format(papers=", ".join(withdrawn_label(e) for e in gone))
     p_yes = p_true(llm, dialogue, usage) if dialogue else None
     signals = {
         "p_true": p_yes,

@@ -17,6 +17,10 @@ An open answer naming a candidate of the case's differential is at most as likel
 candidate: a small model's stated 0.96 for a diagnosis the findings make unlikely is not a
 promise the graph can keep. (An answer naming none may answer something else, a treatment say.)
 
+A cited paper PubMed retracted or deleted (the evidence item's ``status``) stays among the citations, marked so,
+but the confidence never rests on it: ``support`` counts only the items that stand, and an answer citing
+nothing else says it rests on no standing evidence (``confidence_basis.withdrawn_citations`` names them).
+
 Each citation carries its ``quote``, the cited item's sentence that states the claim and names the answer's
 key entity (agents/answer_synthesizer/quotes.py); a cited item with no such sentence is dropped, and an answer left
 citing nothing says it rests on the model's own knowledge (its support is then 0).
@@ -36,13 +40,16 @@ from dataclasses import dataclass, field
 from amg.agents.answer_synthesizer.quotes import backing, key_entities, quoted
 from amg.agents.answer_synthesizer.self_check import answer_likelihood, p_true
 from amg.prompts import load
-from amg.tools.kg.pipeline_types import Asked, Citation, EvidenceItem, Found
+from amg.tools.kg.pipeline_types import Asked, Citation, EvidenceItem, Found, withdrawn, withdrawn_label
 from amg.tools.kg.schema import normalize_key
 from amg.tools.llm.confidence_maps import CalibrationMap, debias, letter_probabilities
 from amg.tools.llm.conversation import TOP_LOGPROBS, Turn, request, talk_scored
 from amg.tools.llm.structured import Usage
 
 MODEL_KNOWLEDGE = "the model's own knowledge: no cited item states the answer"
+WITHDRAWN_ONLY = (
+    "the model's own knowledge: the paper it cites was withdrawn ({papers}), so the answer does not rest on it"
+)
 ANSWER_TOKENS = 160
 NO_KNOWLEDGE = (
     "I found no medical entities in this question that the knowledge graph knows about, so I cannot "
@@ -223,9 +230,10 @@ def support_of(
     fetched_ids: set[str],
     reading: float = 1.0,
 ) -> float:
-    """The best support among the cited evidence: the confidence of what it backs (``backed``: a path's, a
-    link's or a candidate's, with its evidence ids), or ``reading`` for a text fetched this run."""
-    cited_ids = {e["id"] for e in evidence_index if e["n"] in citations}
+    """The best support among the cited evidence that stands (not retracted or deleted): the confidence of what it
+    backs (``backed``: a path's, a link's or a candidate's, with its evidence ids), or ``reading`` for a text
+    fetched this run."""
+    cited_ids = {e["id"] for e in evidence_index if e["n"] in citations and not withdrawn(e)}
     best = 0.0
     for evidence_id in cited_ids:
         if evidence_id in fetched_ids:
@@ -248,6 +256,7 @@ def cited_items(evidence_index: list[EvidenceItem], cited: list[int], quotes: di
             url=e.get("url"),
             evidence_id=e["id"],
             quote=quotes[e["n"]],
+            **({"status": e["status"]} if withdrawn(e) else {}),
         )
         for e in evidence_index
         if e["n"] in cited
@@ -314,8 +323,13 @@ def synthesize(
     unquoted = [n for n in reply.citations if n not in quotes and any(e["n"] == n for e in evidence_index)]
     if unquoted:
         basis["dropped_citations"] = unquoted  # no sentence of theirs names the answer's key entity
+    gone = [e for e in evidence_index if e["n"] in valid and withdrawn(e)]
+    if gone:
+        basis["withdrawn_citations"] = [{"n": e["n"], "id": e["id"], "status": e["status"]} for e in gone]
     if not valid:
         basis["rests_on"] = MODEL_KNOWLEDGE
+    elif len(gone) == len(valid):
+        basis["rests_on"] = WITHDRAWN_ONLY.format(papers=", ".join(withdrawn_label(e) for e in gone))
     answer = f"{option}. {options[option]}" if option else reply.answer
     if not options:
         confidence, bounded = bounded_by_differential(answer, confidence, list(differential))

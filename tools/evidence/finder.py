@@ -16,6 +16,7 @@ from amg.tools.evidence.pubmed_sources import PubMedSources
 from amg.tools.evidence.remote_calls import SourceUnavailable
 from amg.tools.evidence.wikipedia_client import WikipediaClient
 from amg.tools.kg.records import EvidenceRecord
+from amg.tools.literature.pubmed_xml import Article
 from amg.tools.vectors.passages import PassageStore
 
 SNIPPET_CHARS = 1500
@@ -26,6 +27,24 @@ class EvidenceBatch:
     records: list[EvidenceRecord] = field(default_factory=list)
     texts: dict[str, str] = field(default_factory=dict)  # evidence id -> text given to the LLM
     degradations: list[str] = field(default_factory=list)
+
+
+def pubmed_record(art: Article) -> tuple[EvidenceRecord, str]:
+    """A PubMed record as evidence (a retracted paper says so in its ``status``) and the text a model reads."""
+    text = art.conclusion_first()[:SNIPPET_CHARS]
+    record = EvidenceRecord(
+        id=f"pmid:{art.pmid}",
+        kind="pubmed",
+        title=art.display_title,
+        snippet=text,
+        year=art.year,
+        journal=art.journal,
+        pmid=art.pmid,
+        doi=art.doi,
+        url=art.url,
+        status="retracted" if art.retracted else None,
+    )
+    return record, text
 
 
 class EvidenceFinder:
@@ -65,19 +84,7 @@ class EvidenceFinder:
     def _fetch(self, name, client, query, k, context, mindate):
         if name == "pubmed":
             for art in client.search_articles(query, max_results=k, mindate=mindate, context=context):
-                text = art.conclusion_first()[:SNIPPET_CHARS]
-                record = EvidenceRecord(
-                    id=f"pmid:{art.pmid}",
-                    kind="pubmed",
-                    title=art.display_title,
-                    snippet=text,
-                    year=art.year,
-                    journal=art.journal,
-                    pmid=art.pmid,
-                    doi=art.doi,
-                    url=art.url,
-                )
-                yield record, text
+                yield pubmed_record(art)
         elif name == "wikipedia":
             for page in client.lookup(query, context=context, max_pages=min(k, 2)):
                 if page.options:

@@ -15,6 +15,8 @@ from typing import NotRequired
 
 from typing_extensions import TypedDict
 
+from amg.tools.kg.records import WITHDRAWN
+
 
 class Step(TypedDict):
     """One edge as travelled: "Metformin -treats(0.90)-> Type 2 diabetes mellitus"."""
@@ -35,6 +37,17 @@ def read_by_a_model(step: Step) -> bool:
     """Whether ``step`` rests only on evidence a model read (a paper, a passage), none of it a curated vocabulary's
     entry (``vocab:`` ids): its description is then the sentence it was read from."""
     return bool(step["evidence_ids"]) and not any(i.startswith("vocab:") for i in step["evidence_ids"])
+
+
+def withdrawn(item: dict) -> bool:
+    """Whether PubMed retracted or deleted an evidence item's paper: it may be cited, as such, but nothing rests
+    on it."""
+    return item.get("status") in WITHDRAWN
+
+
+def withdrawn_label(item: dict) -> str:
+    """ "PMID 123 retracted" (the item's id when it has no PMID)."""
+    return f"{'PMID ' + item['pmid'] if item.get('pmid') else item['id']} {item.get('status')}"
 
 
 class GraphPath(TypedDict):
@@ -77,6 +90,7 @@ class EvidenceItem(TypedDict):
     url: NotRequired[str | None]
     release: NotRequired[str | None]
     retrieved_at: NotRequired[str]
+    status: NotRequired[str | None]  # "retracted" | "deleted": PubMed withdrew the paper; nothing may rest on it
     lead: NotRequired[str]  # the longer text of the best evidence fetched for this question
 
 
@@ -94,6 +108,7 @@ class Citation(TypedDict):
     evidence_id: str  # = id, the name `amg ask --json` gives it
     # the item's sentence that states the claim, naming the answer's key entity (agents/answer_synthesizer/quotes.py)
     quote: str
+    status: NotRequired[str | None]  # "retracted" | "deleted": cited, shown so, and the confidence not resting on it
 
 
 @dataclass(frozen=True)

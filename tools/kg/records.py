@@ -40,6 +40,9 @@ class EntityRecord:
         self.key = normalize_key(self.name)
 
 
+WITHDRAWN = ("retracted", "deleted")  # an evidence item's status when nothing may rest on it
+
+
 @dataclass
 class EvidenceRecord:
     """One piece of evidence; ``id`` is stable (``pmid:123``, ``wiki:Title``, ``vocab:HP:0001``)."""
@@ -55,12 +58,15 @@ class EvidenceRecord:
     url: str | None = None
     release: str | None = None  # vocabulary release, for kind "vocabulary"
     retrieved_at: str = field(default_factory=utc_now)
+    status: str | None = None  # "retracted" | "deleted" when PubMed withdrew the paper (WITHDRAWN); None: it stands
 
     def __post_init__(self) -> None:
         if self.kind not in EVIDENCE_KINDS:
             raise ValueError(f"evidence kind {self.kind!r} is not one of {', '.join(EVIDENCE_KINDS)}")
         if not self.id:
             raise ValueError("evidence id is empty")
+        if self.status is not None and self.status not in WITHDRAWN:
+            raise ValueError(f"evidence status {self.status!r} is not one of {', '.join(WITHDRAWN)}")
 
     def as_props(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}  # flat fields: no deep copy

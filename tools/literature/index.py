@@ -43,15 +43,17 @@ class LiteratureIndex:
         deleted: list[str],
         held: set[str] | None = None,
         bodies: dict[str, bytes] | None = None,
+        changes: dict[str, str] | None = None,
     ) -> None:
         """Replace ``articles`` and remove ``deleted``: durable when this returns. ``held``: the PMIDs of
-        ``articles`` already held (the engine drops those first); None when unknown (every one is dropped)."""
+        ``articles`` already held (the engine drops those first); None when unknown (every one is dropped).
+        ``changes``: what the graph must hear of (RecordStore.write), journalled with the records."""
         if articles:
             self.fulltext.replace(articles, held)
         if deleted:
             self.fulltext.delete(deleted)
         self.fulltext.commit()
-        self.records.write(articles, deleted, bodies)
+        self.records.write(articles, deleted, bodies, changes)
 
     def search(self, query: str, k: int = 10, min_year: int | None = None, max_year: int | None = None) -> list[Hit]:
         """The ``k`` best records for ``query``'s words (any of them; BM25), within the years given."""

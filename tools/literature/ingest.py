@@ -32,6 +32,7 @@ class IngestReport:
     added: int = 0
     updated: int = 0
     deleted: int = 0
+    retracted: int = 0  # records read with PubMed's retraction marks (new, or revised to carry them)
     skipped: Counter = field(default_factory=Counter)  # reason -> count
     failed_files: dict[str, str] = field(default_factory=dict)  # path -> what is wrong with it
     files: int = 0
@@ -42,6 +43,7 @@ class IngestReport:
             "added": self.added,
             "updated": self.updated,
             "deleted": self.deleted,
+            "retracted": self.retracted,
             "skipped": sum(self.skipped.values()),
             "skip_reasons": dict(self.skipped.most_common()),
             "failed_files": self.failed_files,
@@ -81,6 +83,7 @@ def ingest_files(
         lock.acquire()
     try:
         in_step = index.in_step()  # else an earlier ingest was killed mid-batch: replace every PMID written
+        index.records.backfill_status()  # once per index stored before retractions were kept
         for path in paths:
             report.files += 1
             try:
@@ -124,14 +127,18 @@ def _ingest_stream(index: LiteratureIndex, items: Iterator, report: IngestReport
 def _write_batch(index: LiteratureIndex, batch: list, report: IngestReport, in_step: bool) -> None:
     pmids = [item.pmid for item in batch if not isinstance(item, Skipped)]
     held, gone = index.records.known(pmids), index.records.deleted(pmids)
+    withdrawn = index.records.statuses(pmids)
     state: dict[str, tuple[str, str] | None] = dict(held)
     pending: dict[str, Article] = {}
     bodies: dict[str, bytes] = {}
     deletes: set[str] = set()
+    changes: dict[str, str] = {}  # what the graph must hear of: a paper it may have learned from changed
     for item in batch:
         if isinstance(item, Skipped):
             report.skipped[item.reason] += 1
         elif isinstance(item, Deletion):
+            if withdrawn.get(item.pmid) != "deleted":  # held or not: the graph may know the paper from NCBI
+                changes[item.pmid] = "deleted"
             if state.get(item.pmid) is None:
                 report.skipped["deletion of a PMID not held"] += 1
                 continue
@@ -156,9 +163,14 @@ def _write_batch(index: LiteratureIndex, batch: list, report: IngestReport, in_s
                     report.added += 1
                 else:
                     report.updated += 1
+                if item.retracted:
+                    report.retracted += 1
+                    changes[item.pmid] = "retracted"
+                elif current is not None or item.pmid in withdrawn or item.pmid in changes:
+                    changes[item.pmid] = "revised"  # a new paper is news only when it had been withdrawn
                 state[item.pmid] = (dig, item.revised)
-    if pending or deletes:
-        index.write(list(pending.values()), sorted(deletes), set(held) if in_step else None, bodies)
+    if pending or deletes or changes:
+        index.write(list(pending.values()), sorted(deletes), set(held) if in_step else None, bodies, changes)
 
 
 class Gunzip:

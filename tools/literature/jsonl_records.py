@@ -1,5 +1,6 @@
 """PubMed records as JSON lines: ``{pmid, year, mesh[], sections[{label, text}]}`` (PubMedQA's corpus format),
-also ``title``, ``journal``, ``doi``, ``abstract`` and ``revised``. Read line by line; a bad line is Skipped
+also ``title``, ``journal``, ``doi``, ``abstract``, ``revised`` and ``publication_types`` (PubMed's names: "Retracted
+Publication" marks a retracted paper). Read line by line; a bad line is Skipped
 with its reason and the file goes on. A line longer than ``MAX_LINE_BYTES`` is passed over without being held.
 """
 
@@ -50,7 +51,7 @@ def record_from_row(row: object) -> Article | Deletion | Skipped:
     if not abstract and not title:
         return Skipped("no title and no abstract", pmid)
     year = str(row.get("year") or "").strip()[:4]
-    mesh = row.get("mesh") or []
+    mesh = row.get("mesh") or []  # MeSH terms; publication_types as PubMed names them ("Retracted Publication")
     return Article(
         pmid=pmid,
         title=title,
@@ -58,10 +59,14 @@ def record_from_row(row: object) -> Article | Deletion | Skipped:
         year=int(year) if year.isdigit() else None,
         journal=_plain(row.get("journal")) or None,
         doi=_plain(row.get("doi")) or None,
-        publication_types=[],
-        mesh_terms=[_plain(m) for m in mesh if _plain(m)] if isinstance(mesh, list) else [],
+        publication_types=_texts(row.get("publication_types")),
+        mesh_terms=_texts(mesh),
         revised=_plain(row.get("revised")),
     )
+
+
+def _texts(value: object) -> list[str]:
+    return [_plain(v) for v in value if _plain(v)] if isinstance(value, list) else []
 
 
 def _section(section: dict) -> str:

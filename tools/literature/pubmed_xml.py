@@ -17,6 +17,7 @@ from xml.etree.ElementTree import Element, ParseError
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import iterparse
 
+RETRACTED = "Retracted Publication"  # NLM's publication type of a retracted paper (the notice is another type)
 YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
 MONTHS = {
     m: i
@@ -39,6 +40,14 @@ class Article:
     publication_types: list[str] = field(default_factory=list)
     mesh_terms: list[str] = field(default_factory=list)
     revised: str = ""  # YYYY-MM-DD the record was last revised (a later revision replaces an earlier one)
+    # the retraction notices NLM links to it (CommentsCorrections RefType="RetractionIn": "PMID 123" or the
+    # notice's citation); stored only when there are any, so existing records keep their digest
+    retracted_in: list[str] = field(default_factory=list)
+
+    @property
+    def retracted(self) -> bool:
+        """Whether PubMed says the paper was retracted (its publication type, or a linked retraction notice)."""
+        return RETRACTED in self.publication_types or bool(self.retracted_in)
 
     @property
     def url(self) -> str:
@@ -151,7 +160,18 @@ def article_from_element(elem: Element) -> Article | Skipped:
         publication_types=[_text(t) for t in art.findall("PublicationTypeList/PublicationType")],
         mesh_terms=[_text(d) for d in citation.findall("MeshHeadingList/MeshHeading/DescriptorName")],
         revised=_date(citation.find("DateRevised")),
+        retracted_in=retraction_notices(citation),
     )
+
+
+def retraction_notices(citation: Element) -> list[str]:
+    """The retraction notices a MedlineCitation links to ("PMID 123", else the notice's citation text)."""
+    found = []
+    for link in citation.findall("CommentsCorrectionsList/CommentsCorrections"):
+        if link.get("RefType") == "RetractionIn":
+            pmid = _text(link.find("PMID"))
+            found.append(f"PMID {pmid}" if _is_pmid(pmid) else _text(link.find("RefSource")) or "a retraction notice")
+    return found
 
 
 def _date(elem: Element | None) -> str:

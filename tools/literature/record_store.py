@@ -1,7 +1,11 @@
 """The local index's records: one SQLite table, PMID → the whole Article (compressed) and its revision.
 
 The source of truth for what the index holds; the full-text engine only finds PMIDs. WAL mode, so
-searches read while an ingest writes.
+searches read while an ingest writes. Beside the records: ``status`` (a paper PubMed retracted or deleted)
+and ``changes`` (the latest change to each paper that the graph must hear of: revised, retracted, deleted;
+``seq`` only grows, so a reader keeps how far it has read), written in the record's own transaction.
+Both tables were added to existing indexes as they are opened; papers retracted in records stored before
+them are found once by ``backfill_status`` (the writers run it).
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import uuid
 import zlib
 from pathlib import Path
 
@@ -21,13 +26,22 @@ CREATE TABLE IF NOT EXISTS records (
 );
 CREATE INDEX IF NOT EXISTS records_year ON records(year);
 CREATE TABLE IF NOT EXISTS deleted (pmid INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS status (pmid INTEGER PRIMARY KEY, status TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS changes (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, pmid INTEGER NOT NULL UNIQUE, kind TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+WITHDRAWN = ("retracted", "deleted")  # a paper's status in the store; no row: it stands
+BACKFILLED = "status_backfilled"  # meta key: records stored before the status table were read for retractions
 SQL_VARIABLES = 900
 
 
 def encoded(article: Article) -> bytes:
-    """The record as stored (JSON of its fields, in their declared order)."""
-    return json.dumps(vars(article), ensure_ascii=False).encode()
+    """The record as stored (JSON of its fields, in their declared order; ``retracted_in`` only when not empty,
+    so a record stored before the field existed keeps its digest and is not read as revised)."""
+    fields = vars(article) if article.retracted_in else {k: v for k, v in vars(article).items() if k != "retracted_in"}
+    return json.dumps(fields, ensure_ascii=False).encode()
 
 
 def digest(body: bytes) -> str:
@@ -42,6 +56,9 @@ class RecordStore:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
+        with self.db:  # a new store has nothing to backfill
+            if self.db.execute("SELECT NOT EXISTS (SELECT 1 FROM records)").fetchone()[0]:
+                self.db.execute("INSERT OR IGNORE INTO meta VALUES (?, '1')", (BACKFILLED,))
 
     def known(self, pmids: list[str]) -> dict[str, tuple[str, str]]:
         """PMID → (digest, revised) for those already stored."""
@@ -64,10 +81,17 @@ class RecordStore:
             )
         return gone
 
-    def write(self, articles: list[Article], deleted: list[str], bodies: dict[str, bytes] | None = None) -> None:
+    def write(
+        self,
+        articles: list[Article],
+        deleted: list[str],
+        bodies: dict[str, bytes] | None = None,
+        changes: dict[str, str] | None = None,
+    ) -> None:
         """Store ``articles`` (replacing their PMIDs) and drop ``deleted``, in one transaction.
-        ``bodies``: their ``encoded`` form where already computed."""
-        bodies = bodies or {}
+        ``bodies``: their ``encoded`` form where already computed; ``changes``: PMID -> revised | retracted |
+        deleted, journalled with the papers' status (a revised paper's status row goes: it stands again)."""
+        bodies, changes = bodies or {}, changes or {}
         rows = []
         for a in articles:
             body = bodies.get(a.pmid) or encoded(a)
@@ -76,6 +100,63 @@ class RecordStore:
             self.db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?)", rows)
             self.db.executemany("DELETE FROM records WHERE pmid = ?", [(int(p),) for p in deleted])
             self.db.executemany("INSERT OR IGNORE INTO deleted VALUES (?)", [(int(p),) for p in deleted])
+            self._journal(changes)
+
+    def _journal(self, changes: dict[str, str]) -> None:
+        """Within the caller's transaction: each change replaces the paper's earlier one, with a new ``seq``."""
+        withdrawn = [(int(p), kind) for p, kind in changes.items() if kind in WITHDRAWN]
+        self.db.executemany("INSERT OR REPLACE INTO status VALUES (?, ?)", withdrawn)
+        standing = [(int(p),) for p, kind in changes.items() if kind not in WITHDRAWN]
+        self.db.executemany("DELETE FROM status WHERE pmid = ?", standing)
+        journal = [(int(p), kind) for p, kind in changes.items()]
+        self.db.executemany("INSERT OR REPLACE INTO changes (pmid, kind) VALUES (?, ?)", journal)
+
+    def statuses(self, pmids: list[str]) -> dict[str, str]:
+        """PMID -> retracted | deleted, for those of ``pmids`` PubMed withdrew."""
+        found: dict[str, str] = {}
+        for batch in chunked([int(p) for p in pmids if str(p).isdigit()], SQL_VARIABLES):
+            marks = ",".join("?" * len(batch))
+            for pmid, status in self.db.execute(f"SELECT pmid, status FROM status WHERE pmid IN ({marks})", batch):
+                found[str(pmid)] = status
+        return found
+
+    def changes_after(self, seq: int, limit: int) -> list[tuple[int, str, str, str | None]]:
+        """(seq, PMID, kind, status) of the changes after ``seq``, oldest first; status as the paper has it now."""
+        rows = self.db.execute(
+            """SELECT c.seq, c.pmid, c.kind, s.status FROM changes c LEFT JOIN status s ON s.pmid = c.pmid
+               WHERE c.seq > ? ORDER BY c.seq LIMIT ?""",
+            (seq, limit),
+        )
+        return [(n, str(pmid), kind, status) for n, pmid, kind, status in rows]
+
+    def last_change(self) -> int:
+        return self.db.execute("SELECT coalesce(max(seq), 0) FROM changes").fetchone()[0]
+
+    def backfill_status(self, progress=lambda n: None) -> int:
+        """Once per store: the papers retracted among records stored before the status table, journalled as
+        retracted so the graph hears of them. Returns how many; ``progress(records read)``."""
+        if self.db.execute("SELECT 1 FROM meta WHERE key = ?", (BACKFILLED,)).fetchone():
+            return 0
+        found, last = 0, -1
+        while rows := self.db.execute(
+            "SELECT pmid, body FROM records WHERE pmid > ? ORDER BY pmid LIMIT 20000", (last,)
+        ).fetchall():
+            changes = {}
+            for pmid, body in rows:
+                text = zlib.decompress(body)
+                if (b"Retracted Publication" in text or b'"retracted_in"' in text) and Article(
+                    **json.loads(text)
+                ).retracted:
+                    changes[str(pmid)] = "retracted"
+            known = self.statuses(list(changes))
+            changes = {pmid: kind for pmid, kind in changes.items() if known.get(pmid) != kind}
+            with self.db:
+                self._journal(changes)
+            found, last = found + len(changes), rows[-1][0]
+            progress(len(rows))
+        with self.db:
+            self.db.execute("INSERT OR IGNORE INTO meta VALUES (?, '1')", (BACKFILLED,))
+        return found
 
     def get(self, pmids: list[str]) -> dict[str, Article]:
         out: dict[str, Article] = {}
@@ -86,9 +167,17 @@ class RecordStore:
                 out[str(pmid)] = Article(**json.loads(zlib.decompress(body)))
         return out
 
+    def index_id(self) -> str:
+        """This store's own name (made once): a reader of ``changes`` keeps its place per store, so an index
+        built again from nothing is read from its start."""
+        with self.db:
+            self.db.execute("INSERT OR IGNORE INTO meta VALUES ('index_id', ?)", (uuid.uuid4().hex,))
+        return self.db.execute("SELECT value FROM meta WHERE key = 'index_id'").fetchone()[0]
+
     def stats(self) -> dict:
         count, newest = self.db.execute("SELECT COUNT(*), MAX(year) FROM records").fetchone()
-        return {"records": count, "newest_year": newest}
+        retracted = self.db.execute("SELECT COUNT(*) FROM status WHERE status = 'retracted'").fetchone()[0]
+        return {"records": count, "newest_year": newest, "retracted": retracted}
 
     def close(self) -> None:
         self.db.close()

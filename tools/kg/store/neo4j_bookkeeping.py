@@ -105,33 +105,42 @@ class BookkeepingQueries:
     def weaken(self, relations: list[dict], descriptions: list[str], reason: str) -> None:
         """Mark relations ({s, t, type}) and descriptions (entity keys) weakened: confidence 0, history kept."""
         now = utc_now()
-        rows = [
-            {
-                **r,
-                "event": json.dumps(
-                    {
-                        "at": now,
-                        "event": "audit",
-                        "reason": r.get("reason", reason),
-                        "previous": r.get("confidence"),
-                        "confidence": 0.0,
-                        "evidence_ids": r.get("evidence_ids", []),
-                        "origin": "audit",
-                    }
-                ),
-            }
-            for r in relations
-        ]
-        relation_query = """UNWIND $rows AS row MATCH (a:Entity {key: row.s}), (b:Entity {key: row.t})
-                            MATCH (a)-[r:RELATES {type: row.type}]->(b)
-                            SET r.status = 'weakened', r.confidence = 0.0, r.updated_at = $now,
-                                r.history = coalesce(r.history, []) + [row.event]"""
         description_query = """UNWIND $keys AS k MATCH (e:Entity {key: k})
                                SET e.description_status = 'weakened', e.description_confidence = 0.0,
                                    e.description_note = $reason"""
 
         def work(tx) -> None:
-            tx.run(relation_query, rows=rows, now=now).consume()
+            weaken_relations(tx, relations, reason, "audit", now)
             tx.run(description_query, keys=descriptions, reason=reason).consume()
 
         self.write(work)
+
+
+WEAKEN_RELATIONS = """UNWIND $rows AS row MATCH (a:Entity {key: row.s}), (b:Entity {key: row.t})
+                      MATCH (a)-[r:RELATES {type: row.type}]->(b)
+                      SET r.status = 'weakened', r.confidence = 0.0, r.updated_at = $now,
+                          r.history = coalesce(r.history, []) + [row.event]"""
+
+
+def weaken_relations(tx, relations: list[dict], reason: str, event: str, now: str) -> None:
+    """Within ``tx``: relations ({s, t, type, confidence, evidence_ids, reason?}) weakened to confidence 0, the
+    change (``event``: audit, retracted, deleted, reread) and its reason appended to each one's history."""
+    rows = [
+        {
+            **r,
+            "event": json.dumps(
+                {
+                    "at": now,
+                    "event": event,
+                    "reason": r.get("reason", reason),
+                    "previous": r.get("confidence"),
+                    "confidence": 0.0,
+                    "evidence_ids": r.get("evidence_ids", []),
+                    "origin": "audit" if event == "audit" else "pubmed",
+                }
+            ),
+        }
+        for r in relations
+    ]
+    if rows:
+        tx.run(WEAKEN_RELATIONS, rows=rows, now=now).consume()

@@ -1,8 +1,8 @@
 """The graph store over the official neo4j driver (Neo4j 5, or the embedded ArcadeDB over Bolt).
 
 ``Neo4jStore`` implements every contract of tools/kg/store/protocols.py: its plumbing, writes, export and
-import are here; its knowledge reads, bookkeeping and inspection reads are mixed in from the other
-neo4j_* modules. Every statement is parameterised; labels and relationship types are fixed strings.
+import are here; its knowledge reads, bookkeeping, literature changes and inspection reads are mixed in from
+the other neo4j_* modules. Every statement is parameterised; labels and relationship types are fixed strings.
 One logical write (entities + evidence + relations) is one transaction, retried as a
 whole on transient and constraint conflicts (concurrent writers MERGE-ing one key).
 """
@@ -30,6 +30,7 @@ from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord, W
 from amg.tools.kg.schema import normalize_key, score_to_confidence
 from amg.tools.kg.store.neo4j_bookkeeping import BookkeepingQueries
 from amg.tools.kg.store.neo4j_inspection import InspectionQueries
+from amg.tools.kg.store.neo4j_literature import LiteratureQueries
 from amg.tools.kg.store.neo4j_reads import KnowledgeQueries
 from amg.tools.kg.store.neo4j_writes import EXISTING_RELATIONS, UPDATE_RELATIONS, write_unit
 
@@ -40,6 +41,7 @@ SCHEMA = (
     "CREATE INDEX entity_type IF NOT EXISTS FOR (e:Entity) ON (e.type)",
     "CREATE INDEX entity_refreshed IF NOT EXISTS FOR (e:Entity) ON (e.refreshed_at)",
     "CREATE INDEX entity_created IF NOT EXISTS FOR (e:Entity) ON (e.created_at)",
+    "CREATE INDEX evidence_reread IF NOT EXISTS FOR (v:Evidence) ON (v.reread_at)",
 )
 # export: references before what they point to (relations before entities), so a graph written to meanwhile
 # still exports self-consistent (nothing is ever deleted from it)
@@ -68,7 +70,7 @@ EXPORT_PAGE = 2000
 _RETRYABLE = (ConstraintError, TransientError, ServiceUnavailable, SessionExpired)
 
 
-class Neo4jStore(KnowledgeQueries, BookkeepingQueries, InspectionQueries):
+class Neo4jStore(KnowledgeQueries, BookkeepingQueries, InspectionQueries, LiteratureQueries):
     """The ``GraphStore`` contracts (tools/kg/store/protocols.py) over the neo4j driver."""
 
     def __init__(self, driver: Driver, database: str | None = None):

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import fields
 from datetime import datetime
 
-from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord, utc_now
+from amg.tools.kg.records import WITHDRAWN, EntityRecord, EvidenceRecord, RelationRecord, utc_now
 from amg.tools.kg.schema import ENTITY_TYPES, normalize_key, validate_name
 
 MAX_TEXT = 10_000  # descriptions, titles, snippets
@@ -103,6 +104,7 @@ def history_event(value):
 
 
 CONFIDENCE = real(0.0, 1.0)
+RECORD_FIELDS = {f.name for f in fields(EvidenceRecord)}
 ENTITY = {
     "key": text(MAX_SHORT),
     "name": name,
@@ -130,6 +132,13 @@ EVIDENCE = {
     "url": optional(text(MAX_SHORT)),
     "release": optional(text(MAX_SHORT)),
     "retrieved_at": timestamp,
+    # a paper PubMed withdrew, and the refresh agent's queue of revised papers (graphs/literature_sync.py)
+    "status": optional(one_of(WITHDRAWN)),
+    "status_note": text(MAX_SHORT),
+    "status_at": timestamp,
+    "revised_at": timestamp,
+    "reread_at": timestamp,
+    "reread_done_at": timestamp,
 }
 RELATION = {
     "type": text(40),
@@ -197,7 +206,7 @@ def _evidence(row: dict) -> dict:
     ident = text(MAX_SHORT)(row.get("id"))
     if props["id"] != ident:
         raise Rejected(f"id {ident!r:.60} differs from props.id {props['id']!r:.60}")
-    EvidenceRecord(**props)  # kind from the vocabulary, non-empty id
+    EvidenceRecord(**{k: v for k, v in props.items() if k in RECORD_FIELDS})  # kind from the vocabulary, non-empty id
     return {"kind": "evidence", "id": ident, "props": {"title": "", "snippet": "", "retrieved_at": utc_now(), **props}}
 
 
