@@ -57,6 +57,12 @@ def test_an_open_answer_is_judged_by_the_option_it_names_or_the_nearest():
     assert judged_option("The orbital base fractures.", options, embed) == "C", "the nearest by the embedder"
     assert judged_option("No.", {"A": "yes", "B": "no", "C": "maybe"}, embed) == "B"
     assert judged_option("", options, embed) is None
+    glands = {"A": "Adrenal", "B": "Bartholin's", "C": "Bulbourethral", "D": "Corpus luteum"}
+    assert judged_option("The Bartholin glands lubricate it.", glands, embed) == "B", "the words only it has"
+    vectors["Somewhere between the two."] = [0.7, 0.71]  # cosine 0.99 to the medial wall, 0.99 to the floor
+    assert judged_option("Somewhere between the two.", options, embed) is None, "no clear lead: no option"
+    vectors["Something else entirely."] = [-1, 0]
+    assert judged_option("Something else entirely.", options, embed) is None, "near none of them"
 
 
 def test_the_answers_likelihood_is_read_from_the_tokens_that_wrote_it():
