@@ -82,9 +82,10 @@ def build_parser() -> argparse.ArgumentParser:
     ingest = sub.add_parser(
         "ingest",
         help="add .txt/.md/.jsonl files to the textbook passage store; "
-        "`amg ingest pubmed FILE...`: PubMed XML (.xml, .xml.gz) or JSON lines to the local PubMed index",
+        "`amg ingest pubmed FILE...`: PubMed XML (.xml, .xml.gz) or JSON lines to the local PubMed index; "
+        "`amg ingest papers FILE...`: the same, and SciFact's corpus or papers with a DOI (JSON lines)",
     )
-    ingest.add_argument("paths", nargs="+", metavar="[pubmed] PATH")
+    ingest.add_argument("paths", nargs="+", metavar="[pubmed|papers] PATH")
     search = sub.add_parser(
         "search", help="search the textbook passage store; `amg search pubmed QUERY`: the local PubMed index"
     )
@@ -160,6 +161,10 @@ def run(args: argparse.Namespace) -> int:
 
         return kg.run(args, context_from(args))
     words = getattr(args, "paths", None) or getattr(args, "query", None) or []
+    if args.command == "ingest" and len(words) > 1 and words[0] == "papers":
+        from amg.cli import literature
+
+        return literature.ingest(words[1:], Context(), any_paper=True)
     if args.command in ("ingest", "search") and len(words) > 1 and words[0] == "pubmed":
         from amg.cli import literature
 

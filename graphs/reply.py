@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from amg.tools.literature.paper_ids import label, scheme_of
+
 DISCLAIMER = "AMG is a research tool: this is not medical advice."
 UNCALIBRATED = " (uncalibrated: no measured map for this model and kind of question)"
 
@@ -14,9 +16,10 @@ def chat_reply(result: dict) -> str:
     if result.get("rationale"):
         lines.append(f"Why: {result['rationale']}")
     for c in result.get("citations", []):
-        where = f"PMID {c['pmid']}" if c.get("pmid") else (c.get("url") or c.get("id"))
+        paper = scheme_of(c.get("id") or "")  # a paper: its id in its scheme, then the link of that scheme
+        where = f"PMID {c['pmid']}" if c.get("pmid") else label(c["id"]) if paper else (c.get("url") or c.get("id"))
         year = f", {c['year']}" if c.get("year") else ""
-        link = f" {c['url']}" if c.get("pmid") and c.get("url") else ""
+        link = f" {c['url']}" if paper and c.get("url") else ""
         lines.append(f"[{c['n']}] {c.get('title') or c['id']} ({where}{year}){link}")
         if c.get("quote"):
             lines.append(f'    "{c["quote"]}"')

@@ -67,13 +67,13 @@ class EvidenceFinder:
             for art in client.search_articles(query, max_results=k, mindate=mindate, context=context):
                 text = art.conclusion_first()[:SNIPPET_CHARS]
                 record = EvidenceRecord(
-                    id=f"pmid:{art.pmid}",
+                    id=art.evidence_id,
                     kind="pubmed",
                     title=art.display_title,
                     snippet=text,
                     year=art.year,
                     journal=art.journal,
-                    pmid=art.pmid,
+                    pmid=art.pmid or None,
                     doi=art.doi,
                     url=art.url,
                 )

@@ -17,6 +17,9 @@ from xml.etree.ElementTree import Element, ParseError
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import iterparse
 
+from amg.tools.literature.paper_ids import link, pmid_id
+from amg.tools.literature.sentences import abstract_sentences
+
 YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
 MONTHS = {
     m: i
@@ -39,10 +42,29 @@ class Article:
     publication_types: list[str] = field(default_factory=list)
     mesh_terms: list[str] = field(default_factory=list)
     revised: str = ""  # YYYY-MM-DD the record was last revised (a later revision replaces an earlier one)
+    # a record without a PMID (pmid ""): its id in its own scheme, "doi:…" or "s2:…" (tools/literature/paper_ids.py)
+    paper: str = ""
+    # the abstract's sentences where the source gives them (SciFact); a PubMed abstract is split when read
+    sentences: list[str] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        """The local index's key: the PMID, else the paper id."""
+        return self.pmid or self.paper
+
+    @property
+    def evidence_id(self) -> str:
+        """The paper id, the graph's Evidence id: "pmid:…", else "doi:…" or "s2:…"."""
+        return pmid_id(self.pmid) if self.pmid else self.paper
 
     @property
     def url(self) -> str:
-        return f"https://pubmed.ncbi.nlm.nih.gov/{self.pmid}/"
+        """The link of the paper's own scheme: PubMed for a PMID, doi.org for a DOI, Semantic Scholar for an S2 id."""
+        return link(self.evidence_id)
+
+    def numbered(self) -> list[str]:
+        """The abstract's sentences, numbered by their place (0 = the first): as the source gave them, else split."""
+        return list(self.sentences) if self.sentences else abstract_sentences(self.abstract)
 
     @property
     def display_title(self) -> str:
@@ -70,6 +92,10 @@ class Deletion:
     """A ``DeleteCitation`` entry of an update file: this PMID leaves PubMed."""
 
     pmid: str
+
+    @property
+    def key(self) -> str:
+        return self.pmid
 
 
 @dataclass(frozen=True)
