@@ -23,10 +23,10 @@ from pathlib import Path
 from amg.agents.finding_reader.reader import FINDING_NAMES
 from amg.agents.reasoner import shown_paths
 from amg.cli.answer_format import pmids
-from amg.tools.literature.paper_ids import label as paper_label
-from amg.tools.literature.paper_ids import link, scheme_of
 from amg.tools.kg.pipeline_types import Step
 from amg.tools.kg.schema import normalize_key
+from amg.tools.literature.paper_ids import label as paper_label
+from amg.tools.literature.paper_ids import link, scheme_of
 
 CURATED, EXTRACTED, ANSWER = "#2b6cb0", "#dd6b20", "#2f855a"
 STYLE = """body{font-family:sans-serif;margin:16px;max-width:1240px}svg{max-width:100%;max-height:70vh;
