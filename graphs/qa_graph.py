@@ -7,7 +7,8 @@ the graph after the answer (``AMG_LEARN=after``: the reasoner reads the evidence
 before the traversal (``before``, the paper's order). A research question whose claim the graph
 does not hold (agents/gap_detector.py) sends the question itself to PubMed instead; its answer reads
 the studies without a chain of thought, and after it the finding of the paper it cites (else the
-best match) is learned with its PMID (graphs/learning.py).
+best match) is learned with its PMID (graphs/learning.py). A claim (question kind "claim", decided once in prepare)
+takes its own path: papers, stances, verdict, findings learned (graphs/claim_path.py).
 """
 
 from __future__ import annotations
@@ -25,14 +26,16 @@ from amg.agents.gap_detector import detect_gaps
 from amg.agents.query_parser import parse_query, spot_entities
 from amg.agents.reasoner import number_evidence, reason, shown_paths, studies_read, study_reading, with_lead_text
 from amg.agents.traverser import traverse_subgraph, without_other_studies
+from amg.graphs.claim_path import after_weighing, find_claim_papers, learn_claim, read_stances, weigh_claim
 from amg.graphs.context import Context, run_context
 from amg.graphs.expansion import expand, search
 from amg.graphs.learning import after_answer, learn_entity, learn_study
-from amg.graphs.question import prepare_question, refers_back, topic_of, with_topic
+from amg.graphs.question import CLAIM_EMPTY, claim_to_check, prepare_question, refers_back, topic_of, with_topic
 from amg.graphs.reply import chat_reply
 from amg.graphs.resources import resources_for
 from amg.graphs.state import CLAIM, PER_TURN_RESET, QAInput, QAState, fetched, fetched_texts
 from amg.graphs.timing import timed
+from amg.tools.claim_wording import states_claim
 from amg.tools.llm.confidence_maps import extraction_reliability
 from amg.tools.question_kinds import confidence_kind, is_research_question, question_kind
 
@@ -44,6 +47,13 @@ def prepare(state: QAState, runtime: Runtime[Context]) -> dict:
     answered = read_answers(_said(state), state.get("follow_up") or [])
     findings = {**(state.get("findings") or {}), **answered} if answered else {}
     update = {**PER_TURN_RESET, "question": question, "options": options, "notices": notices, "findings": findings}
+    said = _said(state) if question else ""  # a claim is its own words, not a follow-up's context
+    check = bool(state.get("check"))
+    claim = check or bool(said and not options and states_claim(said))
+    update["kind"] = "claim" if claim else "research" if is_research_question(question, options) else "exam"
+    if update["kind"] == "claim":
+        update["claim"], claim_problem = claim_to_check(said or question, check)
+        problem = problem and (CLAIM_EMPTY if check and not question else problem) or claim_problem
     if problem:
         update.update(answer=problem, problem=problem, confidence=0.0, messages=[AIMessage(problem)])
     return update
@@ -61,6 +71,8 @@ def _said(state: QAState) -> str:
 def parse(state: QAState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
     res = resources_for(ctx)
+    if state.get("kind") == "claim":  # the vocabularies' entities only: a claim's model calls are its stances
+        return {"entities": spot_entities(state["claim"], res.linker)[: ctx.max_entities]}
     update = parse_query(
         state["question"],
         state.get("options", {}),
@@ -182,7 +194,7 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
 def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     res = resources_for(run_context(runtime))
     subgraph = state["subgraph"]
-    index, kind = state.get("evidence_index", []), question_kind(state["question"], state.get("options", {}))
+    index, kind = state.get("evidence_index", []), state.get("kind") or question_kind(state["question"], {})
     entities = with_aliases(state.get("entities", []), res.store)
     calibration = res.calibration(kind=confidence_kind(state["question"], state.get("options", {})))
     update = synthesize(
@@ -216,6 +228,8 @@ def after_prepare(state: QAState) -> str:
 
 
 def after_parse(state: QAState) -> str:
+    if state.get("kind") == "claim":
+        return "find_papers"
     research = is_research_question(state["question"], state.get("options", {}))
     return "check_gaps" if state.get("entities") or research else "answer"
 
@@ -247,9 +261,13 @@ builder.add_node("reason", reason_node)
 builder.add_node("answer", answer)
 builder.add_node("learn_entity", learn_entity)
 builder.add_node("learn_study", learn_study)
+builder.add_node("find_papers", find_claim_papers)
+builder.add_node("read_stances", read_stances)
+builder.add_node("weigh_claim", weigh_claim)
+builder.add_node("learn_claim", learn_claim)
 builder.add_edge(START, "prepare")
 builder.add_conditional_edges("prepare", after_prepare, ["parse_query", END])
-builder.add_conditional_edges("parse_query", after_parse, ["check_gaps", "answer"])
+builder.add_conditional_edges("parse_query", after_parse, ["check_gaps", "answer", "find_papers"])
 builder.add_conditional_edges("check_gaps", after_gaps, ["expand_entity", "search_claim", "traverse"])
 builder.add_edge("expand_entity", "traverse")
 builder.add_edge("search_claim", "traverse")
@@ -259,4 +277,8 @@ builder.add_edge("reason", "answer")
 builder.add_conditional_edges("answer", after_answer, ["learn_entity", "learn_study", END])
 builder.add_edge("learn_entity", END)
 builder.add_edge("learn_study", END)
+builder.add_edge("find_papers", "read_stances")
+builder.add_edge("read_stances", "weigh_claim")
+builder.add_conditional_edges("weigh_claim", after_weighing, ["learn_claim", END])
+builder.add_edge("learn_claim", END)
 graph = builder.compile(name="AMG QA")

@@ -1,0 +1,73 @@
+"""The papers that bear on a claim: BM25 from the local index, re-ranked by how close their sentences come to the
+claim (tools/literature/sentence_vectors.py), with each sentence's closeness kept for choosing what to read.
+
+``rank`` says how papers are ordered: "bm25" (the engine alone), "dense" (the closest sentence, or the title,
+to the claim) or "fusion" (reciprocal-rank fusion of the two, Cormack et al. 2009): measured on the claims' tune
+split by benchmarks/claim_retrieval.py, which reports each.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from amg.tools.literature.index import LiteratureIndex
+from amg.tools.literature.pubmed_xml import Article
+from amg.tools.literature.sentence_vectors import SentenceVectors
+
+RANKINGS = ("bm25", "dense", "fusion")
+DEPTH = 20  # BM25 candidates re-ranked
+RRF_K = 60  # reciprocal-rank fusion's constant (the published default)
+
+
+@dataclass
+class FoundPaper:
+    article: Article
+    bm25: float
+    bm25_rank: int
+    relevance: float = 0.0  # the closest sentence's (or the title's) cosine similarity to the claim
+    sentence_scores: list[float] = field(default_factory=list)  # per numbered sentence
+    score: float = 0.0  # what the papers were ordered by
+
+
+def find_papers(
+    index: LiteratureIndex,
+    claim: str,
+    vectors: SentenceVectors | None,
+    k: int = 3,
+    rank: str = "fusion",
+    depth: int = DEPTH,
+) -> list[FoundPaper]:
+    """The ``k`` papers best ranked for ``claim`` by ``rank`` among BM25's ``depth`` best, each with its sentences'
+    similarity to the claim (none without ``vectors``, which "bm25" does not need)."""
+    if rank not in RANKINGS:
+        raise ValueError(f"ranking {rank!r} (choose {', '.join(RANKINGS)})")
+    hits = index.search(claim, k=depth)
+    articles = {a.key: a for a in index.fetch([h.key for h in hits])}
+    found = [FoundPaper(articles[h.key], h.score, n) for n, h in enumerate(h for h in hits if h.key in articles)]
+    if vectors is not None and found:
+        closeness(found, claim, vectors)
+    if rank == "bm25" or vectors is None:
+        for paper in found:
+            paper.score = paper.bm25
+    elif rank == "dense":
+        for paper in found:
+            paper.score = paper.relevance
+    else:
+        by_dense = sorted(found, key=lambda p: -p.relevance)
+        dense_rank = {id(p): n for n, p in enumerate(by_dense)}
+        for paper in found:
+            paper.score = 1 / (RRF_K + paper.bm25_rank + 1) + 1 / (RRF_K + dense_rank[id(paper)] + 1)
+    return sorted(found, key=lambda p: -p.score)[:k]
+
+
+def closeness(found: list[FoundPaper], claim: str, vectors: SentenceVectors) -> None:
+    """Set each paper's sentence similarities to ``claim`` and its relevance (the best of them and its title's)."""
+    by_key = vectors.of([p.article for p in found])
+    query = np.asarray(vectors.embed([claim, *[p.article.title or "." for p in found]]), dtype=np.float32)
+    for n, paper in enumerate(found):
+        scores = by_key[paper.article.key] @ query[0] if len(by_key[paper.article.key]) else np.zeros(0)
+        paper.sentence_scores = [round(float(s), 4) for s in scores]
+        title = float(query[1 + n] @ query[0]) if paper.article.title else 0.0
+        paper.relevance = round(max([title, *paper.sentence_scores]), 4)
