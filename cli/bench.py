@@ -39,6 +39,8 @@ from amg.tools.question_kinds import question_kind
 
 
 def run(args, context: Context) -> int:
+    if getattr(args, "split", None) and args.split != "all" and not args.dataset.endswith(".jsonl"):
+        raise ValueError("--split picks claims of a SciFact claims file (.jsonl)")
     if args.open and args.method != "kg":
         raise ValueError("--open asks AMG's own path: use it with --method kg")
     if args.model in LOCAL_MODELS:
@@ -118,6 +120,10 @@ def _answered(question: str, options: dict, context: Context) -> tuple[dict, flo
 
 def _bench(args, context: Context, res) -> int:
     dataset = load(Path(args.dataset))
+    if dataset.kind == "claims":
+        from amg.cli.claim_bench import run_claims
+
+        return run_claims(args, context, res, dataset)
     items = dataset.items[: args.limit] if args.limit else dataset.items
     if args.shuffle_options:
         items = [shuffled(item, args.seed) for item in items]

@@ -7,10 +7,11 @@ import sys
 import uuid
 from pathlib import Path
 
-from amg.cli.answer_format import json_result, pmids
+from amg.cli.answer_format import json_result
 from amg.cli.terminal import json_printable, printable
 from amg.graphs.context import Context
 from amg.graphs.resources import resources_for
+from amg.tools.literature.paper_ids import label, scheme_of
 
 
 def parse_options(raw: list[str]) -> dict[str, str]:
@@ -77,7 +78,7 @@ def learned_lines(result: dict) -> list[str]:
     if result.get("timings_ms", {}).get("learn"):
         lines.append(f"learned {len(result.get('new_relations', []))} relation(s) from this question's evidence")
         for r in result.get("new_relations", []):
-            papers = ", ".join(f"PMID {p}" for p in pmids(r["evidence_ids"]))
+            papers = ", ".join(label(i) for i in r["evidence_ids"] if scheme_of(i))
             lines.append(
                 f"  {r['source']} -{r['type']}-> {r['target']} ({r['confidence']:.2f})"
                 + (f" [{papers}]" if papers else "")

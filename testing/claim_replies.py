@@ -38,3 +38,11 @@ def stance(word: str, sentences: tuple[int, ...] = (), p: float = 0.9) -> dict:
     ]
     steps.append({"token": f" {word}", "logprob": math.log(p), "top_logprobs": top})
     return {"content": f"Sentences: {named}\nStance: {word}", "logprobs": steps}
+
+
+def asks_for_claim_verdict(body: dict) -> str | None:
+    """ "rag" or "cot" for the claim baselines' requests (evaluation/claim_baselines.py), else None."""
+    turn = last_turn(body) if requested_tool(body) is None else ""
+    if "Do these papers show that the claim is true or false?" in turn:
+        return "rag"
+    return "cot" if "Is this claim true, according to what is known" in turn else None
