@@ -38,7 +38,7 @@ def baseline_replies(body: dict) -> dict:
 
 
 @pytest.fixture
-def bench(check, tmp_path):
+def bench(check, tmp_path):  # noqa: F811 (the imported fixture)
     run, server = check
     server.responder = baseline_replies
     run({"question": "warm up"}, evidence_mode="offline", learn="off")  # installs the resources the bench finds
