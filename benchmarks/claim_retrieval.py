@@ -15,6 +15,7 @@ passes ``RELEVANCE_GATE``, other papers that pass it, and gold rationale sentenc
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 from pathlib import Path
