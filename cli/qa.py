@@ -36,15 +36,20 @@ def run(args, context: Context) -> int:
         resources_for(context).close()
 
 
+ANSWERING = ("answer", "weigh_claim")  # the nodes whose update is the turn's reply
+
+
 def answered_first(run_graph, payload: dict, context: Context, show=None, config: dict | None = None) -> dict:
-    """The graph's final state; ``show`` gets the answer's text as soon as the answer node has it
-    (the relation scorer may still be learning from the evidence)."""
+    """The graph's final state; ``show`` gets the answer's text as soon as the answer node (a claim's: its verdict's)
+    has it (the relation scorer may still be learning from the evidence)."""
     result: dict = {}
     for kind, chunk in run_graph.stream(payload, config=config, context=context, stream_mode=["updates", "values"]):
         if kind == "values":
             result = chunk
-        elif show and "answer" in chunk and chunk["answer"].get("messages"):
-            show(str(chunk["answer"]["messages"][-1].content))
+            continue
+        said = next((chunk[n] for n in ANSWERING if n in chunk and (chunk[n] or {}).get("messages")), None)
+        if show and said:
+            show(str(said["messages"][-1].content))
     return result
 
 

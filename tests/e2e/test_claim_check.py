@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from langchain_openai import ChatOpenAI
 
+from amg.cli.qa import answered_first
 from amg.graphs.context import Context
 from amg.graphs.qa_graph import graph
 from amg.graphs.resources import Resources, install
@@ -42,11 +43,11 @@ def check(store, scripted_server, tmp_path, monkeypatch):
     ingest_files(index, [DATA / "scifact_corpus_sample.jsonl"], lambda p, s: lambda n: None, any_paper=True)
     server = scripted_server(responder)
 
-    def run(payload: dict, **context) -> dict:
+    def run(payload: dict, show=None, **context) -> dict:
         ctx = Context(data_dir=str(tmp_path), sources="pubmed", **context)
         llm = ChatOpenAI(base_url=server.base_url, api_key="test", model="scripted", temperature=0)
         install(Resources(ctx, store=store, llm=llm, literature=index))
-        return graph.invoke(payload, context=ctx)
+        return answered_first(graph, payload, ctx, show) if show else graph.invoke(payload, context=ctx)
 
     yield run, server
     index.close()
@@ -76,6 +77,20 @@ def test_one_paper_supports_one_contradicts_and_the_verdict_is_mixed(check):
     assert ("high-dose oral vitamin D", "no_effect_on", "fractures") in learned
     kept = next(r for r in result["new_relations"] if r["target"] == "fractures")
     assert [(q["paper"], q["n"]) for q in kept["quotes"]] == [("s2:1002", 2), ("s2:1002", 3)]
+
+
+def test_amg_ask_shows_the_verdict_of_a_stated_claim_and_its_json_lists_the_stances(check):
+    from amg.cli.answer_format import json_result
+
+    run, _ = check
+    shown: list[str] = []
+    result = run({"question": CLAIM}, show=shown.append, evidence_mode="hybrid", learn="off")
+    assert len(shown) == 1 and shown[0].startswith("Mixed evidence: 1 paper supports the claim, 1 contradicts it.")
+    checked = json_result(result)["claim_check"]
+    assert checked["verdict"] == "mixed" and checked["claim"] == CLAIM
+    papers = {p["id"]: (p["stance"], p["sentences"]) for p in checked["papers"]}
+    assert papers["s2:1001"] == ("supports", [2]) and papers["s2:1002"] == ("contradicts", [2, 3])
+    assert [q["n"] for q in checked["papers"][1]["quotes"]] == checked["papers"][1]["sentences"]
 
 
 def test_the_offline_pass_answers_from_what_the_hybrid_pass_learned(check):
