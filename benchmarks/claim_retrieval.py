@@ -9,7 +9,8 @@ evidence, reports the recall of a gold abstract among the first 1, 3, 5 and 10 p
 tune, odd ones held out: evaluation/datasets.py ``split_of``) and per ranking of tools/literature/claim_search.py
 over BM25's best ``DEPTH``. On the tune split only, it also reports what the stance step's gate and the sentences it
 shows would keep (agents/claim_checker/stance.py): gold abstracts among the first three whose closest sentence
-passes ``RELEVANCE_GATE``, other papers that pass it, and gold rationale sentences among the sentences shown.
+passes the gates (``RELEVANCE_GATE``, and ``RELATIVE_GATE`` from the closest paper's), other papers that pass them,
+and gold rationale sentences among the sentences shown.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from amg.agents.claim_checker.stance import RELEVANCE_GATE, SHOWN_SENTENCES
+from amg.agents.claim_checker.stance import RELATIVE_GATE, RELEVANCE_GATE, SHOWN_SENTENCES
 from amg.evaluation.datasets import load, split_of
 from amg.graphs.claim_path import CLAIM_PAPERS
 from amg.tools.literature.claim_search import DEPTH, RANKING, RANKINGS, candidates, ranked
@@ -84,6 +85,7 @@ def run(data_dir: Path, limit: int | None, features: str | None = None) -> int:
             )
     figures["tune_gate"] = {
         "relevance_gate": RELEVANCE_GATE,
+        "relative_gate": RELATIVE_GATE,
         "gold_passing": round(gate["gold_passing"] / max(gate["gold"], 1), 3),
         "other_passing": round(gate["other_passing"] / max(gate["other"], 1), 3),
         "rationale_sentences_shown": round(gate["rationale_shown"] / max(gate["rationale"], 1), 3),
@@ -114,9 +116,10 @@ def dump(path: str, claim: dict, found) -> None:
 
 def read(papers, claim: dict, gate: dict) -> None:
     """Count what the stance step would keep of ``papers``: the gate, and the gold rationale sentences shown."""
+    floor = max([RELEVANCE_GATE, *(p.relevance - RELATIVE_GATE for p in papers)])
     for paper in papers:
         doc = paper.article.evidence_id.removeprefix("s2:")
-        passing = paper.relevance >= RELEVANCE_GATE
+        passing = paper.relevance >= floor
         kind = "gold" if doc in claim["evidence"] else "other"
         gate[kind] += 1
         gate[f"{kind}_passing"] += passing

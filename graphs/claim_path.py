@@ -15,7 +15,7 @@ from langgraph.types import Send
 
 from amg.agents.claim_checker.findings import learn_claim_paper
 from amg.agents.claim_checker.from_graph import papers_from_graph
-from amg.agents.claim_checker.stance import read_stance, shown_sentences
+from amg.agents.claim_checker.stance import read_papers, shown_sentences
 from amg.agents.claim_checker.verdict import weigh
 from amg.graphs.context import Context, run_context
 from amg.graphs.learning import after_the_answer
@@ -78,7 +78,7 @@ def read_stances(state: QAState, runtime: Runtime[Context]) -> dict:
     """Each paper's stance on the claim, with the sentences that settle it (one short model call per paper read)."""
     res = resources_for(run_context(runtime))
     usage = Usage()
-    papers = [read_stance(state["claim"], paper, res.llm, usage) for paper in state.get("papers", [])]
+    papers = read_papers(state["claim"], state.get("papers", []), res.llm, usage)
     return {"papers": papers, **usage.as_update()}
 
 
