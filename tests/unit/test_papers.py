@@ -129,3 +129,23 @@ def test_a_citation_shows_the_link_of_its_own_scheme():
     assert "[2] Paper 2 (DOI 10.1000/xyz.1) https://doi.org/10.1000/xyz.1" in shown
     assert "[3] Paper 3 (CorpusID 4983) https://api.semanticscholar.org/CorpusID:4983" in shown
     assert "pubmed.ncbi" not in shown.split("[2]")[1]
+
+
+def test_sentence_and_title_vectors_are_computed_once_and_kept(tmp_path):
+    from amg.tools.literature.pubmed_xml import Article
+    from amg.tools.literature.sentence_vectors import SentenceVectors
+
+    calls = []
+
+    def embed(texts):
+        calls.append(list(texts))
+        return [[1.0, 0.0] if "hip" in t else [0.0, 1.0] for t in texts]
+
+    paper = Article(pmid="", title="Hip study", abstract="", paper="s2:1", sentences=["It helps hips.", "Done."])
+    vectors = SentenceVectors(tmp_path / "v.sqlite", "toy", embed)
+    first = vectors.of([paper])["s2:1"]
+    assert first.shape == (2, 2) and vectors.titles([paper])["s2:1"].shape == (1, 2)
+    again = SentenceVectors(tmp_path / "v.sqlite", "toy", embed)
+    assert (again.of([paper])["s2:1"] == first).all() and len(calls) == 2, "read back, not embedded again"
+    revised = Article(pmid="", title="Hip study", abstract="", paper="s2:1", sentences=["Changed."])
+    assert again.of([revised])["s2:1"].shape == (1, 2) and len(calls) == 3, "a revised record is embedded anew"

@@ -77,10 +77,12 @@ def ranked(found: list[FoundPaper], rank: str) -> list[FoundPaper]:
 
 def closeness(found: list[FoundPaper], claim: str, vectors: SentenceVectors) -> None:
     """Set each paper's sentence similarities to ``claim`` and its relevance (the best of them and its title's)."""
-    by_key = vectors.of([p.article for p in found])
-    query = np.asarray(vectors.embed([claim, *[p.article.title or "." for p in found]]), dtype=np.float32)
-    for n, paper in enumerate(found):
-        scores = by_key[paper.article.key] @ query[0] if len(by_key[paper.article.key]) else np.zeros(0)
+    articles = [p.article for p in found]
+    by_key, titles = vectors.of(articles), vectors.titles(articles)
+    query = np.asarray(vectors.embed([claim]), dtype=np.float32)[0]
+    for paper in found:
+        key = paper.article.key
+        scores = by_key[key] @ query if len(by_key[key]) else np.zeros(0)
         paper.sentence_scores = [round(float(s), 4) for s in scores]
-        title = float(query[1 + n] @ query[0]) if paper.article.title else 0.0
+        title = float(titles[key][0] @ query) if len(titles[key]) else 0.0
         paper.relevance = round(max([title, *paper.sentence_scores]), 4)
