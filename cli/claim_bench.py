@@ -111,6 +111,7 @@ def run_claims(args, context: Context, res, dataset) -> int:
     after = res.store.stats() if args.method == "kg" else None
     gold = {i["id"]: i["evidence"] for i in items}
     summary = summarize(rows, gold, method, res, context, args, split, before, after)
+    summary["config"]["skipped_records"] = dataset.skipped
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     print(
         f"{method}: n={summary['n']} verdict_accuracy={summary['verdict_accuracy']:.3f} "

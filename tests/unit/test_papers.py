@@ -86,11 +86,12 @@ def test_bad_lines_are_skipped_with_their_reason_and_nothing_half_written(index,
         json.dumps({"doc_id": "abc", "title": "Bad id", "abstract": ["A sentence."]}),
         json.dumps({"title": "No id at all", "abstract": ["A sentence."]}),
         json.dumps({"doi": "10.1000/xyz.1", "title": "A DOI paper", "abstract": "It works. It is safe."}),
+        json.dumps({"pmid": "123", "year": 2001, "sections": [{"label": "RESULTS", "text": "A fell. B rose."}]}),
     ]
     path = tmp_path / "mixed.jsonl"
     path.write_text("\n".join(lines) + "\n")
     report = ingest(index, path)
-    assert report.added == 1
+    assert report.added == 2
     assert report.skipped == {
         "not a JSON object": 1,
         "abstract has no sentences": 1,
@@ -98,7 +99,9 @@ def test_bad_lines_are_skipped_with_their_reason_and_nothing_half_written(index,
         "doc_id is not a corpus id (a positive integer)": 1,
         "no paper id (pmid, doi or doc_id)": 1,
     }
-    assert index.stats()["records"] == 1
+    assert index.stats()["records"] == 2
+    [pubmed] = index.fetch(["123"])
+    assert pubmed.numbered() == ["RESULTS A fell.", "B rose."] and pubmed.url == "https://pubmed.ncbi.nlm.nih.gov/123/"
     [paper] = index.fetch(["doi:10.1000/xyz.1"])
     assert paper.numbered() == ["It works.", "It is safe."] and paper.url == "https://doi.org/10.1000/xyz.1"
 
