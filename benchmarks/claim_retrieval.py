@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 import tempfile
 from pathlib import Path
@@ -41,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, help="first N claims of each split")
     parser.add_argument("--features", help="write each tune claim's candidates (BM25, closeness, gold) here (JSONL)")
     args = parser.parse_args(argv)
+    logging.getLogger("sentence_transformers").setLevel(logging.WARNING)  # no progress bar per claim
     with tempfile.TemporaryDirectory(prefix="amg-claims-") as scratch:
         return run(Path(args.data_dir or scratch), args.limit, args.features)
 
