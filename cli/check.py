@@ -8,6 +8,7 @@ import json
 from amg.cli.qa import answered_first, learned_lines
 from amg.cli.terminal import json_printable, printable
 from amg.graphs.context import Context
+from amg.graphs.question import claim_to_check
 from amg.graphs.resources import resources_for
 
 
@@ -63,9 +64,11 @@ def claim_json(result: dict) -> dict:
 def run(args, context: Context) -> int:
     from amg.graphs.qa_graph import graph
 
+    problem = claim_to_check(args.claim, asked=True)[1]
+    if problem:  # before any server starts for it
+        raise ValueError(problem)
     try:
-        if args.claim.strip():
-            resources_for(context).start_in_background("store", "llm", "embedder")
+        resources_for(context).start_in_background("store", "llm", "embedder")
         show = None if args.json else (lambda text: print(printable(text), flush=True))
         result = answered_first(graph, {"question": args.claim, "check": True}, context, show)
         if result.get("problem"):

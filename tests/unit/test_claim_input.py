@@ -31,6 +31,11 @@ from amg.cli.main import main
 )
 def test_a_claim_that_cannot_be_checked_is_one_line_and_no_traceback(claim, said, capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("AMG_DATA_DIR", str(tmp_path))
+    started = []
+    monkeypatch.setattr(
+        "amg.graphs.resources.Resources.start_in_background", lambda self, *names: started.append(names)
+    )
     assert main(["check", claim]) == 2
+    assert started == [], "no server starts for a claim that cannot be checked"
     err = capsys.readouterr().err
     assert err.strip() == said and "Traceback" not in err
