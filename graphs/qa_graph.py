@@ -59,6 +59,11 @@ def prepare(state: QAState, runtime: Runtime[Context]) -> dict:
     return update
 
 
+def _kind(state: QAState) -> str:
+    """The turn's kind as ``prepare`` decided it (a state from elsewhere without one: decided from its question)."""
+    return state.get("kind") or question_kind(state["question"], state.get("options", {}))
+
+
 def _said(state: QAState) -> str:
     """This turn's own words (a chat message, or the question)."""
     messages = state.get("messages") or []
@@ -173,7 +178,7 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
     nodes, links = state["subgraph"]["nodes"], state["subgraph"]["links"]
     index = number_evidence(nodes, fetched(state), res.store, links, state.get("differential", []))
     index = with_lead_text(index, fetched_texts(state))
-    if is_research_question(state["question"], state.get("options", {})):
+    if _kind(state) == "research":
         return {"evidence_index": index, "reading": study_reading(index, links)}
     update = reason(
         state["question"],
@@ -194,7 +199,7 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
 def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     res = resources_for(run_context(runtime))
     subgraph = state["subgraph"]
-    index, kind = state.get("evidence_index", []), state.get("kind") or question_kind(state["question"], {})
+    index, kind = state.get("evidence_index", []), _kind(state)
     entities = with_aliases(state.get("entities", []), res.store)
     calibration = res.calibration(kind=confidence_kind(state["question"], state.get("options", {})))
     update = synthesize(
@@ -230,8 +235,7 @@ def after_prepare(state: QAState) -> str:
 def after_parse(state: QAState) -> str:
     if state.get("kind") == "claim":
         return "find_papers"
-    research = is_research_question(state["question"], state.get("options", {}))
-    return "check_gaps" if state.get("entities") or research else "answer"
+    return "check_gaps" if state.get("entities") or _kind(state) == "research" else "answer"
 
 
 def after_gaps(state: QAState, runtime: Runtime[Context]):
