@@ -19,6 +19,7 @@ BENCHMARKS = (
     "coverage",
     "pubmed_index",
     "literature_recall",
+    "claim_retrieval",
     "robustness",
 )
 

@@ -6,9 +6,15 @@ CITATION_FIELDS = ("n", "evidence_id", "kind", "pmid", "doi", "title", "year", "
 
 
 def json_result(result: dict) -> dict:
-    """The ``amg ask --json`` contract."""
+    """The ``amg ask --json`` contract; a claim's adds ``claim_check``, the ``amg check --json`` object."""
     nodes = result.get("subgraph", {}).get("nodes", [])
+    checked = {}
+    if result.get("kind") == "claim":
+        from amg.cli.check import claim_json
+
+        checked = {"claim_check": claim_json(result)}
     return {
+        **checked,
         "answer": result.get("answer", ""),
         "option": result.get("option"),
         "confidence": result.get("confidence", 0.0),

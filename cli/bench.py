@@ -40,6 +40,8 @@ from amg.tools.question_kinds import question_kind
 
 
 def run(args, context: Context) -> int:
+    if getattr(args, "split", None) and args.split != "all" and not args.dataset.endswith(".jsonl"):
+        raise ValueError("--split picks claims of a SciFact claims file (.jsonl)")
     if args.model in LOCAL_MODELS:
         context = context.with_overrides(local_model=args.model, openai_base_url="")
     elif args.model:
@@ -117,6 +119,10 @@ def _answered(question: str, options: dict, context: Context) -> tuple[dict, flo
 
 def _bench(args, context: Context, res) -> int:
     dataset = load(Path(args.dataset))
+    if dataset.kind == "claims":
+        from amg.cli.claim_bench import run_claims
+
+        return run_claims(args, context, res, dataset)
     items = dataset.items[: args.limit] if args.limit else dataset.items
     if args.shuffle_options:
         items = [shuffled(item, args.seed) for item in items]

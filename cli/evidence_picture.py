@@ -26,6 +26,8 @@ from amg.agents.reasoner import shown_paths
 from amg.cli.answer_format import pmids
 from amg.tools.kg.pipeline_types import Step, withdrawn
 from amg.tools.kg.schema import normalize_key
+from amg.tools.literature.paper_ids import label as paper_label
+from amg.tools.literature.paper_ids import link, scheme_of
 
 CURATED, EXTRACTED, ANSWER = "#2b6cb0", "#dd6b20", "#2f855a"
 WITHDRAWN_COLOUR = "#c53030"  # an edge resting on a paper PubMed retracted or deleted: dashed, named so
@@ -238,6 +240,8 @@ def _link(citation: dict) -> str:
         url, label = f"https://pubmed.ncbi.nlm.nih.gov/{citation['pmid']}/", f"PMID {citation['pmid']}"
     elif citation.get("doi"):
         url, label = f"https://doi.org/{citation['doi']}", f"doi:{citation['doi']}"
+    elif scheme_of(citation.get("id") or ""):  # a paper of another scheme (an S2ORC corpus id)
+        url, label = link(citation["id"]), paper_label(citation["id"])
     else:
         url, label = citation.get("url") or "", citation.get("url") or ""
         if url.startswith("file://") and not url.startswith("file:///"):

@@ -1,4 +1,5 @@
-"""``amg ingest pubmed FILE…`` and ``amg search pubmed QUERY``: the local PubMed index."""
+"""``amg ingest pubmed FILE…``, ``amg ingest papers FILE…`` and ``amg search pubmed QUERY``: the local literature
+index (PubMed records by PMID; with ``papers``, also SciFact's corpus and papers with a DOI)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from tqdm import tqdm
 from amg.graphs.context import Context
 from amg.tools.literature.index import LiteratureIndex, index_exists, index_path
 from amg.tools.literature.ingest import ingest_files
+from amg.tools.literature.paper_ids import label
 
 
-def ingest(paths: list[str], context: Context) -> int:
+def ingest(paths: list[str], context: Context, any_paper: bool = False) -> int:
     index = LiteratureIndex(index_path(context.data_path))
     bars: list[tqdm] = []
 
@@ -28,13 +30,14 @@ def ingest(paths: list[str], context: Context) -> int:
         print("waiting for another ingest into this index to finish…", file=sys.stderr, flush=True)
 
     try:
-        report = ingest_files(index, [Path(p) for p in paths], progress, waiting)
+        report = ingest_files(index, [Path(p) for p in paths], progress, waiting, any_paper)
     finally:
         for bar in bars:
             bar.close()
         index.close()
+    name = "Literature" if any_paper else "PubMed"
     print(
-        f"PubMed index {index.path}: {report.files} file(s); added {report.added:,}, updated {report.updated:,}, "
+        f"{name} index {index.path}: {report.files} file(s); added {report.added:,}, updated {report.updated:,}, "
         f"deleted {report.deleted:,}, skipped {sum(report.skipped.values()):,}"
     )
     for reason, count in report.skipped.most_common():
@@ -50,20 +53,21 @@ def search(query: str, k: int, as_json: bool, context: Context) -> int:
     index = LiteratureIndex(index_path(context.data_path))
     try:
         hits = index.search(query, k=max(1, min(k, 200)))
-        articles = {a.pmid: a for a in index.fetch([h.pmid for h in hits])}
+        articles = {a.key: a for a in index.fetch([h.key for h in hits])}
     finally:
         index.close()
     rows = [
         {
-            "pmid": h.pmid,
-            "title": articles[h.pmid].display_title,
-            "year": articles[h.pmid].year,
-            "journal": articles[h.pmid].journal,
+            "pmid": articles[h.key].pmid or None,
+            "id": articles[h.key].evidence_id,
+            "title": articles[h.key].display_title,
+            "year": articles[h.key].year,
+            "journal": articles[h.key].journal,
             "score": round(h.score, 3),
-            "url": articles[h.pmid].url,
+            "url": articles[h.key].url,
         }
         for h in hits
-        if h.pmid in articles
+        if h.key in articles
     ]
     if as_json:
         print(json.dumps({"query": query, "results": rows}, ensure_ascii=False))
@@ -71,6 +75,6 @@ def search(query: str, k: int, as_json: bool, context: Context) -> int:
     if not rows:
         print("no matching records")
     for rank, row in enumerate(rows, 1):
-        print(f"[{rank}] {row['score']:.2f}  PMID {row['pmid']} ({row['year'] or 'n.d.'})  {row['title'][:90]}")
+        print(f"[{rank}] {row['score']:.2f}  {label(row['id'])} ({row['year'] or 'n.d.'})  {row['title'][:90]}")
         print(f"    {row['url']}")
     return 0

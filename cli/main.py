@@ -82,9 +82,10 @@ def build_parser() -> argparse.ArgumentParser:
     ingest = sub.add_parser(
         "ingest",
         help="add .txt/.md/.jsonl files to the textbook passage store; "
-        "`amg ingest pubmed FILE...`: PubMed XML (.xml, .xml.gz) or JSON lines to the local PubMed index",
+        "`amg ingest pubmed FILE...`: PubMed XML (.xml, .xml.gz) or JSON lines to the local PubMed index; "
+        "`amg ingest papers FILE...`: the same, and SciFact's corpus or papers with a DOI (JSON lines)",
     )
-    ingest.add_argument("paths", nargs="+", metavar="[pubmed] PATH")
+    ingest.add_argument("paths", nargs="+", metavar="[pubmed|papers] PATH")
     search = sub.add_parser(
         "search", help="search the textbook passage store; `amg search pubmed QUERY`: the local PubMed index"
     )
@@ -130,9 +131,16 @@ def build_parser() -> argparse.ArgumentParser:
     _context_flags(refresh)
 
     bench = sub.add_parser("bench", help="evaluate on a multiple-choice set (accuracy, calibration, cost)")
-    bench.add_argument("dataset", help="JSONL (ours, MedQA), MedMCQA JSON lines, or PubMedQA JSON")
+    bench.add_argument(
+        "dataset", help="JSONL (ours, MedQA), MedMCQA JSON lines, PubMedQA JSON, or SciFact claims (JSON lines)"
+    )
     bench.add_argument("--method", default="kg", choices=METHODS, help="how questions are answered (default kg: AMG)")
     bench.add_argument("--limit", type=int, help="first N questions")
+    bench.add_argument(
+        "--split",
+        choices=("tune", "held-out", "all"),
+        help="claims files: the tune (even ids) or held-out (odd ids) claims; default all",
+    )
     bench.add_argument("--seed", type=int, default=0)
     bench.add_argument("--out", help="output folder (default bench-out/DATASET)")
     bench.add_argument("--resume", action="store_true", help="skip questions already answered in --out")
@@ -152,6 +160,12 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--json", action="store_true", help="print one JSON object")
     ask.add_argument("--graph", metavar="FILE.html", help="write the evidence subgraph as an HTML picture")
     _context_flags(ask)
+    check = sub.add_parser(
+        "check", help="check a claim against the literature index: each paper's stance, with its sentences, a verdict"
+    )
+    check.add_argument("claim")
+    check.add_argument("--json", action="store_true", help="print one JSON object: each paper's stance and sentences")
+    _context_flags(check)
     chat = sub.add_parser("chat", help="multi-turn chat; history kept under the data dir")
     chat.add_argument("--thread", default="default", help="conversation id")
     _context_flags(chat)
@@ -187,6 +201,10 @@ def run(args: argparse.Namespace) -> int:
 
         return pubmed_sync.run(args, Context())
     words = getattr(args, "paths", None) or getattr(args, "query", None) or []
+    if args.command == "ingest" and len(words) > 1 and words[0] == "papers":
+        from amg.cli import literature
+
+        return literature.ingest(words[1:], Context(), any_paper=True)
     if args.command in ("ingest", "search") and len(words) > 1 and words[0] == "pubmed":
         from amg.cli import literature
 
@@ -205,6 +223,10 @@ def run(args: argparse.Namespace) -> int:
         from amg.cli import build
 
         return build.run(args, context_from(args))
+    if args.command == "check":
+        from amg.cli import check
+
+        return check.run(args, context_from(args))
     from amg.cli import qa
 
     return qa.run(args, context_from(args))

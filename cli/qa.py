@@ -7,10 +7,11 @@ import sys
 import uuid
 from pathlib import Path
 
-from amg.cli.answer_format import json_result, pmids
+from amg.cli.answer_format import json_result
 from amg.cli.terminal import json_printable, printable
 from amg.graphs.context import Context
 from amg.graphs.resources import resources_for
+from amg.tools.literature.paper_ids import label, scheme_of
 
 
 def parse_options(raw: list[str]) -> dict[str, str]:
@@ -35,15 +36,20 @@ def run(args, context: Context) -> int:
         resources_for(context).close()
 
 
+ANSWERING = ("answer", "weigh_claim")  # the nodes whose update is the turn's reply
+
+
 def answered_first(run_graph, payload: dict, context: Context, show=None, config: dict | None = None) -> dict:
-    """The graph's final state; ``show`` gets the answer's text as soon as the answer node has it
-    (the relation scorer may still be learning from the evidence)."""
+    """The graph's final state; ``show`` gets the answer's text as soon as the answer node (a claim's: its verdict's)
+    has it (the relation scorer may still be learning from the evidence)."""
     result: dict = {}
     for kind, chunk in run_graph.stream(payload, config=config, context=context, stream_mode=["updates", "values"]):
         if kind == "values":
             result = chunk
-        elif show and "answer" in chunk and chunk["answer"].get("messages"):
-            show(str(chunk["answer"]["messages"][-1].content))
+            continue
+        said = next((chunk[n] for n in ANSWERING if n in chunk and (chunk[n] or {}).get("messages")), None)
+        if show and said:
+            show(str(said["messages"][-1].content))
     return result
 
 
@@ -77,7 +83,7 @@ def learned_lines(result: dict) -> list[str]:
     if result.get("timings_ms", {}).get("learn"):
         lines.append(f"learned {len(result.get('new_relations', []))} relation(s) from this question's evidence")
         for r in result.get("new_relations", []):
-            papers = ", ".join(f"PMID {p}" for p in pmids(r["evidence_ids"]))
+            papers = ", ".join(label(i) for i in r["evidence_ids"] if scheme_of(i))
             lines.append(
                 f"  {r['source']} -{r['type']}-> {r['target']} ({r['confidence']:.2f})"
                 + (f" [{papers}]" if papers else "")

@@ -5,7 +5,10 @@ record has them. Formats:
 - ours / MMLU-style JSONL: id, question, options (dict), answer (letter), subject;
 - MedQA JSONL: question, options (dict), answer_idx (letter);
 - MedMCQA JSON lines: id, question, opa..opd, cop (1-4; 0-3 when any record has 0), subject_name;
-- PubMedQA JSON: {pmid: {QUESTION, CONTEXTS, final_decision}} -> options yes/no/maybe.
+- PubMedQA JSON: {pmid: {QUESTION, CONTEXTS, final_decision}} -> options yes/no/maybe;
+- SciFact claims JSONL: {id, claim, evidence: {doc_id: [{sentences, label}]}, cited_doc_ids} -> a claims set
+  (``Dataset.kind`` "claims"): items {"id", "question": the claim, "options": {}, "answer": its verdict, "subject":
+  "scifact", "evidence"} (evaluation/scifact_metrics.py scores them).
 Malformed lines, unknown answer keys and duplicate ids are skipped and counted.
 """
 
@@ -16,6 +19,8 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from amg.evaluation.scifact_metrics import gold_verdict
+
 LETTERS = "ABCDEFGHIJ"
 
 
@@ -24,6 +29,34 @@ class Dataset:
     name: str
     items: list[dict]
     skipped: dict[str, int] = field(default_factory=lambda: {"malformed": 0, "unknown_answer": 0, "duplicate_id": 0})
+    kind: str = "questions"  # or "claims" (SciFact's format): checked, not answered
+
+
+def is_claim_record(record: dict) -> bool:
+    """A line of SciFact's claims format: a claim and its evidence by abstract."""
+    return "claim" in record and isinstance(record.get("evidence"), dict)
+
+
+def _claim_item(record: dict) -> dict | None:
+    """A SciFact claim as an item, or None when its evidence is not in SciFact's shape."""
+    evidence = record["evidence"]
+    try:
+        entries = {
+            str(int(doc)): [{"sentences": [int(i) for i in e["sentences"]], "label": e["label"]} for e in rationales]
+            for doc, rationales in evidence.items()
+        }
+    except (TypeError, ValueError, KeyError):
+        return None
+    if any(e["label"] not in ("SUPPORT", "CONTRADICT") for es in entries.values() for e in es):
+        return None
+    return {
+        "id": str(record.get("id", "")),
+        "question": str(record.get("claim") or ""),
+        "options": {},
+        "answer": gold_verdict(entries),
+        "subject": "scifact",
+        "evidence": entries,
+    }
 
 
 def _lines(path: Path, skipped: dict) -> list[dict]:
@@ -101,6 +134,8 @@ def load(path: Path) -> Dataset:
         candidates = _pubmedqa(raw) if all(isinstance(v, dict) and "QUESTION" in v for v in raw.values()) else []
     else:
         records = _lines(path, dataset.skipped)
+        if records and all(is_claim_record(r) for r in records[:20]):
+            return _claims(dataset, records)
         candidates = [_normalise(r, n) for n, r in enumerate(records)]
         if any(c and "opa" in r for c, r in zip(candidates, records)):
             zero_based = any(r.get("cop") == 0 for r in records if "opa" in r)
@@ -120,6 +155,28 @@ def load(path: Path) -> Dataset:
             seen.add(item["id"])
             dataset.items.append(item)
     return dataset
+
+
+def _claims(dataset: Dataset, records: list[dict]) -> Dataset:
+    dataset.kind, seen = "claims", set()
+    for record in records:
+        item = _claim_item(record) if is_claim_record(record) else None
+        if item is None or not item["question"].strip() or not item["id"]:
+            dataset.skipped["malformed"] += 1
+        elif item["id"] in seen:
+            dataset.skipped["duplicate_id"] += 1
+        else:
+            seen.add(item["id"])
+            dataset.items.append(item)
+    return dataset
+
+
+def split_of(item: dict) -> str:
+    """The claims' fixed split: an even id is for tuning, an odd one held out (ids that are not integers: by the
+    parity of their characters' sum)."""
+    ident = item["id"]
+    number = int(ident) if ident.isdigit() else sum(map(ord, ident))
+    return "tune" if number % 2 == 0 else "held-out"
 
 
 def shuffled(item: dict, seed: int) -> dict:

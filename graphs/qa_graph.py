@@ -7,7 +7,8 @@ the graph after the answer (``AMG_LEARN=after``: the reasoner reads the evidence
 before the traversal (``before``, the paper's order). A research question whose claim the graph
 does not hold (agents/gap_detector.py) sends the question itself to PubMed instead; its answer reads
 the studies without a chain of thought, and after it the finding of the paper it cites (else the
-best match) is learned with its PMID (graphs/learning.py).
+best match) is learned with its PMID (graphs/learning.py). A claim (question kind "claim", decided once in prepare)
+takes its own path: papers, stances, verdict, findings learned (graphs/claim_path.py).
 """
 
 from __future__ import annotations
@@ -35,17 +36,19 @@ from amg.agents.reasoner import (
     with_lead_text,
 )
 from amg.agents.traverser import TraversalSettings, traverse_subgraph, without_other_studies
+from amg.graphs.claim_path import after_weighing, find_claim_papers, learn_claim, read_stances, weigh_claim
 from amg.graphs.context import Context, run_context
 from amg.graphs.expansion import expand, search
 from amg.graphs.learning import after_answer, learn_entity, learn_study
-from amg.graphs.question import prepare_question, refers_back, topic_of, with_topic
+from amg.graphs.question import CLAIM_EMPTY, claim_to_check, prepare_question, refers_back, topic_of, with_topic
 from amg.graphs.reply import chat_reply
 from amg.graphs.resources import resources_for
 from amg.graphs.state import CLAIM, PER_TURN_RESET, QAInput, QAState, fetched, fetched_texts
 from amg.graphs.timing import timed
+from amg.tools.claim_wording import states_claim
 from amg.tools.kg.pipeline_types import Asked, Found
 from amg.tools.llm.confidence_maps import extraction_reliability
-from amg.tools.question_kinds import confidence_kind, question_kind
+from amg.tools.question_kinds import confidence_kind, is_research_question, question_kind
 
 NO_SUBGRAPH = {"nodes": [], "seeds": [], "links": []}  # a question with no entity the graph knows
 CLAIM_PAPERS = 1  # papers a research question reads: given three, a small model cites one that is not the best match
@@ -56,10 +59,22 @@ def prepare(state: QAState, runtime: Runtime[Context]) -> dict:
     answered = read_answers(_said(state), state.get("follow_up") or [])
     findings = {**(state.get("findings") or {}), **answered} if answered else {}
     update = {**PER_TURN_RESET, "question": question, "options": options, "notices": notices, "findings": findings}
-    update["kind"] = question_kind(question, options)
+    said = _said(state) if question else ""  # a claim is its own words, not a follow-up's context
+    check = bool(state.get("check"))
+    # a reply that answers the differential's follow-up questions is the case going on, not a claim to check
+    claim = check or bool(said and not options and not answered and states_claim(said))
+    update["kind"] = "claim" if claim else "research" if is_research_question(question, options) else "exam"
+    if update["kind"] == "claim":
+        update["claim"], claim_problem = claim_to_check(said or question, check)
+        problem = problem and (CLAIM_EMPTY if check and not question else problem) or claim_problem
     if problem:
         update.update(answer=problem, problem=problem, confidence=0.0, messages=[AIMessage(problem)])
     return update
+
+
+def _kind(state: QAState) -> str:
+    """The turn's kind as ``prepare`` decided it (a state from elsewhere without one: decided from its question)."""
+    return state.get("kind") or question_kind(state["question"], state.get("options", {}))
 
 
 def _said(state: QAState) -> str:
@@ -74,6 +89,8 @@ def _said(state: QAState) -> str:
 def parse(state: QAState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
     res = resources_for(ctx)
+    if state.get("kind") == "claim":  # the vocabularies' entities only: a claim's model calls are its stances
+        return {"entities": spot_entities(state["claim"], res.linker)[: ctx.max_entities]}
     update = parse_query(
         state["question"],
         state.get("options", {}),
@@ -164,7 +181,7 @@ def asked(state: QAState, entities: list[dict] | None = None) -> Asked:
 
 def is_open(state: QAState) -> bool:
     """An exam question asked without options: answered by the model's own draft, read against the graph."""
-    return state["kind"] == "exam" and not state.get("options")
+    return _kind(state) == "exam" and not state.get("options")
 
 
 @timed("reason")
@@ -181,7 +198,7 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
         return {"evidence_index": with_lead_text(index, fetched_texts(state)), **draft_answer(asked(state), res.llm)}
     index = number_evidence(nodes, fetched(state), res.store, links, state.get("differential", []))
     index = with_lead_text(index, fetched_texts(state))
-    if state["kind"] == "research":
+    if _kind(state) == "research":
         return {"evidence_index": index, "reading": study_reading(index, links)}
     found = Found(nodes, links, index, differential=state.get("differential", []))
     update = reason(asked(state), found, res.llm, ctx.per_entity_reasoning)
@@ -191,7 +208,7 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
 @timed("answer")
 def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     res = resources_for(run_context(runtime))
-    subgraph, kind = state.get("subgraph") or NO_SUBGRAPH, state["kind"]
+    subgraph, kind = state.get("subgraph") or NO_SUBGRAPH, _kind(state)
     index = state.get("evidence_index", [])
     entities = with_aliases(state.get("entities", []), res.store)
     found = Found(subgraph["nodes"], subgraph["links"], index, _fetched_ids(state), state.get("differential", []))
@@ -226,7 +243,9 @@ def after_prepare(state: QAState) -> str:
 
 
 def after_parse(state: QAState) -> str:
-    if state.get("entities") or state["kind"] == "research":
+    if _kind(state) == "claim":
+        return "find_papers"
+    if state.get("entities") or _kind(state) == "research":
         return "check_gaps"
     return "reason" if is_open(state) else "answer"  # nothing the graph knows: an open question gets the model's own
 
@@ -258,9 +277,13 @@ builder.add_node("reason", reason_node)
 builder.add_node("answer", answer)
 builder.add_node("learn_entity", learn_entity)
 builder.add_node("learn_study", learn_study)
+builder.add_node("find_papers", find_claim_papers)
+builder.add_node("read_stances", read_stances)
+builder.add_node("weigh_claim", weigh_claim)
+builder.add_node("learn_claim", learn_claim)
 builder.add_edge(START, "prepare")
 builder.add_conditional_edges("prepare", after_prepare, ["parse_query", END])
-builder.add_conditional_edges("parse_query", after_parse, ["check_gaps", "reason", "answer"])
+builder.add_conditional_edges("parse_query", after_parse, ["check_gaps", "reason", "answer", "find_papers"])
 builder.add_conditional_edges("check_gaps", after_gaps, ["expand_entity", "search_claim", "traverse"])
 builder.add_edge("expand_entity", "traverse")
 builder.add_edge("search_claim", "traverse")
@@ -270,4 +293,8 @@ builder.add_edge("reason", "answer")
 builder.add_conditional_edges("answer", after_answer, ["learn_entity", "learn_study", END])
 builder.add_edge("learn_entity", END)
 builder.add_edge("learn_study", END)
+builder.add_edge("find_papers", "read_stances")
+builder.add_edge("read_stances", "weigh_claim")
+builder.add_conditional_edges("weigh_claim", after_weighing, ["learn_claim", END])
+builder.add_edge("learn_claim", END)
 graph = builder.compile(name="AMG QA")

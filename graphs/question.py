@@ -15,6 +15,7 @@ import unicodedata
 from langchain_core.messages import AIMessage, HumanMessage
 
 from amg.agents.answer_synthesizer.quotes import named_in
+from amg.tools.claim_wording import MAX_CLAIM_WORDS, checked_claim, other_language
 
 MAX_QUESTION_CHARS = 4000
 MAX_OPTIONS = 10
@@ -100,6 +101,29 @@ def _option_problem(pairs: Pairs) -> str | None:
     if len(pairs) > MAX_OPTIONS or not all(visible(text) for _, text in pairs):
         return "Options must be at most 10, each with text."
     return None
+
+
+CLAIM_EMPTY = "Please state a claim to check: the input was empty."
+
+
+def claim_to_check(said: str, asked: bool) -> tuple[str, str | None]:
+    """(the claim a message states, a readable reason it cannot be checked). ``asked``: by `amg check`."""
+    claim = checked_claim(said)
+    words = len(claim.split())
+    if not visible(claim):
+        return "", CLAIM_EMPTY
+    if words > MAX_CLAIM_WORDS:
+        return claim, (
+            f"A claim to check is one statement of at most {MAX_CLAIM_WORDS} words; this one has {words:,}: "
+            "state its main point."
+        )
+    language = other_language(claim)
+    if language:
+        return claim, (
+            f"AMG checks claims in English (its literature index and model read English); this claim reads as "
+            f"{language}."
+        )
+    return claim, None
 
 
 def prepare_question(state: dict) -> tuple[str, dict[str, str], list[str], str | None]:

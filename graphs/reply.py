@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from amg.tools.literature.paper_ids import label, scheme_of
+
 DISCLAIMER = "AMG is a research tool: this is not medical advice."
 UNCALIBRATED = " (uncalibrated: no measured map for this model and kind of question)"
 
@@ -14,13 +16,20 @@ def chat_reply(result: dict) -> str:
     if result.get("rationale"):
         lines.append(f"Why: {result['rationale']}")
     for c in result.get("citations", []):
-        where = f"PMID {c['pmid']}" if c.get("pmid") else (c.get("url") or c.get("id"))
+        paper = scheme_of(c.get("id") or "")  # a paper: its id in its scheme, then the link of that scheme
+        where = f"PMID {c['pmid']}" if c.get("pmid") else label(c["id"]) if paper else (c.get("url") or c.get("id"))
         year = f", {c['year']}" if c.get("year") else ""
-        link = f" {c['url']}" if c.get("pmid") and c.get("url") else ""
+        link = f" {c['url']}" if paper and c.get("url") else ""
         mark = f"{c['status'].upper()}: " if c.get("status") else ""  # PubMed withdrew it: shown, not relied on
-        lines.append(f"[{c['n']}] {mark}{c.get('title') or c['id']} ({where}{year}){link}")
-        if c.get("quote"):
+        stance = f" {c['stance']} the claim" if c.get("stance") else ""
+        lines.append(f"[{c['n']}] {mark}{c.get('title') or c['id']} ({where}{year}){link}{stance}")
+        for said in c.get("sentences") or []:  # a claim's paper: each settling sentence by its number
+            lines.append(f'    sentence {said["n"]}: "{said["text"]}"')
+        if c.get("quote") and not c.get("sentences"):
             lines.append(f'    "{c["quote"]}"')
+    unsettled = [p for p in result.get("papers") or [] if p.get("stance") == "neither"]
+    if unsettled:
+        lines.append("Also read, not settling the claim: " + "; ".join(f"{label(p['id'])}" for p in unsettled))
     if result.get("confidence_basis", {}).get("rests_on"):
         lines.append(f"Rests on {result['confidence_basis']['rests_on']}.")
     if result.get("differential"):

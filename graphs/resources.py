@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from amg.graphs.context import Context
 from amg.tools.kg.store.protocols import GraphStore
 from amg.tools.literature.index import LiteratureIndex, index_exists, index_path
+from amg.tools.literature.sentence_vectors import SentenceVectors
 from amg.tools.llm.confidence_maps import CalibrationMap, extraction_reliability, map_for
 from amg.tools.llm.reader import Reader
 from amg.tools.vectors.embeddings import embed, load_embedder, model_path
@@ -131,9 +132,17 @@ class Resources:
 
     @cached_property
     def literature(self) -> LiteratureIndex | None:
-        """The local PubMed index, when the data dir has one (`amg ingest pubmed`, `amg pubmed sync`)."""
+        """The local literature index (`amg ingest pubmed|papers`, `amg pubmed sync`), or None when there is none."""
         path = self.context.data_path
         return LiteratureIndex(index_path(path)) if index_exists(path) else None
+
+    @cached_property
+    def sentence_vectors(self) -> SentenceVectors | None:
+        """The index's sentence vectors (computed once per paper), for a claim check's re-ranking and reading."""
+        if self.literature is None:
+            return None
+        model = self.context.embedding_model
+        return SentenceVectors(self.literature.path / "sentence_vectors.sqlite", model, self.embed)
 
     @cached_property
     def evidence(self) -> EvidenceFinder:

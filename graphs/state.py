@@ -62,7 +62,11 @@ class Turn(TypedDict, total=False):
 
     question: str
     options: dict[str, str]
-    kind: str  # "exam" or "research" (tools/question_kinds.py), decided once by ``prepare``
+    check: bool  # asked to check a claim (`amg check`), whatever its wording
+    kind: str  # "claim", "research" or "exam" (tools/question_kinds.py), decided once in prepare
+    claim: str  # a claim's statement, without a checking phrase ("Is it true that …?")
+    papers: list[dict]  # a claim's papers, each with its stance and settling sentences (agents/claim_checker/)
+    verdict: dict  # a claim's verdict across its papers
     entities: list[dict]
     gaps: list[dict]
     claim_gap: bool  # a research question whose claim the graph does not hold (agents/gap_detector.py)
@@ -104,6 +108,7 @@ class QAInput(TypedDict, total=False):
     messages: Annotated[list[AnyMessage], add_messages]
     question: str
     options: dict[str, str]
+    check: bool  # check the message as a claim, whatever its wording
 
 
 def emptied(hint: Any) -> Any:

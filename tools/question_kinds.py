@@ -1,7 +1,9 @@
 """What kind of question a message asks, decided once per turn (graphs/qa_graph.py ``prepare``) and kept in the state.
 
-"research": it asks whether a study's claim holds (yes / no / maybe options, or an open question opening with a
-verb, or whose part after a colon does: "Cushing's disease: can we predict outcome?"); "exam": anything else.
+"claim": it states a claim to check against the literature, without options ("Vitamin D supplements prevent fractures
+in older adults", "Is it true that …?": tools/claim_wording.py); "research": it asks whether a study's claim holds
+(yes / no / maybe options, or an open question opening with a verb, or whose part after a colon does: "Cushing's
+disease: can we predict outcome?"); "exam": anything else.
 The kind chooses the route (a research question may send itself to the literature), how the answer reads its
 evidence, and which measured map calibrates its confidence.
 """
@@ -9,6 +11,8 @@ evidence, and which measured map calibrates its confidence.
 from __future__ import annotations
 
 import re
+
+from amg.tools.claim_wording import states_claim
 
 _ASKS_WHETHER = re.compile(
     r"^\s*(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have|may|might|must|shall)\b", re.IGNORECASE
@@ -29,7 +33,10 @@ def is_research_question(question: str, options: dict[str, str] | None) -> bool:
 
 
 def question_kind(question: str, options: dict[str, str] | None) -> str:
-    """ "research" or "exam": whether ``question`` asks if a study's claim holds."""
+    """ "claim", "research" or "exam": whether ``question`` states a claim to check, asks if a study's claim holds,
+    or asks anything else."""
+    if not options and states_claim(question):
+        return "claim"
     return "research" if is_research_question(question, options) else "exam"
 
 

@@ -120,8 +120,8 @@ def test_open_answers_are_asked_without_options_and_judged_by_the_option_they_st
         ("q2", "A", True),
         ("q4", "A", True),
         ("q5", "A", False),
-        ("q6", "A", True),
-    ], "named word for word, else the nearest (all tied here: the first); with no entity the model's own answer"
+        ("q6", None, False),
+    ], "named word for word; an answer tied between all options (q6's 'Unsure.') stands for none of them"
     assert rows[0]["answer"] == "Metformin is first-line." and rows[0]["confidence_basis"]["p_true"] == pytest.approx(
         0.7
     )
@@ -131,7 +131,7 @@ def test_open_answers_are_asked_without_options_and_judged_by_the_option_they_st
     ]
     assert [r["answer"] for r in bare] == [r["answer"] for r in rows], "the bare model, asked the same, judged the same"
     report = (tmp_path / "out" / "report.md").read_text()
-    assert "| closed-book-open | kg-offline-open | 5 | 4 | 0 | 0 |" in report, (
+    assert "| closed-book-open | kg-offline-open | 5 | 3 | 0 | 0 |" in report, (
         "the graph silent: nothing lost or gained"
     )
 

@@ -112,9 +112,10 @@ def test_retraction_is_read_from_the_publication_type_or_a_retraction_notice():
     assert not record_from_row({"pmid": "6", "title": "t", "publication_types": "Retracted Publication"}).retracted
 
 
-def test_a_record_stored_before_retractions_were_kept_keeps_its_digest():
+def test_a_record_stored_before_retractions_and_papers_were_kept_keeps_its_digest():
     record = Article(pmid="7", title="t", abstract="a", publication_types=["Journal Article"], revised="2020-01-01")
-    old_body = json.dumps({k: v for k, v in vars(record).items() if k != "retracted_in"}, ensure_ascii=False).encode()
+    later = {"retracted_in", "paper", "sentences"}  # fields added after records were first stored
+    old_body = json.dumps({k: v for k, v in vars(record).items() if k not in later}, ensure_ascii=False).encode()
     assert encoded(record) == old_body and digest(encoded(record)) == digest(old_body)
     marked = Article(pmid="7", title="t", abstract="a", retracted_in=["PMID 9"])
     assert Article(**json.loads(encoded(marked))).retracted

@@ -33,13 +33,13 @@ def pubmed_record(art: Article) -> tuple[EvidenceRecord, str]:
     """A PubMed record as evidence (a retracted paper says so in its ``status``) and the text a model reads."""
     text = art.conclusion_first()[:SNIPPET_CHARS]
     record = EvidenceRecord(
-        id=f"pmid:{art.pmid}",
+        id=art.evidence_id,
         kind="pubmed",
         title=art.display_title,
         snippet=text,
         year=art.year,
         journal=art.journal,
-        pmid=art.pmid,
+        pmid=art.pmid or None,
         doi=art.doi,
         url=art.url,
         status="retracted" if art.retracted else None,

@@ -34,7 +34,7 @@ class LocalPubMed:
         context: str = "",
     ) -> list[str]:
         hits = self.index.search(f"{query} {context}", max_results, _year(mindate), _year(maxdate))
-        return [hit.pmid for hit in hits]
+        return [hit.key for hit in hits]
 
     def fetch(self, pmids: list[str]) -> list[Article]:
         return self.index.fetch(pmids)
@@ -67,7 +67,7 @@ class PubMedSources:
             return local  # auto, and both, without the network: the local index answers
         merged: dict[str, Article] = {}
         for article in [a for pair in zip(local, remote) for a in pair] + local[len(remote) :] + remote[len(local) :]:
-            merged.setdefault(article.pmid, article)
+            merged.setdefault(article.key, article)
         return list(merged.values())[:max_results]
 
     def _remote_or_none(self, query: str, max_results: int, filters: dict) -> list[Article] | None:

@@ -85,6 +85,9 @@ class RelationRecord:
     description: str = ""
     origin: str = ""  # what produced it: "pubmed", "vocabulary:hpo", "refresh", ...
     model: str = ""
+    # a study finding's sentences, each {"paper": paper id, "n": its number in the abstract, "text"}: kept per paper,
+    # so a claim check read offline quotes what the papers said (agents/claim_checker/)
+    quotes: list[dict] = field(default_factory=list)
     source_key: str = field(init=False)
     target_key: str = field(init=False)
 

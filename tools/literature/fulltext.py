@@ -1,6 +1,7 @@
 """The local index's search engine: tantivy (BM25 with block-max WAND) over title, abstract and MeSH terms.
 
-It holds no record text for display (the record store does); it only finds PMIDs, ranked, with a
+It holds no record text for display (the record store does); it only finds keys (a PMID, or another scheme's
+paper id: its field keeps the name "pmid" it had when it held only PMIDs), ranked, with a
 publication-year filter as Entrez's ``mindate``/``maxdate``. Queries are built from plain words, never
 passed through tantivy's query language, so no user text can become an operator or a syntax error.
 """
@@ -37,14 +38,14 @@ class FullTextIndex:
 
     # writing (one writer per index; the ingest holds a file lock around it)
     def replace(self, articles: list[Article], present: set[str] | None = None) -> None:
-        """Add ``articles``, first deleting the PMIDs of ``present`` (None: every PMID, when unsure)."""
+        """Add ``articles``, first deleting the keys of ``present`` (None: every key, when unsure)."""
         writer = self._writer_()
         for article in articles:
-            if present is None or article.pmid in present:
-                writer.delete_documents_by_term("pmid", article.pmid)
+            if present is None or article.key in present:
+                writer.delete_documents_by_term("pmid", article.key)
             writer.add_document(
                 tantivy.Document(
-                    pmid=article.pmid,
+                    pmid=article.key,
                     title=article.title,
                     abstract=article.abstract,
                     mesh=" ; ".join(article.mesh_terms),
@@ -75,7 +76,7 @@ class FullTextIndex:
     def search(
         self, words: list[str], k: int, min_year: int | None = None, max_year: int | None = None
     ) -> list[tuple[str, float]]:
-        """(PMID, BM25 score), best first, for documents with any of ``words``."""
+        """(key, BM25 score), best first, for documents with any of ``words``."""
         if not words:
             return []
         # plain lower-case alphanumeric words: no operator, field, phrase or other syntax can appear

@@ -19,8 +19,12 @@ from amg.tools.literature.record_store import RecordStore
 
 @dataclass(frozen=True)
 class Hit:
-    pmid: str
+    pmid: str  # the record's key: a PMID, or the paper id of a record without one ("s2:4983")
     score: float
+
+    @property
+    def key(self) -> str:
+        return self.pmid
 
 
 def index_path(data_dir: Path) -> Path:
@@ -45,7 +49,7 @@ class LiteratureIndex:
         bodies: dict[str, bytes] | None = None,
         changes: dict[str, str] | None = None,
     ) -> None:
-        """Replace ``articles`` and remove ``deleted``: durable when this returns. ``held``: the PMIDs of
+        """Replace ``articles`` and remove ``deleted``: durable when this returns. ``held``: the keys of
         ``articles`` already held (the engine drops those first); None when unknown (every one is dropped).
         ``changes``: what the graph must hear of (RecordStore.write), journalled with the records."""
         if articles:
@@ -61,10 +65,10 @@ class LiteratureIndex:
         held = self.records.known([pmid for pmid, _ in hits])
         return [Hit(pmid, score) for pmid, score in hits if pmid in held][:k]
 
-    def fetch(self, pmids: list[str]) -> list[Article]:
-        """The stored records for ``pmids``, in that order; unknown PMIDs are absent."""
-        found = self.records.get(pmids)
-        return [found[p] for p in dict.fromkeys(str(p) for p in pmids) if p in found]
+    def fetch(self, keys: list[str]) -> list[Article]:
+        """The stored records for ``keys`` (PMIDs or other paper ids), in that order; unknown keys are absent."""
+        found = self.records.get(keys)
+        return [found[p] for p in dict.fromkeys(str(p) for p in keys) if p in found]
 
     def in_step(self) -> bool:
         """Whether the engine holds exactly the stored records (not so after a kill between the two commits)."""

@@ -72,8 +72,10 @@ def ingest_files(
     paths: list[Path],
     progress: Callable[[Path, int], Callable[[int], None]],
     on_wait: Callable[[], None] = lambda: None,
+    any_paper: bool = False,
 ) -> IngestReport:
-    """Read every file in ``paths`` into ``index``; ``progress(path, size)`` returns a bytes-read callback."""
+    """Read every file in ``paths`` into ``index``; ``progress(path, size)`` returns a bytes-read callback.
+    ``any_paper``: JSON lines may hold papers of any scheme (SciFact's corpus, DOIs), not only PubMed records."""
     report = IngestReport()
     lock = FileLock(str(index.path / "ingest.lock"))
     try:
@@ -89,7 +91,7 @@ def ingest_files(
             try:
                 with open(path, "rb") as raw:
                     counted = CountingReader(raw, progress(path, path.stat().st_size))
-                    _ingest_stream(index, _records(counted, path), report, in_step)
+                    _ingest_stream(index, _records(counted, path, any_paper), report, in_step)
             except (OSError, EOFError, zlib.error, NotPubMedXML) as exc:
                 report.failed_files[str(path)] = _describe(exc)
     finally:
@@ -98,16 +100,18 @@ def ingest_files(
     return report
 
 
-def _records(stream: CountingReader, path: Path) -> Iterator[Article | Deletion | Skipped]:
+def _records(stream: CountingReader, path: Path, any_paper: bool = False) -> Iterator[Article | Deletion | Skipped]:
     head = stream.raw.peek(2)[:2] if hasattr(stream.raw, "peek") else b""
     source: IO[bytes] = Gunzip(stream) if head == GZIP_MAGIC else stream  # type: ignore[assignment]
     first = _first_byte(source)
     if first == b"<":
         return read_articles(_Prefixed(first, source))
     if first == b"{":
-        return read_jsonl(_Prefixed(first, source))
+        return read_jsonl(_Prefixed(first, source), any_paper)
     if first == b"":
         raise NotPubMedXML("empty file")
+    if any_paper:
+        raise NotPubMedXML('not PubMed XML (<PubmedArticleSet>) or JSON lines ({"pmid"|"doc_id"|"doi": …})')
     raise NotPubMedXML('not PubMed XML (<PubmedArticleSet>) or JSON lines ({"pmid": …})')
 
 
@@ -125,9 +129,9 @@ def _ingest_stream(index: LiteratureIndex, items: Iterator, report: IngestReport
 
 
 def _write_batch(index: LiteratureIndex, batch: list, report: IngestReport, in_step: bool) -> None:
-    pmids = [item.pmid for item in batch if not isinstance(item, Skipped)]
-    held, gone = index.records.known(pmids), index.records.deleted(pmids)
-    withdrawn = index.records.statuses(pmids)
+    keys = [item.key for item in batch if not isinstance(item, Skipped)]
+    held, gone = index.records.known(keys), index.records.deleted(keys)
+    withdrawn = index.records.statuses([k for k in keys if k.isdigit()])  # a status is a PubMed paper's
     state: dict[str, tuple[str, str] | None] = dict(held)
     pending: dict[str, Article] = {}
     bodies: dict[str, bytes] = {}
@@ -139,7 +143,7 @@ def _write_batch(index: LiteratureIndex, batch: list, report: IngestReport, in_s
         elif isinstance(item, Deletion):
             if withdrawn.get(item.pmid) != "deleted":  # held or not: the graph may know the paper from NCBI
                 changes[item.pmid] = "deleted"
-            if state.get(item.pmid) is None:
+            if state.get(item.key) is None:
                 report.skipped["deletion of a PMID not held"] += 1
                 continue
             pending.pop(item.pmid, None)
@@ -147,28 +151,28 @@ def _write_batch(index: LiteratureIndex, batch: list, report: IngestReport, in_s
             state[item.pmid] = None
             report.deleted += 1
         else:
-            current = state.get(item.pmid)
+            current = state.get(item.key)
             body = encoded(item)
             dig = digest(body)
-            if item.pmid in gone:
+            if item.key in gone:
                 report.skipped["deleted by an update file"] += 1
             elif current is not None and current[0] == dig:
                 report.skipped["already held, unchanged"] += 1
             elif current is not None and item.revised < current[1]:
                 report.skipped["older revision than the one held"] += 1
             else:
-                pending[item.pmid], bodies[item.pmid] = item, body
-                deletes.discard(item.pmid)
+                pending[item.key], bodies[item.key] = item, body
+                deletes.discard(item.key)
                 if current is None:
                     report.added += 1
                 else:
                     report.updated += 1
-                if item.retracted:
+                if item.retracted and item.pmid:
                     report.retracted += 1
                     changes[item.pmid] = "retracted"
-                elif current is not None or item.pmid in withdrawn or item.pmid in changes:
+                elif item.pmid and (current is not None or item.pmid in withdrawn or item.pmid in changes):
                     changes[item.pmid] = "revised"  # a new paper is news only when it had been withdrawn
-                state[item.pmid] = (dig, item.revised)
+                state[item.key] = (dig, item.revised)
     if pending or deletes or changes:
         index.write(list(pending.values()), sorted(deletes), set(held) if in_step else None, bodies, changes)
 

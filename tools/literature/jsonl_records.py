@@ -1,7 +1,12 @@
-"""PubMed records as JSON lines: ``{pmid, year, mesh[], sections[{label, text}]}`` (PubMedQA's corpus format),
-also ``title``, ``journal``, ``doi``, ``abstract``, ``revised`` and ``publication_types`` (PubMed's names: "Retracted
-Publication" marks a retracted paper). Read line by line; a bad line is Skipped
-with its reason and the file goes on. A line longer than ``MAX_LINE_BYTES`` is passed over without being held.
+"""Papers as JSON lines, recognised by their fields. Read line by line; a bad line is Skipped with its reason and
+the file goes on. A line longer than ``MAX_LINE_BYTES`` is passed over without being held.
+
+- PubMed records: ``{pmid, year, mesh[], sections[{label, text}]}`` (PubMedQA's corpus format), also ``title``,
+  ``journal``, ``doi``, ``abstract``, ``revised`` and ``publication_types`` (PubMed's names: "Retracted
+  Publication" marks a retracted paper);
+- with ``any_paper`` (``amg ingest papers``), also SciFact's corpus, ``{doc_id, title, abstract: [sentence, …]}``
+  (doc ids are S2ORC corpus ids: "s2:4983"), and records with a ``doi`` and no PMID; an abstract given as a list
+  keeps its sentences (numbered as given).
 """
 
 from __future__ import annotations
@@ -10,13 +15,15 @@ import json
 from collections.abc import Iterator
 from typing import IO
 
+from amg.tools.literature.paper_ids import doi_id, s2_id
 from amg.tools.literature.pubmed_xml import Article, Deletion, Skipped
+from amg.tools.literature.sentences import abstract_sentences
 
 MAX_LINE_BYTES = 4 << 20  # a PubMed abstract with its metadata is a few kB; 4 MB is far past any real record
 READ_BLOCK = 1 << 16
 
 
-def read_jsonl(stream: IO[bytes]) -> Iterator[Article | Deletion | Skipped]:
+def read_jsonl(stream: IO[bytes], any_paper: bool = False) -> Iterator[Article | Deletion | Skipped]:
     for line in _lines(stream):
         if line is None:
             yield Skipped(f"line longer than {MAX_LINE_BYTES:,} bytes")
@@ -31,7 +38,63 @@ def read_jsonl(stream: IO[bytes]) -> Iterator[Article | Deletion | Skipped]:
         except json.JSONDecodeError:
             yield Skipped("not a JSON object")
             continue
-        yield record_from_row(row)
+        yield paper_from_row(row) if any_paper else record_from_row(row)
+
+
+def paper_from_row(row: object) -> Article | Deletion | Skipped:
+    """A line of any format ``amg ingest papers`` reads: PubMed's by its ``pmid``, SciFact's by its ``doc_id`` and
+    list of sentences, else a paper with a ``doi``."""
+    if not isinstance(row, dict):
+        return Skipped("not a JSON object")
+    if str(row.get("pmid", "")).strip():
+        record = record_from_row(row)
+        sentences = _sentences(row.get("abstract"))
+        if isinstance(record, Article) and isinstance(sentences, list) and sentences and not row.get("sections"):
+            record.sentences, record.abstract = sentences, " ".join(sentences)
+        return record
+    if "doc_id" in row:
+        paper = s2_id(row.get("doc_id"))
+        if paper is None:
+            return Skipped("doc_id is not a corpus id (a positive integer)")
+    elif row.get("doi"):
+        paper = doi_id(_plain(row.get("doi")))
+        if paper is None:
+            return Skipped("doi is not a DOI (10.NNNN/…)")
+    else:
+        return Skipped("no paper id (pmid, doi or doc_id)")
+    sentences = _sentences(row.get("abstract"))
+    if isinstance(sentences, str):
+        return Skipped(sentences, paper)
+    title = _plain(row.get("title"))
+    if not sentences and not title:
+        return Skipped("no title and no abstract", paper)
+    year = str(row.get("year") or "").strip()[:4]
+    return Article(
+        pmid="",
+        title=title,
+        abstract=" ".join(sentences),
+        year=int(year) if year.isdigit() else None,
+        journal=_plain(row.get("journal")) or None,
+        doi=(doi_id(_plain(row.get("doi"))) or "").removeprefix("doi:") or None,
+        revised=_plain(row.get("revised")),
+        paper=paper,
+        sentences=sentences,
+    )
+
+
+def _sentences(abstract: object) -> list[str] | str:
+    """An abstract's sentences: a list as given (whitespace folded, every place kept, since rationales cite
+    sentences by their place), a text split into sentences; or why it cannot be read."""
+    if abstract is None:
+        return []
+    if isinstance(abstract, str):
+        return abstract_sentences(abstract)
+    if not isinstance(abstract, list):
+        return "abstract is neither text nor a list of sentences"
+    if not all(isinstance(s, str) for s in abstract):
+        return "abstract holds something other than sentences"
+    sentences = [" ".join(s.split()) for s in abstract]
+    return sentences if any(sentences) else "abstract has no sentences"
 
 
 def record_from_row(row: object) -> Article | Deletion | Skipped:

@@ -17,6 +17,9 @@ from xml.etree.ElementTree import Element, ParseError
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import iterparse
 
+from amg.tools.literature.paper_ids import link, pmid_id
+from amg.tools.literature.sentences import abstract_sentences
+
 RETRACTED = "Retracted Publication"  # NLM's publication type of a retracted paper (the notice is another type)
 YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
 MONTHS = {
@@ -44,14 +47,34 @@ class Article:
     # notice's citation); stored only when there are any, so existing records keep their digest
     retracted_in: list[str] = field(default_factory=list)
 
+    # a record without a PMID (pmid ""): its id in its own scheme, "doi:…" or "s2:…" (tools/literature/paper_ids.py)
+    paper: str = ""
+    # the abstract's sentences where the source gives them (SciFact); a PubMed abstract is split when read
+    sentences: list[str] = field(default_factory=list)
+
     @property
     def retracted(self) -> bool:
         """Whether PubMed says the paper was retracted (its publication type, or a linked retraction notice)."""
         return RETRACTED in self.publication_types or bool(self.retracted_in)
 
     @property
+    def key(self) -> str:
+        """The local index's key: the PMID, else the paper id."""
+        return self.pmid or self.paper
+
+    @property
+    def evidence_id(self) -> str:
+        """The paper id, the graph's Evidence id: "pmid:…", else "doi:…" or "s2:…"."""
+        return pmid_id(self.pmid) if self.pmid else self.paper
+
+    @property
     def url(self) -> str:
-        return f"https://pubmed.ncbi.nlm.nih.gov/{self.pmid}/"
+        """The link of the paper's own scheme: PubMed for a PMID, doi.org for a DOI, Semantic Scholar for an S2 id."""
+        return link(self.evidence_id)
+
+    def numbered(self) -> list[str]:
+        """The abstract's sentences, numbered by their place (0 = the first): as the source gave them, else split."""
+        return list(self.sentences) if self.sentences else abstract_sentences(self.abstract)
 
     @property
     def display_title(self) -> str:
@@ -79,6 +102,10 @@ class Deletion:
     """A ``DeleteCitation`` entry of an update file: this PMID leaves PubMed."""
 
     pmid: str
+
+    @property
+    def key(self) -> str:
+        return self.pmid
 
 
 @dataclass(frozen=True)
@@ -167,10 +194,12 @@ def article_from_element(elem: Element) -> Article | Skipped:
 def retraction_notices(citation: Element) -> list[str]:
     """The retraction notices a MedlineCitation links to ("PMID 123", else the notice's citation text)."""
     found = []
-    for link in citation.findall("CommentsCorrectionsList/CommentsCorrections"):
-        if link.get("RefType") == "RetractionIn":
-            pmid = _text(link.find("PMID"))
-            found.append(f"PMID {pmid}" if _is_pmid(pmid) else _text(link.find("RefSource")) or "a retraction notice")
+    for comment in citation.findall("CommentsCorrectionsList/CommentsCorrections"):
+        if comment.get("RefType") == "RetractionIn":
+            pmid = _text(comment.find("PMID"))
+            found.append(
+                f"PMID {pmid}" if _is_pmid(pmid) else _text(comment.find("RefSource")) or "a retraction notice"
+            )
     return found
 
 

@@ -1,7 +1,9 @@
-"""The local index's records: one SQLite table, PMID → the whole Article (compressed) and its revision.
+"""The local index's records: PMID → the whole Article (compressed) and its revision; other papers by their id.
 
-The source of truth for what the index holds; the full-text engine only finds PMIDs. WAL mode, so
-searches read while an ingest writes. Beside the records: ``status`` (a paper PubMed retracted or deleted)
+The source of truth for what the index holds; the full-text engine only finds keys. PubMed records live in
+``records`` keyed by the PMID's integer, as they always have; a paper of another scheme ("doi:…", "s2:…",
+tools/literature/paper_ids.py) lives in ``papers`` keyed by its id, in the same shape. WAL mode, so searches
+read while an ingest writes. Beside the PubMed records: ``status`` (a paper PubMed retracted or deleted)
 and ``changes`` (the latest change to each paper that the graph must hear of: revised, retracted, deleted;
 ``seq`` only grows, so a reader keeps how far it has read), written in the record's own transaction.
 Both tables were added to existing indexes as they are opened; papers retracted in records stored before
@@ -31,22 +33,33 @@ CREATE TABLE IF NOT EXISTS changes (
   seq INTEGER PRIMARY KEY AUTOINCREMENT, pmid INTEGER NOT NULL UNIQUE, kind TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS papers (
+  id TEXT PRIMARY KEY, digest TEXT NOT NULL, revised TEXT NOT NULL, year INTEGER, body BLOB NOT NULL
+);
 """
 WITHDRAWN = ("retracted", "deleted")  # a paper's status in the store; no row: it stands
 BACKFILLED = "status_backfilled"  # meta key: records stored before the status table were read for retractions
 SQL_VARIABLES = 900
+# fields an Article gained after records were first stored: written only when set, so a PubMed record's body (and
+# its digest: "already held, unchanged") is what it was before them
+LATER_FIELDS = ("retracted_in", "paper", "sentences")
 
 
 def encoded(article: Article) -> bytes:
-    """The record as stored (JSON of its fields, in their declared order; ``retracted_in`` only when not empty,
-    so a record stored before the field existed keeps its digest and is not read as revised)."""
-    fields = vars(article) if article.retracted_in else {k: v for k, v in vars(article).items() if k != "retracted_in"}
+    """The record as stored (JSON of its fields, in their declared order; later fields only when set)."""
+    fields = {k: v for k, v in vars(article).items() if k not in LATER_FIELDS or v}
     return json.dumps(fields, ensure_ascii=False).encode()
 
 
 def digest(body: bytes) -> str:
     """What identifies a record's content: the same record ingested twice has the same digest."""
     return hashlib.sha1(body).hexdigest()
+
+
+def _split(keys: list[str]) -> tuple[list[int], list[str]]:
+    """PMIDs (as integers) and the other papers' ids."""
+    pmids = [int(k) for k in keys if str(k).isdigit()]
+    return pmids, [str(k) for k in keys if not str(k).isdigit()]
 
 
 class RecordStore:
@@ -60,21 +73,23 @@ class RecordStore:
             if self.db.execute("SELECT NOT EXISTS (SELECT 1 FROM records)").fetchone()[0]:
                 self.db.execute("INSERT OR IGNORE INTO meta VALUES (?, '1')", (BACKFILLED,))
 
-    def known(self, pmids: list[str]) -> dict[str, tuple[str, str]]:
-        """PMID → (digest, revised) for those already stored."""
-        found: dict[str, tuple[str, str]] = {}
-        for batch in chunked([int(p) for p in pmids], SQL_VARIABLES):
-            marks = ",".join("?" * len(batch))
-            for pmid, dig, revised in self.db.execute(
-                f"SELECT pmid, digest, revised FROM records WHERE pmid IN ({marks})", batch
-            ):
-                found[str(pmid)] = (dig, revised)
-        return found
+    def _rows(self, columns: str, keys: list[str]):
+        """(key, *columns) of the stored records among ``keys``, from whichever table holds each."""
+        pmids, others = _split(keys)
+        for table, key, ids in (("records", "pmid", pmids), ("papers", "id", others)):
+            for batch in chunked(ids, SQL_VARIABLES):
+                marks = ",".join("?" * len(batch))
+                for row in self.db.execute(f"SELECT {key}, {columns} FROM {table} WHERE {key} IN ({marks})", batch):
+                    yield (str(row[0]), *row[1:])
+
+    def known(self, keys: list[str]) -> dict[str, tuple[str, str]]:
+        """Key → (digest, revised) for those already stored."""
+        return {key: (dig, revised) for key, dig, revised in self._rows("digest, revised", keys)}
 
     def deleted(self, pmids: list[str]) -> set[str]:
         """Those of ``pmids`` an update file deleted (a deletion stands: a later baseline does not bring one back)."""
         gone: set[str] = set()
-        for batch in chunked([int(p) for p in pmids], SQL_VARIABLES):
+        for batch in chunked(_split(pmids)[0], SQL_VARIABLES):
             marks = ",".join("?" * len(batch))
             gone.update(
                 str(row[0]) for row in self.db.execute(f"SELECT pmid FROM deleted WHERE pmid IN ({marks})", batch)
@@ -88,16 +103,19 @@ class RecordStore:
         bodies: dict[str, bytes] | None = None,
         changes: dict[str, str] | None = None,
     ) -> None:
-        """Store ``articles`` (replacing their PMIDs) and drop ``deleted``, in one transaction.
+        """Store ``articles`` (replacing their keys) and drop ``deleted`` (PMIDs), in one transaction.
         ``bodies``: their ``encoded`` form where already computed; ``changes``: PMID -> revised | retracted |
         deleted, journalled with the papers' status (a revised paper's status row goes: it stands again)."""
         bodies, changes = bodies or {}, changes or {}
-        rows = []
+        rows: dict[str, list] = {"records": [], "papers": []}
         for a in articles:
-            body = bodies.get(a.pmid) or encoded(a)
-            rows.append((int(a.pmid), digest(body), a.revised, a.year, zlib.compress(body, 1)))
+            body = bodies.get(a.key) or encoded(a)
+            table, key = ("records", int(a.pmid)) if a.pmid else ("papers", a.paper)
+            rows[table].append((key, digest(body), a.revised, a.year, zlib.compress(body, 1)))
         with self.db:
-            self.db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?)", rows)
+            self.db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?)", rows["records"])
+            if rows["papers"]:
+                self.db.executemany("INSERT OR REPLACE INTO papers VALUES (?, ?, ?, ?, ?)", rows["papers"])
             self.db.executemany("DELETE FROM records WHERE pmid = ?", [(int(p),) for p in deleted])
             self.db.executemany("INSERT OR IGNORE INTO deleted VALUES (?)", [(int(p),) for p in deleted])
             self._journal(changes)
@@ -158,14 +176,8 @@ class RecordStore:
             self.db.execute("INSERT OR IGNORE INTO meta VALUES (?, '1')", (BACKFILLED,))
         return found
 
-    def get(self, pmids: list[str]) -> dict[str, Article]:
-        out: dict[str, Article] = {}
-        ids = [int(p) for p in pmids if str(p).isdigit()]
-        for batch in chunked(ids, SQL_VARIABLES):
-            marks = ",".join("?" * len(batch))
-            for pmid, body in self.db.execute(f"SELECT pmid, body FROM records WHERE pmid IN ({marks})", batch):
-                out[str(pmid)] = Article(**json.loads(zlib.decompress(body)))
-        return out
+    def get(self, keys: list[str]) -> dict[str, Article]:
+        return {key: Article(**json.loads(zlib.decompress(body))) for key, body in self._rows("body", keys)}
 
     def index_id(self) -> str:
         """This store's own name (made once): a reader of ``changes`` keeps its place per store, so an index
@@ -176,8 +188,10 @@ class RecordStore:
 
     def stats(self) -> dict:
         count, newest = self.db.execute("SELECT COUNT(*), MAX(year) FROM records").fetchone()
+        papers, newest_paper = self.db.execute("SELECT COUNT(*), MAX(year) FROM papers").fetchone()
         retracted = self.db.execute("SELECT COUNT(*) FROM status WHERE status = 'retracted'").fetchone()[0]
-        return {"records": count, "newest_year": newest, "retracted": retracted}
+        newest_year = max((y for y in (newest, newest_paper) if y), default=None)
+        return {"records": count + papers, "newest_year": newest_year, "retracted": retracted}
 
     def close(self) -> None:
         self.db.close()

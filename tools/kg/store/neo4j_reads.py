@@ -68,7 +68,7 @@ class KnowledgeQueries:
                WHERE r.type IN $types AND r.confidence >= $min
                RETURN k AS key, n.key AS other, n.name AS name, n.type AS type, r.type AS rel,
                       r.confidence AS confidence, r.evidence_ids AS evidence_ids, startNode(r) = e AS forward,
-                      r.description AS description
+                      r.description AS description, coalesce(r.quotes, []) AS quotes
                ORDER BY r.confidence DESC""",
             keys=keys,
             types=types,
@@ -100,7 +100,7 @@ class KnowledgeQueries:
             """MATCH (s:Entity)-[r:RELATES]->(n:Entity) WHERE r.type IN $types
                RETURN s.key AS key, s.name AS subject, n.key AS other, n.name AS name, n.type AS type,
                       r.type AS rel, r.confidence AS confidence, r.evidence_ids AS evidence_ids, true AS forward,
-                      r.description AS description""",
+                      r.description AS description, coalesce(r.quotes, []) AS quotes""",
             types=types,
         )
 

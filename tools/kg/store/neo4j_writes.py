@@ -66,7 +66,7 @@ UNWIND $rows AS p
 MATCH (a:Entity {key: p.s}), (b:Entity {key: p.t})
 CREATE (a)-[:RELATES {type: p.type, confidence: p.confidence, score_raw: p.score_raw, description: p.description,
                       evidence_ids: p.evidence_ids, origin: p.origin, model: p.model, status: p.status,
-                      created_at: p.created_at, updated_at: p.updated_at, history: p.history}]->(b)
+                      created_at: p.created_at, updated_at: p.updated_at, history: p.history, quotes: p.quotes}]->(b)
 """
 UPDATE_RELATIONS = """
 UNWIND $rows AS row
@@ -146,8 +146,10 @@ def merge_relation(existing: dict | None, new: RelationRecord, now: str) -> dict
         "origin": new.origin,
         "model": new.model,
     }
+    quotes = _quotes(existing.get("quotes") if existing else None, new.quotes)
     if existing is None:
         return {
+            "quotes": quotes or None,  # only a study finding has them: none written on any other edge
             "type": new.type,
             "confidence": new.confidence,
             "score_raw": new.score_raw,
@@ -162,7 +164,8 @@ def merge_relation(existing: dict | None, new: RelationRecord, now: str) -> dict
         }
     old_ids = set(existing.get("evidence_ids") or [])
     new_ids = set(new.evidence_ids)
-    if new_ids <= old_ids and abs(existing.get("confidence", 0) - new.confidence) < 1e-9:
+    same_quotes = quotes == list(existing.get("quotes") or [])
+    if new_ids <= old_ids and abs(existing.get("confidence", 0) - new.confidence) < 1e-9 and same_quotes:
         return None
     take_new = len(new_ids) >= len(old_ids)
     confidence = new.confidence if take_new else existing["confidence"]
@@ -179,6 +182,7 @@ def merge_relation(existing: dict | None, new: RelationRecord, now: str) -> dict
     )
     props = dict(existing)
     props.update(
+        quotes=quotes or None,
         confidence=confidence,
         evidence_ids=sorted(old_ids | new_ids),
         updated_at=now,
@@ -192,3 +196,14 @@ def merge_relation(existing: dict | None, new: RelationRecord, now: str) -> dict
             model=new.model or existing.get("model", ""),
         )
     return props
+
+
+def _quotes(held: list[str] | None, new: list[dict]) -> list[str]:
+    """A finding's sentences as stored (JSON strings), the held ones first, each paper's sentence once."""
+    out = list(held or [])
+    seen = {(q.get("paper"), q.get("n")) for q in map(json.loads, out)}
+    for quote in new:
+        if (quote["paper"], quote["n"]) not in seen:
+            seen.add((quote["paper"], quote["n"]))
+            out.append(json.dumps({"paper": quote["paper"], "n": quote["n"], "text": quote["text"]}))
+    return out

@@ -50,6 +50,15 @@ class ExpansionWrites(Protocol):
     def touch(self, keys: list[str], field_name: str) -> None: ...
 
 
+class ClaimReads(Protocol):
+    """What a claim check reads offline: the study findings on the claim's entities or in its words, with their
+    sentences (``quotes``), and the papers they rest on."""
+
+    def findings(self, keys: list[str], types: list[str], min_confidence: float) -> list[dict]: ...
+    def every_finding(self, types: list[str]) -> list[dict]: ...
+    def evidence(self, ids: list[str]) -> list[dict]: ...
+
+
 class QAStore(QAReads, ExpansionWrites, Protocol):
     """What the QA graph reads and writes."""
 

@@ -1,0 +1,140 @@
+"""What a claim check teaches the graph: each paper that took a side, its findings read from the sentences that
+settle the claim, every one kept with those sentences and the paper's id (``quotes``), so the next check of the
+claim, or of a related one, reads them offline (agents/claim_checker/from_graph.py).
+
+One short model call per paper: a line "<sentence number> | <subject> | <relation> | <object>" per finding, at most
+``MAX_FINDINGS``, so a paper that states several findings gives several. The sentence is named by its number, not
+copied, so it is the abstract's own word for word. Grounds as the finding reader's (agents/finding_reader/): a
+study-result relation, ends the sentence, the abstract or the claim names, neither generic; an end holding a claim
+entity's name is written as that entity. Confidence = the model's measured extraction reliability x the paper's
+stance probability.
+"""
+
+from __future__ import annotations
+
+from amg.agents.finding_reader.ends import content_words, end_named, head_of, on_question_entities
+from amg.prompts import load
+from amg.tools.kg.grounding import is_generic
+from amg.tools.kg.records import EvidenceRecord, RelationRecord
+from amg.tools.kg.schema import FINDINGS, relation_type
+from amg.tools.kg.store.protocols import ExpansionWrites
+from amg.tools.llm.conversation import talk
+from amg.tools.llm.structured import Usage
+
+MAX_FINDINGS = 3
+FINDING_TOKENS = 120
+_FINDING_TYPES = {r.name for r in FINDINGS}
+
+
+def finding_lines(said: str, numbers: list[int]) -> list[tuple[int, str, str, str]]:
+    """(sentence number, subject, relation, object) of each usable line, the number among ``numbers``."""
+    found = []
+    for line in said.splitlines():
+        parts = [p.strip().strip("*`<>\"'") for p in line.split("|")]
+        if len(parts) != 4 or not parts[0].strip("[]. ").isdigit():
+            continue
+        number = int(parts[0].strip("[]. "))
+        if number in numbers and all(parts[1:]):
+            found.append((number, parts[1], parts[2], parts[3]))
+    return found[:MAX_FINDINGS]
+
+
+def grounded(
+    line: tuple[int, str, str, str], claim: str, paper: dict, entities: list[dict], confidence: float, model: str
+) -> tuple[RelationRecord | None, str | None]:
+    """The finding ``line`` as a relation to write with the paper's settling sentences, or None and why not."""
+    number, subject, relation, obj = line
+    rel_type, flipped = relation_type(relation)
+    if rel_type not in _FINDING_TYPES:
+        return None, f"{relation!r} is not a study finding"
+    ends = tuple(head_of(n) for n in ((obj, subject) if flipped else (subject, obj)))
+    text_of = {s["n"]: s["text"] for s in paper["sentences"]}
+    said = content_words(f"{paper.get('title') or ''} {' '.join(text_of.values())} {claim}")
+    for name in ends:
+        if not end_named(name, said):
+            return None, f"neither the paper nor the claim names {name!r}"
+    source, target = on_question_entities(ends, entities)
+    for name in (source, target):
+        if is_generic(name):
+            return None, f"{name!r} is not a specific subject or outcome"
+    quotes = [{"paper": paper["id"], "n": n, "text": text_of[n]} for n in paper["rationale"] if n in text_of]
+    try:
+        record = RelationRecord(
+            source,
+            target,
+            rel_type,
+            round(confidence, 3),
+            [paper["id"]],
+            None,
+            text_of[number][:500],
+            paper.get("kind") or "pubmed",
+            model,
+            quotes,
+        )
+    except ValueError as exc:
+        return None, str(exc)
+    return record, None
+
+
+def learn_claim_paper(
+    claim: str,
+    entities: list[dict],
+    paper: dict,
+    llm,
+    model_name: str,
+    reliability: float,
+    store: ExpansionWrites,
+) -> dict:
+    """Read and write the findings of ``paper`` (a stance result with its ``sentences`` and ``rationale``)."""
+    usage = Usage()
+    text_of = {s["n"]: s["text"] for s in paper["sentences"]}
+    numbers = [n for n in paper["rationale"] if n in text_of]
+    prompt = load("claim_findings").format(
+        claim=claim,
+        title=paper.get("title") or "",
+        sentences="\n".join(f"[{n}] {text_of[n]}" for n in numbers),
+        relations="\n".join(f"  - {r.name}" + (f" ({r.hint})" if r.hint else "") for r in FINDINGS),
+    )
+    said, _ = talk(llm, [], prompt, usage, FINDING_TOKENS)
+    confidence = reliability * max(paper["probabilities"].get(paper["stance"], 1.0), 0.0)
+    records, refused = [], []
+    for line in finding_lines(said, numbers):
+        record, problem = grounded(line, claim, paper, entities, confidence, model_name)
+        if record is None:
+            refused.append(f"finding of {paper['id']}: {problem}")
+        else:
+            records.append(record)
+    if not records:
+        return {
+            "new_relations": [],
+            "refused": refused or [f"finding of {paper['id']}: no usable line"],
+            **usage.as_update(),
+        }
+    evidence = EvidenceRecord(
+        id=paper["id"],
+        kind=paper.get("kind") or "pubmed",
+        title=paper.get("title") or "",
+        snippet=" ".join(text_of.values())[:1500],
+        year=paper.get("year"),
+        pmid=paper.get("pmid"),
+        doi=paper.get("doi"),
+        url=paper.get("url"),
+    )
+    store.upsert(
+        evidence=[evidence],
+        relations=records,
+        supports=[(key, paper["id"]) for r in records for key in (r.source, r.target)],
+    )
+    new = [
+        {
+            "source": r.source,
+            "type": r.type,
+            "target": r.target,
+            "confidence": r.confidence,
+            "evidence_ids": r.evidence_ids,
+            "description": r.description,
+            "quotes": r.quotes,
+        }
+        for r in records
+    ]
+    return {"new_relations": new, "refused": refused, **usage.as_update()}

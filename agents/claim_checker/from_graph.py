@@ -1,0 +1,67 @@
+"""A claim checked offline: the papers the graph's study findings rest on, read back from the sentences each
+finding keeps (``quotes``), for the same stance step as papers found in the index (agents/claim_checker/stance.py).
+
+The findings read are those on the claim's entities and those whose ends and sentences state the claim's words
+(at least ``STATED_WORDS`` and ``STATED_SHARE`` of them, compared by Snowball stem: "supplementation" states
+"supplements"): a related claim reaches them too. Each paper's sentences are those its findings kept, numbered as in
+its abstract; the stance step's closeness gate then leaves out a paper whose sentences do not come near the claim.
+"""
+
+from __future__ import annotations
+
+import json
+
+import snowballstemmer
+
+from amg.tools.kg.schema import FINDINGS, normalize_key
+from amg.tools.kg.store.protocols import ClaimReads
+from amg.tools.literature.query_words import query_words
+
+STATED_WORDS, STATED_SHARE = 2, 0.4
+MAX_FINDINGS = 12
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+def _words(text: str) -> set[str]:
+    return set(_STEMMER.stemWords([normalize_key(w) for w in query_words(text, limit=500)]))
+
+
+def findings_on(claim: str, keys: list[str], store: ClaimReads) -> list[dict]:
+    """The findings on ``keys`` and those stating most of ``claim``'s words, most words first."""
+    types = [r.name for r in FINDINGS]
+    asked = _words(claim)
+    rows = {(r["key"], r["rel"], r["other"]): r for r in (store.findings(keys, types, 0.0) if keys else [])}
+    for row in store.every_finding(types):
+        rows.setdefault((row["key"], row["rel"], row["other"]), row)
+
+    def stated(row: dict) -> int:
+        quotes = " ".join(json.loads(q)["text"] for q in row.get("quotes") or [])
+        return len(
+            asked & _words(f"{row.get('subject') or row['key']} {row['name']} {row['description'] or ''} {quotes}")
+        )
+
+    kept = [(stated(r), r) for r in rows.values()]
+    kept = [(n, r) for n, r in kept if r.get("quotes") and n >= STATED_WORDS and n >= STATED_SHARE * len(asked)]
+    return [r for _, r in sorted(kept, key=lambda pair: -pair[0])[:MAX_FINDINGS]]
+
+
+def papers_from_graph(claim: str, keys: list[str], store: ClaimReads) -> list[dict]:
+    """[{id, title, url, year, pmid, doi, kind, sentences: [{n, text}]}] of the papers the claim's findings rest on."""
+    papers: dict[str, dict] = {}
+    for row in findings_on(claim, keys, store):
+        for quote in map(json.loads, row["quotes"]):
+            papers.setdefault(quote["paper"], {}).setdefault(int(quote["n"]), quote["text"])
+    held = {e["id"]: e for e in store.evidence(list(papers))} if papers else {}
+    return [
+        {
+            "id": paper,
+            "title": held.get(paper, {}).get("title") or "",
+            "url": held.get(paper, {}).get("url"),
+            "year": held.get(paper, {}).get("year"),
+            "pmid": held.get(paper, {}).get("pmid"),
+            "doi": held.get(paper, {}).get("doi"),
+            "kind": held.get(paper, {}).get("kind") or "pubmed",
+            "sentences": [{"n": n, "text": text} for n, text in sorted(sentences.items())],
+        }
+        for paper, sentences in papers.items()
+    ]

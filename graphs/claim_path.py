@@ -1,0 +1,158 @@
+"""The QA graph's path for a claim (question kind "claim"): the papers that bear on it, each one's stance with the
+sentences that settle it, the verdict across them, and after the answer each paper's findings learned with those
+sentences (agents/claim_checker/).
+
+Hybrid and dynamic modes find papers in the local literature index (BM25, re-ranked by the sentences' closeness to
+the claim: tools/literature/claim_search.py); offline mode reads the papers the graph's findings rest on, from the
+sentences they kept. Either way the same stance step reads them.
+"""
+
+from __future__ import annotations
+
+from langchain_core.messages import AIMessage
+from langgraph.runtime import Runtime
+from langgraph.types import Send
+
+from amg.agents.claim_checker.findings import learn_claim_paper
+from amg.agents.claim_checker.from_graph import papers_from_graph
+from amg.agents.claim_checker.stance import read_papers, shown_sentences
+from amg.agents.claim_checker.verdict import weigh
+from amg.graphs.context import Context, run_context
+from amg.graphs.learning import after_the_answer
+from amg.graphs.reply import chat_reply
+from amg.graphs.resources import resources_for
+from amg.graphs.state import QAState
+from amg.graphs.timing import timed
+from amg.tools.literature.claim_search import find_papers
+from amg.tools.llm.confidence_maps import extraction_reliability
+from amg.tools.llm.structured import Usage
+
+CLAIM_PAPERS = 3  # papers read per claim: a gold abstract is in the top 3 for most claims (benchmarks/claim_retrieval)
+NO_INDEX = "no local literature index: build one with `amg ingest papers FILE…` (or `amg ingest pubmed FILE…`)"
+
+
+def _paper(article, scores: list[float], relevance: float, score: float) -> dict:
+    sentences = [{"n": n, "text": text} for n, text in enumerate(article.numbered())]
+    return {
+        "id": article.evidence_id,
+        "title": article.display_title,
+        "url": article.url,
+        "year": article.year,
+        "pmid": article.pmid or None,
+        "doi": article.doi,
+        "kind": "pubmed",
+        "source": "index",
+        "score": round(score, 4),
+        "relevance": relevance,
+        "sentences": sentences,
+        "shown": shown_sentences(sentences, scores or [0.0] * len(sentences)),
+    }
+
+
+@timed("find_papers")
+def find_claim_papers(state: QAState, runtime: Runtime[Context]) -> dict:
+    """The papers to read for the claim: from the index (hybrid, dynamic) or from the graph's findings (offline)."""
+    ctx = run_context(runtime)
+    res = resources_for(ctx)
+    claim = state["claim"]
+    if ctx.evidence_mode != "offline" and "pubmed" in ctx.sources:
+        if res.literature is None:
+            return {"papers": [], "degradations": [NO_INDEX]}
+        found = find_papers(res.literature, claim, res.sentence_vectors, k=CLAIM_PAPERS)
+        return {"papers": [_paper(f.article, f.sentence_scores, f.relevance, f.score) for f in found]}
+    papers = papers_from_graph(claim, [e["key"] for e in state.get("entities", [])], res.store)
+    texts = [s["text"] for p in papers for s in p["sentences"]]
+    vectors = res.embed([claim, *texts]) if texts else [[]]
+    at, out = 1, []
+    for paper in papers:
+        scores = [sum(a * b for a, b in zip(vectors[0], vectors[at + i])) for i in range(len(paper["sentences"]))]
+        at += len(paper["sentences"])
+        relevance = round(max(scores, default=0.0), 4)
+        shown = shown_sentences(paper["sentences"], scores)
+        out.append({**paper, "source": "graph", "score": relevance, "relevance": relevance, "shown": shown})
+    return {"papers": sorted(out, key=lambda p: -p["score"])[:CLAIM_PAPERS]}
+
+
+@timed("read_stances")
+def read_stances(state: QAState, runtime: Runtime[Context]) -> dict:
+    """Each paper's stance on the claim, with the sentences that settle it (one short model call per paper read)."""
+    res = resources_for(run_context(runtime))
+    usage = Usage()
+    papers = read_papers(state["claim"], state.get("papers", []), res.llm, usage)
+    return {"papers": papers, **usage.as_update()}
+
+
+def citations_of(papers: list[dict]) -> list[dict]:
+    """The papers that take a side, numbered, each with its stance and settling sentences (verbatim, by number)."""
+    cited = []
+    for paper in (p for p in papers if p["stance"] != "neither"):
+        text_of = {s["n"]: s["text"] for s in paper["sentences"]}
+        quoted = [{"n": n, "text": text_of[n]} for n in paper["rationale"] if n in text_of]
+        cited.append(
+            {
+                "n": len(cited) + 1,
+                "id": paper["id"],
+                "evidence_id": paper["id"],
+                "kind": paper["kind"],
+                "pmid": paper.get("pmid"),
+                "doi": paper.get("doi"),
+                "title": paper["title"],
+                "year": paper.get("year"),
+                "url": paper.get("url"),
+                "quote": quoted[0]["text"] if quoted else "",
+                "stance": paper["stance"],
+                "sentences": quoted,
+            }
+        )
+    return cited
+
+
+@timed("weigh_claim")
+def weigh_claim(state: QAState, runtime: Runtime[Context]) -> dict:
+    """The verdict across the papers, as the turn's answer."""
+    papers = state.get("papers", [])
+    verdict = weigh(papers)
+    update = {
+        "verdict": verdict,
+        "answer": verdict["summary"],
+        "confidence": verdict["confidence"],
+        "confidence_basis": {"source": "paper stances", "counts": verdict["counts"], "calibrated": False},
+        "citations": citations_of(papers),
+    }
+    update["messages"] = [AIMessage(chat_reply({**state, **update}))]
+    return update
+
+
+@timed("learn")
+@after_the_answer
+def learn_claim(task: dict, runtime: Runtime[Context]) -> dict:
+    """After the verdict, one branch per paper that took a side: its findings, with the settling sentences."""
+    ctx = run_context(runtime)
+    res = resources_for(ctx)
+    done = learn_claim_paper(
+        task["claim"],
+        task["entities"],
+        task["paper"],
+        res.llm,
+        res.model_name,
+        extraction_reliability(res.model_name),
+        res.store,
+    )
+    return {
+        "new_relations": done["new_relations"],
+        "llm_calls": done["llm_calls"],
+        "tokens": done["tokens"],
+        "degradations": [f"claim findings: {why}" for why in done["refused"]],
+    }
+
+
+def after_weighing(state: QAState, runtime: Runtime[Context]):
+    """Learn from each paper found in the index that took a side (what the graph read back needs no learning)."""
+    if run_context(runtime).learn == "off":
+        return "__end__"
+    tasks = [
+        Send("learn_claim", {"claim": state["claim"], "entities": state.get("entities", []), "paper": paper})
+        for paper in state.get("papers", [])
+        if paper["stance"] != "neither" and paper["source"] == "index" and paper["rationale"]
+    ]
+    return tasks or "__end__"
