@@ -108,24 +108,32 @@ def test_gives_up_with_a_readable_error_and_does_not_retry_client_errors():
     assert len(bad_request.calls) == 1
 
 
-def test_rate_limit_holds_across_threads():
+def test_rate_limit_holds_across_threads(monkeypatch):
     import threading
 
-    limiter, stamps = RateLimiter(10.0), []
+    from amg.tools.evidence import remote_calls
+
+    released, lock = [], threading.Lock()
+
+    def sleep(seconds):  # a frozen clock: each call is released at the time the limiter makes it wait for
+        with lock:
+            released.append(100.0 + seconds)
+
+    monkeypatch.setattr(remote_calls.time, "monotonic", lambda: 100.0)
+    monkeypatch.setattr(remote_calls.time, "sleep", sleep)
+    limiter = RateLimiter(10.0)
 
     def worker():
         for _ in range(3):
             limiter.wait()
-            stamps.append(time.monotonic())
 
     threads = [threading.Thread(target=worker) for _ in range(3)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    stamps.sort()
-    gaps = [b - a for a, b in zip(stamps, stamps[1:])]
-    assert len(stamps) == 9 and min(gaps) >= 0.09  # 10 requests/s, whatever the thread
+    # the first call goes at once (no sleep); the other eight are spaced 0.1 s apart whatever their thread
+    assert sorted(released) == pytest.approx([100.0 + 0.1 * i for i in range(1, 9)])
 
 
 def test_no_key_means_three_per_second_and_key_ten(cache):
