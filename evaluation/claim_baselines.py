@@ -13,7 +13,8 @@ from amg.tools.llm.conversation import TOP_LOGPROBS, talk_scored
 from amg.tools.llm.structured import Usage
 
 VERDICT_WORDS = {"SUPPORTED": "supported", "CONTRADICTED": "contradicted", "NOT": "not enough evidence"}
-COT_TOKENS, RAG_TOKENS = 160, 40
+COT_TOKENS, RAG_TOKENS, VERDICT_TOKENS = 160, 40, 12
+VERDICT_ONLY = "Your verdict, in one line: Verdict: <supported, contradicted or not enough evidence>"
 RAG_SENTENCES = 12  # sentences read per abstract (an abstract has ~9; the 4,096-token context holds three)
 _VERDICT = re.compile(r"verdict\W*[:=]\s*\W*(supported|contradicted|not enough evidence|not)", re.IGNORECASE)
 _PAIR = re.compile(r"(\d+)\s*:\s*(\d+)")
@@ -33,10 +34,13 @@ def verdict_of(said: str, logprobs: list[dict] | None) -> tuple[str | None, dict
 
 def chain_of_thought(claim: str, llm) -> dict:
     usage = Usage()
-    said, _, logprobs = talk_scored(
+    said, turns, logprobs = talk_scored(
         llm, [], load("claim_verdict_cot").format(claim=claim), usage, COT_TOKENS, TOP_LOGPROBS
     )
     verdict, probabilities = verdict_of(said, logprobs)
+    if verdict is None and said:  # the reasoning ran past its budget before the verdict line: ask for that line
+        said, _, logprobs = talk_scored(llm, turns, VERDICT_ONLY, usage, VERDICT_TOKENS, TOP_LOGPROBS)
+        verdict, probabilities = verdict_of(said, logprobs)
     return {"verdict": verdict, "probabilities": probabilities, "evidence": {}, "retrieved": [], **usage.as_update()}
 
 
