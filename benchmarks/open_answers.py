@@ -8,7 +8,10 @@ so "lost to the graph" is also counted against it: only a revision can lose ther
 can differ a little (llama.cpp reuses the previous prompt's cache, and float sums then differ): the closed-book
 run against the graph's drafts measures that noise.
 
-    python -m benchmarks.open_answers bench-out/mmlu-med-dev [--dataset ../shared/data/mmlu-med-dev.jsonl]
+    python -m benchmarks.open_answers bench-out/mmlu-med-dev [--dataset ../shared/data/mmlu-med-dev.jsonl] [--rewrite]
+
+``--rewrite`` stores today's judgement in each run's results (``predicted``, ``correct``; the run's own kept once as
+``judged_at_run``), so the calibration benchmark fits on what today's judge says.
 """
 
 from __future__ import annotations
@@ -27,12 +30,29 @@ from benchmarks.report import emit
 def judged(rows: list[dict], items: dict[str, dict], embed, field: str = "answer") -> dict[str, bool]:
     """Per question id, whether the answer in ``field`` (of the row, or of its confidence basis) stands for the
     gold option; an unanswered question is wrong."""
-    right = {}
+    return {i: letter == items[i]["answer"] for i, letter in options_of(rows, items, embed, field).items()}
+
+
+def options_of(rows: list[dict], items: dict[str, dict], embed, field: str = "answer") -> dict[str, str | None]:
+    """Per question id, the option the answer in ``field`` stands for (None: none, or no answer)."""
+    letters = {}
     for row in rows:
         text = row.get(field) if field == "answer" else (row.get("confidence_basis") or {}).get(field)
-        item = items[row["id"]]
-        right[row["id"]] = bool(text) and judged_option(text, item["options"], embed) == item["answer"]
-    return right
+        letters[row["id"]] = judged_option(text, items[row["id"]]["options"], embed) if text else None
+    return letters
+
+
+def rewrite(path: Path, rows: list[dict], letters: dict[str, str | None], items: dict[str, dict]) -> None:
+    """``rows`` written back to ``path`` with today's judgement (the run's own kept once as ``judged_at_run``)."""
+    lines = []
+    for row in rows:
+        row.setdefault("judged_at_run", {"predicted": row.get("predicted"), "correct": row.get("correct")})
+        row["predicted"] = letters[row["id"]]
+        row["correct"] = letters[row["id"]] == items[row["id"]]["answer"]
+        lines.append(json.dumps(row, ensure_ascii=False))
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("\n".join(lines) + "\n")
+    tmp.replace(path)
 
 
 def versus(first: dict[str, bool], second: dict[str, bool]) -> dict:
@@ -48,6 +68,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folder", type=Path, help="bench-out/<dataset>, holding the -open runs")
     parser.add_argument("--dataset", type=Path, help="the questions (default: the path the runs recorded)")
+    parser.add_argument("--rewrite", action="store_true", help="store today's judgement in each run's results")
     args = parser.parse_args()
     runs = {
         p.name: p for p in sorted(args.folder.iterdir()) if p.name.endswith("-open") and (p / "results.jsonl").exists()
@@ -63,7 +84,11 @@ def main() -> None:
     rows = {
         m: [json.loads(x) for x in (p / "results.jsonl").read_text().splitlines() if x.strip()] for m, p in runs.items()
     }
-    right = {m.removesuffix("-open"): judged(r, items, embed) for m, r in rows.items()}
+    letters = {m: options_of(r, items, embed) for m, r in rows.items()}
+    if args.rewrite:
+        for m, r in rows.items():
+            rewrite(runs[m] / "results.jsonl", r, letters[m], items)
+    right = {m.removesuffix("-open"): {i: x == items[i]["answer"] for i, x in ls.items()} for m, ls in letters.items()}
     graph = next((m for m in right if m.startswith("kg")), None)
     figures: dict = {"dataset": dataset.name, "accuracy": {}, "n": {}}
     table = []
