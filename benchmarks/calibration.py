@@ -75,9 +75,12 @@ def evaluate_open(method: str, rows: list[dict], model: str, dataset: str, kind:
         "n_fit": len(fit),
         "n_eval": len(held),
         "accuracy": round(sum(correct) / len(held), 3),
-        "ece_stated_formula": round(ece([b["stated"] * (0.5 + 0.5 * s) for b, s in zip(basis, support)], correct), 3),
         "chosen_feature": cmap.about["feature"],
     }
+    if all("stated" in b for b in basis):  # the old print (a draft-first answer has no stated confidence)
+        figures["ece_stated_formula"] = round(
+            ece([b["stated"] * (0.5 + 0.5 * s) for b, s in zip(basis, support)], correct), 3
+        )
     for feature, fitted in maps.items():
         printed = [fitted(b[feature], s) for b, s in zip(basis, support)]
         high = [ok for c, ok in zip(printed, correct) if c >= 0.8]
