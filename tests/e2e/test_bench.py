@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -23,6 +22,7 @@ from amg.testing.scripted_llm import (
     prompt_text,
     verdict,
 )
+from tests.e2e.bench_args import bench_args
 
 BENCH = Path(__file__).parents[1] / "data" / "bench"
 
@@ -47,19 +47,7 @@ def bench_env(store, scripted_server, tmp_path):
 
 
 def args_for(tmp_path, method, **extra):
-    base = dict(
-        dataset=str(BENCH / "ours.jsonl"),
-        method=method,
-        limit=5,
-        seed=0,
-        out=str(tmp_path / "out"),
-        resume=False,
-        shuffle_options=False,
-        use_options=False,
-        model=None,
-        open=False,
-    )
-    return SimpleNamespace(**{**base, **extra})
+    return bench_args(BENCH / "ours.jsonl", method, tmp_path / "out", limit=5, **extra)
 
 
 @pytest.mark.parametrize("method", METHODS)

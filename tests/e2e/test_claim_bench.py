@@ -4,7 +4,6 @@ learned, rag and cot; predictions.jsonl in SciFact's submission format and the o
 from __future__ import annotations
 
 import json
-from types import SimpleNamespace
 
 import pytest
 
@@ -12,6 +11,7 @@ from amg.cli import bench as cli_bench
 from amg.graphs.context import Context
 from amg.graphs.resources import resources_for
 from amg.testing.claim_replies import asks_for_claim_verdict
+from tests.e2e.bench_args import bench_args
 from tests.e2e.test_claim_check import CLAIM, check, responder  # noqa: F401 (the fixture)
 
 CLAIMS = [
@@ -46,19 +46,7 @@ def bench(check, tmp_path):  # noqa: F811 (the imported fixture)
     dataset.write_text("".join(json.dumps(c) + "\n" for c in CLAIMS))
 
     def bench_with(method: str, mode: str = "hybrid") -> dict:
-        args = SimpleNamespace(
-            dataset=str(dataset),
-            method=method,
-            limit=None,
-            seed=0,
-            out=str(tmp_path / "out"),
-            resume=False,
-            shuffle_options=False,
-            use_options=False,
-            model=None,
-            open=False,
-            split="all",
-        )
+        args = bench_args(dataset, method, tmp_path / "out", split="all")
         ctx = Context(data_dir=str(tmp_path), sources="pubmed", evidence_mode=mode)
         cli_bench._bench(args, ctx, resources_for(ctx))
         label = f"kg-{mode}" if method == "kg" else method

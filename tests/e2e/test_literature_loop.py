@@ -16,6 +16,7 @@ from amg.tools.evidence.pubmed_sources import LocalPubMed, PubMedSources
 from amg.tools.literature.index import LiteratureIndex
 from amg.tools.literature.ingest import ingest_files
 from amg.tools.llm.chat import ModelUnavailable
+from tests.e2e.bench_args import bench_args
 
 QUESTION = "Can medical students contribute to quality assurance programmes in day surgery?"
 VERDICTS = {"A": "yes", "B": "no", "C": "maybe"}
@@ -142,7 +143,6 @@ def test_a_fault_while_learning_keeps_the_answer(loop, monkeypatch):
 
 def test_bench_reports_the_literature_figures(loop, tmp_path):
     """kg hybrid and rag on a one-question set from that paper: found, cited, learned."""
-    from types import SimpleNamespace
 
     from amg.cli import bench as cli_bench
     from amg.graphs.resources import resources_for
@@ -155,18 +155,7 @@ def test_bench_reports_the_literature_figures(loop, tmp_path):
         '"answer": "A", "subject": "pubmedqa", "pmids": ["10354335"]}\n' % QUESTION
     )
     for method, mode in (("kg", "hybrid"), ("rag", "hybrid")):
-        args = SimpleNamespace(
-            dataset=str(dataset),
-            method=method,
-            limit=None,
-            seed=0,
-            out=str(tmp_path / "out"),
-            resume=False,
-            shuffle_options=False,
-            use_options=False,
-            model=None,
-            open=False,
-        )
+        args = bench_args(dataset, method, tmp_path / "out")
         ctx = Context(data_dir=str(tmp_path), sources="pubmed", evidence_mode=mode)
         cli_bench._bench(args, ctx, resources_for(ctx))
     kg = __import__("json").loads((tmp_path / "out" / "kg-hybrid" / "summary.json").read_text())
