@@ -148,16 +148,7 @@ def score_relations(
         supports=[(entity["name"], r.id) for r in evidence_records],
     )
     store.touch([entity["key"]], "refreshed_at")
-    new = [
-        {
-            "source": r.source,
-            "type": r.type,
-            "target": r.target,
-            "confidence": r.confidence,
-            "evidence_ids": r.evidence_ids,
-        }
-        for r in relations
-    ]
+    new = [r.learned() for r in relations]
     return {"new_relations": new, "weakened": weakened, "refused": refused, **usage.as_update()}
 
 

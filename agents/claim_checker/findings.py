@@ -125,16 +125,5 @@ def learn_claim_paper(
         relations=records,
         supports=[(key, paper["id"]) for r in records for key in (r.source, r.target)],
     )
-    new = [
-        {
-            "source": r.source,
-            "type": r.type,
-            "target": r.target,
-            "confidence": r.confidence,
-            "evidence_ids": r.evidence_ids,
-            "description": r.description,
-            "quotes": r.quotes,
-        }
-        for r in records
-    ]
+    new = [r.learned("description", "quotes") for r in records]
     return {"new_relations": new, "refused": refused, **usage.as_update()}

@@ -231,12 +231,4 @@ def learn_finding(
         relations=[record],
         supports=[(record.source, paper["id"]), (record.target, paper["id"])],
     )
-    new = {
-        "source": record.source,
-        "type": record.type,
-        "target": record.target,
-        "confidence": record.confidence,
-        "evidence_ids": record.evidence_ids,
-        "description": record.description,
-    }
-    return {"new_relations": [new], "refused": [], **usage.as_update()}
+    return {"new_relations": [record.learned("description")], "refused": [], **usage.as_update()}

@@ -30,3 +30,15 @@ def test_relation_without_evidence_is_rejected():
 def test_bad_names_get_clear_errors(name, message):
     with pytest.raises(ValueError, match=message):
         EntityRecord(name)
+
+
+def test_a_learned_relation_reports_its_ends_confidence_evidence_and_the_fields_asked():
+    r = RelationRecord("Metformin", "Diarrhea", "causes", 0.7, ["pubmed:1"], description="GI upset", quotes=[{"n": 2}])
+    assert r.learned() == {
+        "source": "Metformin",
+        "type": "causes",
+        "target": "Diarrhea",
+        "confidence": 0.7,
+        "evidence_ids": ["pubmed:1"],
+    }
+    assert r.learned("quotes")["quotes"] == [{"n": 2}] and "description" not in r.learned("quotes")

@@ -103,6 +103,11 @@ class RelationRecord:
         if self.source_key == self.target_key:
             raise ValueError(f"relation {self.source} -{self.type}-> itself")
 
+    def learned(self, *extra: str) -> dict:
+        """What a node reports of a relation it learned: ends, type, confidence, evidence, and the ``extra`` fields."""
+        keep = ("source", "type", "target", "confidence", "evidence_ids", *extra)
+        return {name: getattr(self, name) for name in keep}
+
 
 @dataclass
 class GapReport:
