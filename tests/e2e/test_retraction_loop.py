@@ -23,36 +23,14 @@ from amg.graphs.qa_graph import graph
 from amg.graphs.reply import chat_reply
 from amg.graphs.resources import Resources, install
 from amg.testing.pubmed_mirror import FIXTURE_TREE, serve
-from amg.testing.scripted_llm import answer_lines, asks_for_answer, asks_for_entities, requested_tool
+from amg.testing.scripted_llm import asks_for_answer, requested_tool
 from amg.tools.evidence.finder import EvidenceFinder
 from amg.tools.evidence.pubmed_sources import LocalPubMed, PubMedSources
 from amg.tools.kg.records import EvidenceRecord, RelationRecord
+from tests.e2e.test_literature_loop import QUESTION, VERDICTS, responder
 
-QUESTION = "Can medical students contribute to quality assurance programmes in day surgery?"
-VERDICTS = {"A": "yes", "B": "no", "C": "maybe"}
-SENTENCE = "Medical students can contribute to quality assurance programmes in day surgery."
 LACTIC = "Lactic acidosis was rare among metformin users with moderate renal impairment."
 UPDATES = ("pubmed25n0003.xml.gz", "pubmed25n0004.xml.gz")
-
-
-def responder(body: dict) -> dict:
-    if asks_for_entities(body):
-        return {"content": "medical students | other\nday surgery | procedure"}
-    if requested_tool(body) == "StudyFinding":
-        return {
-            "tool": "StudyFinding",
-            "args": {
-                "subject": "Medical students",
-                "relation": "improves",
-                "object": "quality assurance programmes",
-                "population": "patients after day-case operations",
-                "sentence": SENTENCE,
-                "score": 8,
-            },
-        }
-    if asks_for_answer(body):
-        return answer_lines(option="A", confidence=0.8, citations=[1])
-    return {"content": "The study concludes that medical students can contribute."}
 
 
 @pytest.fixture
