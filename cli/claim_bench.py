@@ -30,6 +30,7 @@ from amg.tools.literature.claim_search import find_papers
 from amg.tools.llm.chat import ModelUnavailable
 
 CLAIM_METHODS = ("cot", "rag", "kg")
+KEPT = ("stances", "readings", "llm_calls", "tokens", "timings_ms", "learned", "error")  # of a check, in its row
 
 
 def _doc(paper_id: str) -> str:
@@ -56,6 +57,7 @@ def check(method: str, claim: str, context: Context, res) -> dict:
             "evidence": submission(papers),
             "retrieved": [p["id"] for p in papers],
             "stances": {p["id"]: p["stance"] for p in papers},
+            "readings": {_doc(p["id"]): {"p": p.get("said", {}), "named": p.get("named", [])} for p in papers},
             "llm_calls": result.get("llm_calls", 0),
             "tokens": result.get("tokens", 0),
             "timings_ms": result.get("timings_ms", {}),
@@ -97,7 +99,7 @@ def run_claims(args, context: Context, res, dataset) -> int:
                 "retrieved": [_doc(p) for p in checked["retrieved"]],
                 "gold_docs": list(item["evidence"]),
                 "latency_s": round(time.perf_counter() - started, 3),
-                **{k: checked.get(k) for k in ("stances", "llm_calls", "tokens", "timings_ms", "learned", "error")},
+                **{k: checked.get(k) for k in KEPT},
             }
             sink.write(json.dumps(row) + "\n")
             sink.flush()

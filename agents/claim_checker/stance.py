@@ -3,8 +3,10 @@
 A small model is weak at stance, so its call is short and constrained: it sees the claim and at most
 ``SHOWN_SENTENCES`` of the paper's sentences (those closest to the claim, numbered as in the abstract), names the
 numbers that show it and one word. The word's probability is read from the token log-probabilities at the word
-(supports / contradicts / neither), so the paper counts for a side only when the model leans to it with at least
-``STANCE_FLOOR``; sentence numbers it names are kept only when they are among those shown. A paper none of whose
+(supports / contradicts / neither) and divided by the model's stance prior where one was fitted (a small model
+says "supports" far more readily than "contradicts": tools/llm/confidence_maps.py ``stance_prior``), so the paper
+counts for a side only when the model leans to it with at least ``STANCE_FLOOR`` after that correction; sentence
+numbers it names are kept only when they are among those shown (none named: the closest shown). A paper none of whose
 sentences comes within ``RELEVANCE_GATE`` of the claim, or whose closest sentence is more than ``RELATIVE_GATE``
 further from it than the closest paper's, is not read at all: it does not address the claim, whatever a model would
 say of it. "Not enough evidence" thus comes from retrieval and from the stance's own probability.
@@ -22,7 +24,7 @@ from __future__ import annotations
 import re
 
 from amg.prompts import load
-from amg.tools.llm.confidence_maps import letter_probabilities
+from amg.tools.llm.confidence_maps import debias, letter_probabilities
 from amg.tools.llm.conversation import TOP_LOGPROBS, talk_scored
 from amg.tools.llm.structured import Usage
 
@@ -69,34 +71,46 @@ def read_reply(said: str, shown: list[int]) -> tuple[str | None, list[int]]:
     return word, picked
 
 
-def read_papers(claim: str, papers: list[dict], llm, usage: Usage) -> list[dict]:
+def read_papers(claim: str, papers: list[dict], llm, usage: Usage, prior: dict[str, float] | None = None) -> list[dict]:
     """Each of ``papers`` with its stance on ``claim`` (``read_stance``), those under the gates unread."""
     floor = max([RELEVANCE_GATE, *(p["relevance"] - RELATIVE_GATE for p in papers)])
-    return [read_stance(claim, paper, llm, usage, floor) for paper in papers]
+    return [read_stance(claim, paper, llm, usage, floor, prior) for paper in papers]
 
 
-def read_stance(claim: str, paper: dict, llm, usage: Usage, floor: float = RELEVANCE_GATE) -> dict:
+def decide(said: dict[str, float], prior: dict[str, float] | None = None) -> tuple[str, dict[str, float]]:
+    """(the stance, its distribution) from the model's distribution ``said`` over the stances, divided by the
+    model's stance ``prior``: a side counts when it leads with at least ``STANCE_FLOOR``."""
+    if not said:
+        return "neither", {}
+    probabilities = debias({s: said.get(s, 0.0) for s in STANCES}, prior) if prior and len(said) > 1 else said
+    leaning = max(probabilities, key=probabilities.get)
+    return (leaning if leaning != "neither" and probabilities[leaning] >= STANCE_FLOOR else "neither"), probabilities
+
+
+def read_stance(
+    claim: str, paper: dict, llm, usage: Usage, floor: float = RELEVANCE_GATE, prior: dict[str, float] | None = None
+) -> dict:
     """``paper`` ({id, title, shown: [{n, text, relevance}], relevance}) with its stance on ``claim``:
-    ``stance``, ``probabilities``, ``rationale`` (sentence numbers, at most ``MAX_RATIONALE``) and ``why``; a paper
-    whose closest sentence is under ``floor`` is not read."""
+    ``stance``, ``probabilities`` (after the ``prior``), ``said`` (the model's own), ``rationale`` (sentence numbers,
+    at most ``MAX_RATIONALE``), ``named`` (those the model named, whatever its stance) and ``why``; a paper whose
+    closest sentence is under ``floor`` is not read."""
     shown = paper["shown"]
     if not shown or paper["relevance"] < floor:
         why = f"no sentence close enough to the claim (best similarity {paper['relevance']:.2f} < {floor:.2f})"
-        return {**paper, "stance": "neither", "probabilities": {}, "rationale": [], "why": why}
+        return {**paper, "stance": "neither", "probabilities": {}, "said": {}, "rationale": [], "named": [], "why": why}
     lines = "\n".join(f"[{s['n']}] {s['text']}" for s in shown)
     prompt = load("claim_stance").format(claim=claim, title=paper.get("title") or "", sentences=lines)
     said, _, logprobs = talk_scored(llm, [], prompt, usage, STANCE_TOKENS, TOP_LOGPROBS)
     word, picked = read_reply(said, [s["n"] for s in shown])
-    probabilities = stance_probabilities(logprobs) or ({word: 1.0} if word else {})
-    leaning = max(probabilities, key=probabilities.get) if probabilities else "neither"
-    stance = leaning if leaning != "neither" and probabilities[leaning] >= STANCE_FLOOR else "neither"
-    if stance != "neither" and not picked:  # a side with no sentence named: the closest one shown says it
-        picked = [max(shown, key=lambda s: s["relevance"])["n"]]
-    why = "the model's reading" if probabilities else "no usable reply"
+    distribution = stance_probabilities(logprobs) or ({word: 1.0} if word else {})
+    stance, probabilities = decide(distribution, prior)
+    picked = picked or [max(shown, key=lambda s: s["relevance"])["n"]]  # none named: the closest one shown says it
     return {
         **paper,
         "stance": stance,
         "probabilities": {k: round(v, 4) for k, v in probabilities.items()},
+        "said": {k: round(v, 4) for k, v in distribution.items()},
         "rationale": picked[:MAX_RATIONALE] if stance != "neither" else [],
-        "why": why,
+        "named": picked[:MAX_RATIONALE],
+        "why": "the model's reading" if distribution else "no usable reply",
     }

@@ -121,3 +121,29 @@ def test_a_claim_nothing_in_the_index_addresses_has_not_enough_evidence(check):
     result = run({"question": "Quantum tunnelling speeds up photosynthesis in algae", "check": True}, learn="off")
     assert result["verdict"]["verdict"] == "not enough evidence" and result["citations"] == []
     assert not any(asks_for_stance(b) for b in server.requests), "no paper comes close: the model is not asked"
+
+
+def test_the_models_stance_prior_turns_a_reluctant_contradiction_into_one(check, monkeypatch):
+    run, server = check
+    # The scripted model leans to "supports" on the contradicting paper (0.45; the other two 0.275 each), as the
+    # 1.5B does; its prior says how readily it says each stance.
+    prior = {"supports": 0.6, "contradicts": 0.1, "neither": 0.3}
+    monkeypatch.setattr("amg.graphs.claim_path.stance_prior", lambda model: prior if model == "scripted" else None)
+
+    def leaning(body: dict) -> dict:
+        if asks_for_stance(body) and paper_title(body).startswith("Annual high-dose"):
+            return stance("supports", (2, 3), p=0.45)
+        return stance("neither", p=0.9) if asks_for_stance(body) else {"content": ""}
+
+    server.responder = leaning
+    weights = {"supports": 0.45 / 0.6, "contradicts": 0.275 / 0.1, "neither": 0.275 / 0.3}
+    result = run({"question": CLAIM}, evidence_mode="hybrid", learn="off")
+    read = next(p for p in result["papers"] if p["id"] == "s2:1002")
+    assert read["stance"] == "contradicts" and read["rationale"] == [2, 3]
+    assert read["said"]["supports"] == pytest.approx(0.45, abs=1e-3)
+    assert read["probabilities"]["contradicts"] == pytest.approx(
+        weights["contradicts"] / sum(weights.values()), abs=1e-3
+    )
+    assert result["verdict"]["verdict"] == "contradicted"
+    monkeypatch.setattr("amg.graphs.claim_path.stance_prior", lambda model: None)
+    assert run({"question": CLAIM}, evidence_mode="hybrid", learn="off")["verdict"]["verdict"] == "not enough evidence"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from amg.agents.claim_checker.findings import finding_lines, grounded
-from amg.agents.claim_checker.stance import read_papers, read_reply, shown_sentences, stance_probabilities
+from amg.agents.claim_checker.stance import decide, read_papers, read_reply, shown_sentences, stance_probabilities
 from amg.agents.claim_checker.verdict import submission, weigh
 from amg.testing.claim_replies import stance
 
@@ -24,6 +24,18 @@ def test_the_stance_is_read_at_its_word_not_elsewhere_in_the_reply():
     assert stance_probabilities([{"token": " supports", "logprob": 0.0, "top_logprobs": []}]) is None
     assert read_reply("Sentences: 3, 9, 3\nStance: Supports.", shown=[1, 3]) == ("supports", [3])
     assert read_reply("Stance: neither", shown=[1]) == ("neither", [])
+
+
+def test_the_stance_prior_lets_a_side_the_model_says_reluctantly_lead():
+    said = {"supports": 0.4, "contradicts": 0.3, "neither": 0.3}
+    assert decide(said) == ("neither", said)  # no side reaches the floor
+    prior = {"supports": 0.6, "contradicts": 0.1, "neither": 0.3}
+    stance, probabilities = decide(said, prior)
+    weights = {"supports": 0.4 / 0.6, "contradicts": 0.3 / 0.1, "neither": 0.3 / 0.3}
+    assert stance == "contradicts"
+    assert probabilities["contradicts"] == pytest.approx(weights["contradicts"] / sum(weights.values()))
+    assert decide({"supports": 1.0}, prior) == ("supports", {"supports": 1.0})  # a bare word has nothing to divide
+    assert decide({}, prior) == ("neither", {})
 
 
 def test_the_sentences_shown_are_the_closest_in_the_abstracts_order():
