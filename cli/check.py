@@ -30,7 +30,8 @@ def claim_json(result: dict) -> dict:
                 "year": p.get("year"),
                 "source": p["source"],
                 "stance": p["stance"],
-                "probabilities": p.get("probabilities", {}),
+                "probabilities": p.get("probabilities", {}),  # after the model's stance prior
+                "model_probabilities": p.get("said", {}),  # as the model said them
                 "sentences": p.get("rationale", []),
                 "quotes": [
                     {"n": s["n"], "text": s["text"]} for s in p["sentences"] if s["n"] in (p.get("rationale") or [])
