@@ -260,12 +260,23 @@ def studies_read(evidence_index: list[EvidenceItem], links: list[Link] = ()) -> 
     return sorted({number[i] for i in found[0]["evidence_ids"] if i in number}) if found else []
 
 
+def think_alone(question: str, options: dict[str, str], llm, usage: Usage) -> list:
+    """The conversation after the model has thought the question through with nothing shown (the chain-of-thought
+    turn, ``REASONING_TOKENS`` at most): the cot baseline's first step, and an open question's draft's."""
+    thinking = load("reasoning").format(
+        context="(none: use your own medical knowledge)", evidence=load("evidence").format(evidence="(none)")
+    )
+    _, dialogue = talk(llm, [], request([], question, options, thinking), usage, REASONING_TOKENS)
+    return dialogue
+
+
 def draft_answer(asked: Asked, llm) -> dict:
-    """State update for an open question: the model's own answer with nothing shown (``draft``: its answer, its
-    tokens' likelihood and the conversation that made it), which the graph then reads against
-    (agents/answer_synthesizer/review.py). Empty when the model gave no usable answer."""
+    """State update for an open question: the model's own answer with nothing shown, after a short chain of thought
+    (``draft``: its answer, its tokens' likelihood and the conversation that made it), which the graph then reads
+    against (agents/answer_synthesizer/review.py). Empty when the model gave no usable answer. It is the cot
+    baseline's answer: what the graph adds is then measured against the best the model does alone."""
     usage = Usage()
-    reply, dialogue, _ = ask_answer(llm, [], asked.question, {}, usage)
+    reply, dialogue, _ = ask_answer(llm, think_alone(asked.question, {}, llm, usage), asked.question, {}, usage)
     if reply is None:
         return {"degradations": ["reasoner: no usable draft answer"], **usage.as_update()}
     answer = " ".join(_CITED.sub("", reply.answer).split())  # it was shown nothing to cite

@@ -5,11 +5,10 @@ is the ``kg`` method (the QA graph itself)."""
 from __future__ import annotations
 
 from amg.agents.answer_synthesizer.synthesizer import ask_answer, scored_option
-from amg.agents.reasoner import REASONING_TOKENS
+from amg.agents.reasoner import think_alone
 from amg.prompts import load
 from amg.tools.evidence.finder import EvidenceFinder
 from amg.tools.llm.confidence_maps import CalibrationMap
-from amg.tools.llm.conversation import request, talk
 from amg.tools.llm.structured import Usage
 
 
@@ -35,11 +34,9 @@ def closed_book(question: str, options: dict[str, str], llm, calibration: Calibr
 
 def chain_of_thought(question: str, options: dict[str, str], llm, calibration: CalibrationMap | None = None) -> dict:
     usage = Usage()
-    thinking = load("reasoning").format(
-        context="(none: use your own medical knowledge)", evidence=load("evidence").format(evidence="(none)")
+    return _result(
+        ask_answer(llm, think_alone(question, options, llm, usage), question, options, usage), usage, calibration
     )
-    _, dialogue = talk(llm, [], request([], question, options, thinking), usage, REASONING_TOKENS)
-    return _result(ask_answer(llm, dialogue, question, options, usage), usage, calibration)
 
 
 def retrieval(

@@ -190,12 +190,12 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
     res = resources_for(ctx)
     subgraph = state.get("subgraph") or NO_SUBGRAPH
     nodes, links = subgraph["nodes"], subgraph["links"]
-    if is_open(state):  # the evidence behind the facts on the point, then the model's own answer
+    if is_open(state):  # the evidence behind the facts on the point; the model's own answer came from ``draft``
         on_point = [
             {**n, "hidden": False} for n in answering_nodes(state["question"], state.get("entities", []), nodes)
         ]
         index = number_evidence(on_point, fetched(state), res.store, links, state.get("differential", []))
-        return {"evidence_index": with_lead_text(index, fetched_texts(state)), **draft_answer(asked(state), res.llm)}
+        return {"evidence_index": with_lead_text(index, fetched_texts(state))}
     index = number_evidence(nodes, fetched(state), res.store, links, state.get("differential", []))
     index = with_lead_text(index, fetched_texts(state))
     if _kind(state) == "research":
@@ -203,6 +203,17 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
     found = Found(nodes, links, index, differential=state.get("differential", []))
     update = reason(asked(state), found, res.llm, ctx.per_entity_reasoning)
     return {**update, "evidence_index": index}
+
+
+@timed("draft")
+def _draft(state: QAState, runtime: Runtime[Context]) -> dict:
+    return draft_answer(asked(state), resources_for(run_context(runtime)).llm)
+
+
+def draft(state: QAState, runtime: Runtime[Context]) -> dict:
+    """An open question's draft, the model's own answer, made while the graph is searched and traversed; nothing
+    for any other question (the branch exists for every question that is reasoned, so ``reason`` always joins it)."""
+    return _draft(state, runtime) if is_open(state) else {}
 
 
 @timed("answer")
@@ -245,9 +256,9 @@ def after_prepare(state: QAState) -> str:
 def after_parse(state: QAState) -> str:
     if _kind(state) == "claim":
         return "find_papers"
-    if state.get("entities") or _kind(state) == "research":
-        return "check_gaps"
-    return "reason" if is_open(state) else "answer"  # nothing the graph knows: an open question gets the model's own
+    if is_open(state) or state.get("entities") or _kind(state) == "research":
+        return ["check_gaps", "draft"]  # an open question's draft beside the graph's search: ``reason`` joins both
+    return "answer"
 
 
 def after_gaps(state: QAState, runtime: Runtime[Context]):
@@ -273,6 +284,7 @@ builder.add_node("expand_entity", expand_entity)
 builder.add_node("search_claim", search_claim)
 builder.add_node("traverse", traverse)
 builder.add_node("differential", differential)
+builder.add_node("draft", draft)
 builder.add_node("reason", reason_node)
 builder.add_node("answer", answer)
 builder.add_node("learn_entity", learn_entity)
@@ -283,12 +295,12 @@ builder.add_node("weigh_claim", weigh_claim)
 builder.add_node("learn_claim", learn_claim)
 builder.add_edge(START, "prepare")
 builder.add_conditional_edges("prepare", after_prepare, ["parse_query", END])
-builder.add_conditional_edges("parse_query", after_parse, ["check_gaps", "reason", "answer", "find_papers"])
+builder.add_conditional_edges("parse_query", after_parse, ["check_gaps", "draft", "answer", "find_papers"])
 builder.add_conditional_edges("check_gaps", after_gaps, ["expand_entity", "search_claim", "traverse"])
 builder.add_edge("expand_entity", "traverse")
 builder.add_edge("search_claim", "traverse")
 builder.add_edge("traverse", "differential")
-builder.add_edge("differential", "reason")
+builder.add_edge(["draft", "differential"], "reason")  # waits for both branches, whichever ends last
 builder.add_edge("reason", "answer")
 builder.add_conditional_edges("answer", after_answer, ["learn_entity", "learn_study", END])
 builder.add_edge("learn_entity", END)

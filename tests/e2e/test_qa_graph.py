@@ -108,7 +108,7 @@ def test_learning_before_the_answer_writes_traverses_and_cites_in_one_run(qa, st
     )
     assert result["confidence_basis"]["agreed"] and not result["confidence_basis"]["revised"]
     assert result["messages"][-1].content.endswith("this is not medical advice.")
-    assert result["llm_calls"] == 4  # parse, score, the draft, its check
+    assert result["llm_calls"] == 5  # parse, score, the draft (its thinking, its answer), its check
 
 
 def test_hybrid_answers_from_the_evidence_first_and_learns_after(qa, store):
@@ -126,14 +126,15 @@ def test_hybrid_answers_from_the_evidence_first_and_learns_after(qa, store):
         else "other"
         for b in server.requests
     ]
-    assert asked == ["other", "answer", "check", "score", "score"], (
-        "parse, the draft, its check, then "
+    assert asked == ["other", "other", "answer", "check", "score", "score"], (
+        "parse, the draft (its thinking, its answer), its check, then "
         "the scoring of metformin (a gap) and of Type 2 diabetes mellitus "
         "(the answer names it, from the evidence it cites)"
     )
-    scored = sorted(prompt_text(b).split('describe the\nentity "')[1].split('"')[0] for b in server.requests[3:])
+    scored = sorted(prompt_text(b).split('describe the\nentity "')[1].split('"')[0] for b in server.requests[4:])
     assert scored == ["Type 2 diabetes mellitus", "metformin"]
-    assert "Numbered evidence" not in prompt_text(server.requests[1]), "the draft is the model's own answer"
+    for drafting in server.requests[1:3]:  # the draft is the model's own answer: its thinking and answer see nothing
+        assert "<evidence>\n(none)\n</evidence>" in prompt_text(drafting) and "first-line" not in prompt_text(drafting)
     assert [c["pmid"] for c in result["citations"]] == ["31000001"]
     assert result["confidence"] == pytest.approx(0.8 * (0.5 + 0.5 * 0.6)), (
         "stated 0.8 (no P(True) from this endpoint); a cited text supports as well as an unmeasured model reads (0.6)"
@@ -141,7 +142,7 @@ def test_hybrid_answers_from_the_evidence_first_and_learns_after(qa, store):
     assert not any(n["key"] == "polyuria" for n in result["subgraph"]["nodes"]), "not learned yet when it answered"
     assert [r["target"] for r in result["new_relations"]] == ["Type 2 diabetes mellitus"]
     assert [r["target"] for r in store.outgoing("metformin")] == ["type 2 diabetes mellitus"]
-    assert result["llm_calls"] == 5 and result["timings_ms"]["learn"] > 0
+    assert result["llm_calls"] == 6 and result["timings_ms"]["learn"] > 0
     again = run({"question": "What is metformin used for?"}, evidence_mode="hybrid", min_relations=1)
     polyuria = next(n for n in again["subgraph"]["nodes"] if n["key"] == "polyuria")
     assert polyuria["score"] == pytest.approx(0.72) and "learn" not in again["timings_ms"]
@@ -153,7 +154,15 @@ def test_offline_mode_never_searches_and_uses_at_most_four_calls(qa):
     run, server, entrez = qa
     result = run({"question": "What is metformin used for?"}, evidence_mode="offline")
     assert entrez.requests == [] and result["llm_calls"] <= 4
-    assert set(result["timings_ms"]) == {"parse_query", "check_gaps", "traverse", "differential", "reason", "answer"}
+    assert set(result["timings_ms"]) == {
+        "parse_query",
+        "check_gaps",
+        "traverse",
+        "differential",
+        "draft",
+        "reason",
+        "answer",
+    }
     options = {"A": "Type 2 diabetes mellitus", "B": "Asthma"}
     before = len(server.requests)
     run({"question": "What is metformin used for?", "options": options}, evidence_mode="offline")
@@ -248,5 +257,7 @@ def test_the_answer_is_shown_before_the_evidence_is_scored(qa, tmp_path):
         ctx,
         lambda text: seen.append((len(server.requests) - before, text)),
     )
-    assert seen == [(3, result["messages"][-1].content)], "parse, the draft and its check asked; the scoring not yet"
-    assert len(server.requests) - before == 5 and result["new_relations"]
+    assert seen == [(4, result["messages"][-1].content)], (
+        "parse, the draft (its thinking, its answer) and its check asked; the scoring not yet"
+    )
+    assert len(server.requests) - before == 6 and result["new_relations"]
