@@ -4,8 +4,12 @@ A claim is a declarative statement about the world ("Vitamin D supplements preve
 "coffee is bad for your heart"), not a question, a request or a case: no question mark, no question word or request
 verb at its head, no first-person or patient narrative ("my son has a fever", "a 45-year-old man presents with"),
 3 to ``MAX_CLAIM_WORDS`` words, and a predicate (a copula, auxiliary or modal, or a verb of the kind claims use, in
-any of its forms). Lay wordings that ask for a check count whatever their punctuation ("Is it true that …?", "True
-or false: …", "Fact check: …", "I heard that …"): the claim is what follows.
+any of its forms). An exam stem is not a claim either, though it reads as a statement: a statement left to
+complete (it ends on a verb that needs its object, a preposition, a pronoun or a hedge: "The walls of bronchioles
+contain", "… usually indicates intense competition between", "… is most likely"), one with a blank ("The ______ is
+the set of observable characteristics") or one asking for "all of the following EXCEPT". Lay wordings that ask for
+a check count whatever their punctuation ("Is it true that …?", "True or false: …", "Fact check: …", "I heard that
+…"): the claim is what follows.
 """
 
 from __future__ import annotations
@@ -27,14 +31,14 @@ _QUESTION_HEAD = re.compile(
 )
 _REQUEST_HEAD = re.compile(
     r"^\s*(?:please|explain|describe|list|tell|give|show|compare|define|summari[sz]e|find|name|help|outline|"
-    r"discuss|search|look|check|let|thanks|thank|hello|hi)\b",
+    r"discuss|search|look|check|let|thanks|thank|hello|hi|match|choose|select|complete|fill)\b",
     re.IGNORECASE,
 )
 # a patient's story or the speaker's own: a case for the differential, not a claim about the world
 _NARRATIVE = re.compile(
     r"\b(?:i'm|i've|me|my|we|our|us)\b|\bi\s+(?:am|have|had|was|think|feel|take|took|got|get|need|want|know|use)\b|"
     r"\d+[- ](?:year|month|week|day)[- ]old|\bpresents?\s+with\b|"
-    r"\b(?:the|this|a|our)\s+patient\b|\bhe\s+has\b|\bshe\s+has\b",
+    r"\b(?:the|this|a|our|your)\s+patient\b|\bhe\s+has\b|\bshe\s+has\b",
     re.IGNORECASE,
 )
 _AUXILIARIES = frozenset(
@@ -74,7 +78,27 @@ def _forms(stem: str) -> set[str]:
 
 
 _PREDICATES = _AUXILIARIES | _IRREGULAR | {form for stem in _VERBS for form in _forms(stem)}
-_DANGLING = frozenset("the a an of by is are was to with and or because than for in on at as from which that".split())
+_DANGLING = frozenset(
+    "the a an of by is are was to with and or because than for in on at as from which that between into about through "
+    "during within without against among toward towards via upon like such whose whether if when where while they it "
+    "its their them these those both his her most".split()
+)
+# verbs that need their object: a statement ending on one is left to complete ("Smoking causes", "… contain")
+_TRANSITIVE = (
+    "contain require include cause involve lack need utilize use produce possess exhibit express encode indicate "
+    "suggest show reveal expect display undergo yield make give generate receive resemble mimic affect target "
+    "inhibit bind comprise represent prevent"
+).split()
+# its present forms only: a participle ends a passive claim ("Metformin is widely used")
+_UNFINISHED = frozenset(
+    form
+    for stem in _TRANSITIVE
+    for form in (stem, f"{stem}s", f"{stem}es", f"{stem[:-1] if stem.endswith('e') else stem}ing")
+)
+_HEDGE_END = re.compile(r"\bmost\s+(?:likely|probably|often|commonly)\W*$", re.IGNORECASE)
+_BLANK = re.compile(r"_{2,}")
+_EXAM_STEM = re.compile(r"\b(?:[Oo]f\s+the\s+following|EXCEPT)\b")
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?:])\s+")
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 
 
@@ -88,6 +112,13 @@ def checked_claim(text: str) -> str:
     return text
 
 
+def _sole_predicate(words: list[str]) -> bool:
+    """Whether the last of ``words`` (a sentence's) is its verb, not a noun after it ("… inhibits NTP binding"): no
+    other predicate comes before it but its own auxiliary ("are utilizing")."""
+    before = [w for w in words[1:-1] if w in _PREDICATES or w.endswith(_VERB_ENDINGS)]
+    return not before or (before == [words[-2]] and words[-2] in _AUXILIARIES)
+
+
 def states_claim(text: str) -> bool:
     """Whether ``text`` (a message without options) states a claim to check: see the module docstring."""
     said = " ".join(text.split())
@@ -98,8 +129,15 @@ def states_claim(text: str) -> bool:
     words = _WORD.findall(claim.lower())
     if not 3 <= len(words) <= MAX_CLAIM_WORDS or _NARRATIVE.search(claim):
         return False
-    if claim.rstrip().endswith((":", "…", "...", "_")) or claim.split()[-1].strip(".,;!").lower() in _DANGLING:
+    last = claim.split()[-1].strip(".,;!").lower()
+    if claim.rstrip().endswith((":", "…", "...", "_")) or last in _DANGLING or _HEDGE_END.search(claim):
         return False  # a statement left to complete ("The longest bone in the body is the"): an exam item
+    if last in _UNFINISHED and _sole_predicate(_WORD.findall(_SENTENCE_BREAK.split(claim)[-1].lower())):
+        return False  # its verb waits for its object ("The walls of bronchioles contain")
+    if _BLANK.search(claim) or _EXAM_STEM.search(claim):
+        return False  # a blank to fill, or "all of the following EXCEPT": an exam item
+    if any(_REQUEST_HEAD.match(sentence) for sentence in _SENTENCE_BREAK.split(claim)[1:]):
+        return False  # "… Match the stage of mitosis with its component": a task, not a claim
     return any(word in _PREDICATES or word.endswith(_VERB_ENDINGS) for word in words[1:])
 
 

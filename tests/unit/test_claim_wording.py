@@ -17,6 +17,9 @@ CLAIMS = [
     "Is it true that vaccines cause autism?",
     "True or false: statins cause diabetes",
     "I heard that cracking your knuckles leads to arthritis",
+    "Microcin J25 inhibits nucleoside triphosphate (NTP) binding.",  # a noun that is also a verb ends it
+    "There is a positive correlation between hip fractures and statin use.",
+    "Metformin is widely used",  # a passive claim ends on its participle
 ]
 NOT_CLAIMS = [
     "metformin side effects",
@@ -30,6 +33,16 @@ NOT_CLAIMS = [
     "Thanks, that helps",
     "The longest bone in the body is the",
     "I think statins cause diabetes",
+    # exam stems: statements left to complete, blanks, "all of the following EXCEPT", a task after a statement
+    "The walls of bronchioles contain",
+    "Synthesis of an RNA/DNA hybrid from a single-stranded RNA template requires",
+    "Birds nest on cliffs. With respect to habitat, the treetop-nesting birds are utilizing",
+    "A high degree of sexual dimorphism usually indicates intense competition between",
+    "This result shows that the song of his species is most likely",
+    "Mammals are homeostatic for all of the following EXCEPT",
+    "The ______ is the set of observable characteristics.",
+    "There are five stages of mitosis. Match the stage of mitosis with its proper component:",
+    "You suspect that your patient has an enlarged submandibular salivary gland.",
 ]
 
 
