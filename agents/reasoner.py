@@ -122,6 +122,21 @@ def with_lead_text(evidence_index: list[EvidenceItem], texts: dict[str, str]) ->
     return [{**e, "lead": shorten(texts[e["id"]], LEAD_CHARS)} if e["id"] == lead else e for e in evidence_index]
 
 
+def with_stored_lead(evidence_index: list[EvidenceItem], links: list[Link] = ()) -> list[EvidenceItem]:
+    """A research question answered from what the graph kept (nothing fetched for it): the paper its strongest
+    study finding rests on is read at length from the text stored with it, as the best match fetched would be
+    (``with_lead_text``), not from a 200-character snippet: the graph keeps what re-reading the abstract finds."""
+    if any(e.get("lead") for e in evidence_index):
+        return evidence_index
+    chosen = studies_read(evidence_index, links)[:1] or [
+        next((e["n"] for e in evidence_index if e.get("pmid") and e.get("snippet")), None)
+    ]
+    return [
+        {**e, "lead": shorten(e["snippet"], LEAD_CHARS)} if e["n"] in chosen and e.get("snippet") else e
+        for e in evidence_index
+    ]
+
+
 def shorten(text: str, limit: int) -> str:
     """``text`` on one line, cut at a word boundary to at most ``limit`` characters (with "...")."""
     flat = " ".join(text.split())

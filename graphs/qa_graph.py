@@ -34,6 +34,7 @@ from amg.agents.reasoner import (
     studies_read,
     study_reading,
     with_lead_text,
+    with_stored_lead,
 )
 from amg.agents.traverser import TraversalSettings, traverse_subgraph, without_other_studies
 from amg.graphs.claim_path import after_weighing, find_claim_papers, learn_claim, read_stances, weigh_claim
@@ -199,6 +200,7 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
     index = number_evidence(nodes, fetched(state), res.store, links, state.get("differential", []))
     index = with_lead_text(index, fetched_texts(state))
     if _kind(state) == "research":
+        index = with_stored_lead(index, links)
         return {"evidence_index": index, "reading": study_reading(index, links)}
     found = Found(nodes, links, index, differential=state.get("differential", []))
     update = reason(asked(state), found, res.llm, ctx.per_entity_reasoning)

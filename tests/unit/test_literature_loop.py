@@ -94,3 +94,26 @@ def test_a_research_answer_reads_the_studies_not_the_vocabulary_entries():
     reading = study_reading([paper, term])
     assert "Students in day surgery" in reading and "Gastroparesis" not in reading
     assert "Gastroparesis" in study_reading([term]), "with no study, what the graph holds is read"
+
+
+def test_offline_the_paper_the_strongest_finding_rests_on_is_read_at_length_from_what_the_graph_kept():
+    from amg.agents.reasoner import LEAD_CHARS, SNIPPET_CHARS, study_reading, with_stored_lead
+
+    conclusion = "CONCLUSIONS: Medical students can contribute. " + "They audited every list. " * 20
+    other = {"n": 1, "id": "pmid:1", "kind": "pubmed", "pmid": "1", "title": "Another study", "snippet": "x " * 200}
+    paper = {"n": 2, "id": "pmid:2", "kind": "pubmed", "pmid": "2", "title": "Students", "snippet": conclusion}
+    finding = {
+        "source": "medical students",
+        "relation": "improves",
+        "target": "quality assurance",
+        "confidence": 0.8,
+        "forward": True,
+        "evidence_ids": ["pmid:2"],
+        "description": "Students can.",
+    }
+    index = with_stored_lead([other, paper], [finding])
+    assert [bool(e.get("lead")) for e in index] == [False, True]
+    assert SNIPPET_CHARS < len(index[1]["lead"]) <= LEAD_CHARS + 3
+    assert conclusion[SNIPPET_CHARS : SNIPPET_CHARS + 40] in study_reading(index, [finding])
+    assert with_stored_lead(index, []) == index, "a paper read at length already (hybrid's fetch) stays the one"
+    assert [bool(e.get("lead")) for e in with_stored_lead([other, paper], [])] == [True, False], "no finding: first"
