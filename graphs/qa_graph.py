@@ -20,7 +20,7 @@ from langgraph.types import Send
 
 from amg.agents.answer_synthesizer.glossary import glossary
 from amg.agents.answer_synthesizer.quotes import with_aliases
-from amg.agents.answer_synthesizer.review import answering_nodes, review
+from amg.agents.answer_synthesizer.review import SUPPORT_PASSAGES, answering_nodes, review, with_passages
 from amg.agents.answer_synthesizer.synthesizer import synthesize
 from amg.agents.diagnostician import differentiate, read_answers
 from amg.agents.evidence_searcher import search_evidence
@@ -227,6 +227,11 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     found = Found(subgraph["nodes"], subgraph["links"], index, _fetched_ids(state), state.get("differential", []))
     calibration = res.calibration(kind=confidence_kind(kind, state.get("options", {})))
     if state.get("draft"):
+        ctx = run_context(runtime)
+        if ctx.evidence_mode != "offline" and "textbook" in ctx.sources:  # the draft's own sentence, searched
+            query = f"{state['question']} {state['draft']['answer']}"
+            batch = res.evidence.find_evidence(query, ["textbook"], k=SUPPORT_PASSAGES)
+            found = with_passages(found, batch.records, batch.texts)
         ends = [n["key"] for n in answering_nodes(state["question"], entities, subgraph["nodes"])]
         aliases = {k: e.get("aliases") or [] for k, e in res.store.entities(ends).items()} if ends else {}
         reading = extraction_reliability(res.model_name)

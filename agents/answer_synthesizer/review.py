@@ -10,6 +10,11 @@ disease's ``caused_by``), whatever its words share with the question. Then:
   shown to the model with its draft, once: a revised answer stands only if it names one of them;
 - where the graph says nothing on the point the draft stands, resting on the model's own knowledge.
 
+Outside offline mode the local passages (the textbook store) are also searched for the draft itself, question and
+answer together (``with_passages``): a passage a sentence of which states the answer is cited for it, as evidence
+fetched for the question would be. A follow-up in a chat ("And its most common side effect?") finds no gap to search,
+yet the chapter that answers it is on this machine.
+
 Names are shown as a clinician writes them: an ontology label's qualifiers ("(phenotype)", "(axonal, type 2CC)")
 are dropped (``clinical_name``), and a revised answer that copies one is cleaned the same way.
 """
@@ -17,13 +22,14 @@ are dropped (``clinical_name``), and a revised answer that copies one is cleaned
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 
 from amg.agents.answer_synthesizer.quotes import backing, key_entities, quoted
 from amg.agents.answer_synthesizer.self_check import p_true
 from amg.agents.answer_synthesizer.synthesizer import MODEL_KNOWLEDGE, WITHDRAWN_ONLY, cited_items, read_reply
 from amg.prompts import load
 from amg.tools.kg.pipeline_types import Asked, Found, GraphPath, withdrawn, withdrawn_label
+from amg.tools.kg.records import EvidenceRecord
 from amg.tools.kg.schema import normalize_key
 from amg.tools.llm.confidence_maps import CalibrationMap
 from amg.tools.llm.conversation import Turn, talk
@@ -33,9 +39,11 @@ from amg.tools.question_kinds import asked_relations
 STRONG = 0.8  # a fact at this confidence or more, with evidence, may revise a draft (curated entries are 0.8-1.00)
 MAX_CANDIDATES = 3  # more distinct answers than this ("Which drug treats hypertension?") and none of them is *the* one
 REVIEW_TOKENS = 60
+SUPPORT_PASSAGES = 2  # passages searched for the draft: the nearest hold its sentence if the store has one
 # an ontology label's qualifiers: "(phenotype)", "(disease)", "(axonal, type 2CC)", ", unspecified", " NOS"
 _QUALIFIER = re.compile(r"\s*\([^()]*\)|,\s*(?:unspecified|not elsewhere classified)\b|\s+NOS\b", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z0-9]+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 _MINOR = frozenset("a an the of and or in on with without to for by at as".split())
 
 
@@ -131,9 +139,31 @@ def states(quote: str, answer: str, keys: list[dict]) -> bool:
     return not rest or 2 * len(rest & words_of(quote)) >= len(rest)
 
 
+def answering_sentence(answer: str, question: str) -> str:
+    """The sentence of ``answer`` that answers ``question``: the one sharing most words with it, the later on a tie
+    ("Metformin treats type 2 diabetes. Its most common side effect is nausea." asked for the side effect). A citation
+    must state that sentence, not the context the answer restates first."""
+    said = [s for s in _SENTENCE_END.split(answer.strip()) if s.strip()]
+    if len(said) < 2:
+        return answer
+    asked = words_of(question)
+    return max(reversed(said), key=lambda s: len(words_of(s) & asked))
+
+
 def named_by(text: str, facts: list[Fact]) -> list[Fact]:
     """The facts whose answer ``text`` names (by name or alias)."""
     return [f for f in facts if any(mentions(text, name) for name in f.names)]
+
+
+def with_passages(found: Found, records: list[EvidenceRecord], texts: dict[str, str]) -> Found:
+    """``found`` with the passages a search for the draft returned (``records``, their ``texts``) numbered after its
+    evidence and counted as fetched, so ``review`` cites one where a sentence of it states the answer."""
+    held = {e["id"] for e in found.evidence_index}
+    new = [r for r in records if r.id not in held]
+    start = len(found.evidence_index)
+    added = [{"n": start + i, **asdict(r), "snippet": texts.get(r.id, r.snippet)} for i, r in enumerate(new, 1)]
+    fetched = [*found.fetched_ids, *(e["id"] for e in added)]
+    return replace(found, evidence_index=[*found.evidence_index, *added], fetched_ids=fetched)
 
 
 def review(
@@ -167,11 +197,12 @@ def review(
         e["n"] for e in found.evidence_index if e["id"] in fetched or any(e["id"] in f.evidence_ids for f in agreeing)
     ]
     keys = key_entities(answer, asked.entities, found.nodes)
+    claim = answering_sentence(answer, asked.question)
     quotes = quoted(
-        cited, found.evidence_index, backing(found.nodes, found.links, found.differential), keys, answer, asked.question
+        cited, found.evidence_index, backing(found.nodes, found.links, found.differential), keys, claim, asked.question
     )
     by_fact = {e["n"] for e in found.evidence_index if any(e["id"] in f.evidence_ids for f in agreeing)}
-    valid = [n for n in cited if n in quotes and (n in by_fact or states(quotes[n], answer, keys))]
+    valid = [n for n in cited if n in quotes and (n in by_fact or states(quotes[n], claim, keys))]
     read = [e for e in found.evidence_index if e["n"] in valid and e["id"] in fetched and not withdrawn(e)]
     support = max([*(f.confidence for f in agreeing), *([reading] if read else [])], default=0.0)
     gone = [e for e in found.evidence_index if e["n"] in valid and withdrawn(e)]

@@ -80,3 +80,34 @@ def test_only_a_fact_one_step_from_a_question_entity_along_the_asked_relation_be
     entities = [{"key": "lyme disease", "name": "Lyme disease", "type": "disease"}]
     chosen = answering_nodes("Which organism causes Lyme disease?", entities, nodes)
     assert [n["key"] for n in chosen] == ["borrelia burgdorferi"], "hidden paths count: they may answer"
+
+
+def test_a_follow_up_cites_the_passage_sentence_that_states_its_answer_not_the_context_it_restates():
+    from amg.agents.answer_synthesizer.review import answering_sentence, review, with_passages
+    from amg.tools.kg.pipeline_types import Asked, Found
+    from amg.tools.kg.records import EvidenceRecord
+
+    chapter = (
+        "Metformin is the first-line drug for most adults with type 2 diabetes mellitus. The most common adverse "
+        "effects of metformin are gastrointestinal: diarrhea, nausea and abdominal discomfort."
+    )
+    passage = EvidenceRecord(id="textbook:endo.md::0", kind="textbook", title="endo.md", snippet=chapter[:40])
+    answer = "Metformin is a medication used to treat type 2 diabetes. One of its most common side effects is nausea."
+    question = "And its most common side effect?"
+    assert answering_sentence(answer, question) == "One of its most common side effects is nausea."
+    assert answering_sentence("Thiamine.", "Which vitamin?") == "Thiamine."
+    asked = Asked(question=question, entities=[{"key": "metformin", "name": "Metformin"}])
+    draft = {"answer": answer, "dialogue": [], "likelihood": 0.7}
+    found = with_passages(Found(), [passage], {passage.id: chapter})
+    assert found.fetched_ids == [passage.id] and found.evidence_index[0]["snippet"] == chapter, "the text read"
+    assert with_passages(found, [passage], {}).evidence_index == found.evidence_index, "never twice"
+    update = review(asked, found, draft, llm=None, aliases={})
+    assert update["answer"] == answer
+    assert [c.quote if hasattr(c, "quote") else c["quote"] for c in update["citations"]] == [
+        "The most common adverse effects of metformin are gastrointestinal: diarrhea, nausea and abdominal discomfort."
+    ]
+    assert update["confidence_basis"]["support"] > 0 and "rests_on" not in update["confidence_basis"]
+    unrelated = EvidenceRecord(id="textbook:cardio.md::0", kind="textbook", title="cardio.md", snippet="")
+    text = "Metformin is the first-line drug for most adults with type 2 diabetes mellitus."
+    alone = review(asked, with_passages(Found(), [unrelated], {unrelated.id: text}), draft, llm=None, aliases={})
+    assert alone["citations"] == [] and alone["confidence_basis"]["rests_on"], "the context restated is not cited"
