@@ -95,9 +95,11 @@ class KnowledgeQueries:
 
     def every_finding(self, types: list[str]) -> list[dict]:
         """Every edge of ``types`` (a study's findings), in the shape of ``findings`` with the subject as ``key``
-        and its name as ``subject``: the question's words are matched against what each finding states."""
+        and its name as ``subject``: the question's words are matched against what each finding states. The
+        pattern names no label (RELATES joins entities only) so that the type index is used: with labels, ArcadeDB
+        scans every edge (0.8 s a question on the seeded graph, 0.001 s by the index)."""
         return self.read(
-            """MATCH (s:Entity)-[r:RELATES]->(n:Entity) WHERE r.type IN $types
+            """MATCH (s)-[r:RELATES]->(n) WHERE r.type IN $types
                RETURN s.key AS key, s.name AS subject, n.key AS other, n.name AS name, n.type AS type,
                       r.type AS rel, r.confidence AS confidence, r.evidence_ids AS evidence_ids, true AS forward,
                       r.description AS description, coalesce(r.quotes, []) AS quotes""",
