@@ -213,8 +213,9 @@ def _draft(state: QAState, runtime: Runtime[Context]) -> dict:
 
 
 def draft(state: QAState, runtime: Runtime[Context]) -> dict:
-    """An open question's draft, the model's own answer, made while the graph is searched and traversed; nothing
-    for any other question (the branch exists for every question that is reasoned, so ``reason`` always joins it)."""
+    """An open question's draft, the model's own answer, made while the graph's evidence is searched (``after_gaps``);
+    nothing for any other question (the branch exists for every question that is reasoned, so ``reason`` always
+    joins it)."""
     return _draft(state, runtime) if is_open(state) else {}
 
 
@@ -264,19 +265,26 @@ def after_parse(state: QAState) -> str:
     if _kind(state) == "claim":
         return "find_papers"
     if is_open(state) or state.get("entities") or _kind(state) == "research":
-        return ["check_gaps", "draft"]  # an open question's draft beside the graph's search: ``reason`` joins both
+        return "check_gaps"
     return "answer"
 
 
-def after_gaps(state: QAState, runtime: Runtime[Context]):
+def after_gaps(state: QAState, runtime: Runtime[Context]) -> list:
+    """The evidence searches for the gaps (or the traversal when none is searched), and beside them the ``draft``:
+    LangGraph runs a step's nodes together and starts the next step when all are done, so the draft shares the
+    step of the slowest work that does not need it (the searches), and ``reason`` joins both branches."""
+    return [*_searches(state, runtime), "draft"]
+
+
+def _searches(state: QAState, runtime: Runtime[Context]) -> list:
     ctx = run_context(runtime)
     if ctx.evidence_mode == "offline" or not ctx.sources:
-        return "traverse"
+        return ["traverse"]
     if state.get("claim_gap") and "pubmed" in ctx.sources:
         return [Send("search_claim", {"question": state["question"]})]
     targets = state["entities"] if ctx.evidence_mode == "dynamic" else state.get("gaps", [])
     if not targets:
-        return "traverse"
+        return ["traverse"]
     return [
         Send("expand_entity", {"entity": e, "question": state["question"], "entities": state["entities"]})
         for e in targets
@@ -302,8 +310,8 @@ builder.add_node("weigh_claim", weigh_claim)
 builder.add_node("learn_claim", learn_claim)
 builder.add_edge(START, "prepare")
 builder.add_conditional_edges("prepare", after_prepare, ["parse_query", END])
-builder.add_conditional_edges("parse_query", after_parse, ["check_gaps", "draft", "answer", "find_papers"])
-builder.add_conditional_edges("check_gaps", after_gaps, ["expand_entity", "search_claim", "traverse"])
+builder.add_conditional_edges("parse_query", after_parse, ["check_gaps", "answer", "find_papers"])
+builder.add_conditional_edges("check_gaps", after_gaps, ["expand_entity", "search_claim", "traverse", "draft"])
 builder.add_edge("expand_entity", "traverse")
 builder.add_edge("search_claim", "traverse")
 builder.add_edge("traverse", "differential")
