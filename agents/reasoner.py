@@ -128,9 +128,8 @@ def with_stored_lead(evidence_index: list[EvidenceItem], links: list[Link] = ())
     (``with_lead_text``), not from a 200-character snippet: the graph keeps what re-reading the abstract finds."""
     if any(e.get("lead") for e in evidence_index):
         return evidence_index
-    chosen = studies_read(evidence_index, links)[:1] or [
-        next((e["n"] for e in evidence_index if e.get("pmid") and e.get("snippet")), None)
-    ]
+    papers = [e["n"] for e in evidence_index if e.get("pmid") and e.get("snippet")]
+    chosen = studies_read(evidence_index, links)[:1] or papers[:1]
     return [
         {**e, "lead": shorten(e["snippet"], LEAD_CHARS)} if e["n"] in chosen and e.get("snippet") else e
         for e in evidence_index
