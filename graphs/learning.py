@@ -20,7 +20,7 @@ from amg.agents.finding_reader.reader import learn_finding
 from amg.graphs.context import Context, run_context
 from amg.graphs.expansion import learn
 from amg.graphs.resources import resources_for
-from amg.graphs.state import CLAIM, QAState, fetched, fetched_texts
+from amg.graphs.state import CLAIM, KEPT, QAState, fetched, fetched_texts
 from amg.graphs.timing import timed
 from amg.tools.kg.pipeline_types import withdrawn
 from amg.tools.kg.store.connection import GraphUnavailable
@@ -77,7 +77,8 @@ def learn_study(task: dict, runtime: Runtime[Context]) -> dict:
 
 def after_answer(state: QAState, runtime: Runtime[Context]):
     """Where the answer's learning goes (see the module docstring): finding reader or relation scorer branches."""
-    evidence = state.get("evidence") or {}
+    evidence = {key: found for key, found in (state.get("evidence") or {}).items() if key != KEPT}
+    state = {**state, "evidence": evidence}  # the papers the graph kept are not read again (agents/kept_papers.py)
     if run_context(runtime).learn != "after" or not evidence:
         return END
     if CLAIM in evidence:

@@ -25,6 +25,7 @@ from amg.agents.answer_synthesizer.synthesizer import synthesize
 from amg.agents.diagnostician import differentiate, read_answers
 from amg.agents.evidence_searcher import search_evidence
 from amg.agents.gap_detector import detect_gaps
+from amg.agents.kept_papers import kept_papers
 from amg.agents.query_parser import parse_query, spot_entities
 from amg.agents.reasoner import (
     draft_answer,
@@ -44,7 +45,7 @@ from amg.graphs.learning import after_answer, learn_entity, learn_study
 from amg.graphs.question import CLAIM_EMPTY, claim_to_check, prepare_question, refers_back, topic_of, with_topic
 from amg.graphs.reply import chat_reply
 from amg.graphs.resources import resources_for
-from amg.graphs.state import CLAIM, PER_TURN_RESET, QAInput, QAState, fetched, fetched_texts
+from amg.graphs.state import CLAIM, KEPT, PER_TURN_RESET, QAInput, QAState, fetched, fetched_texts
 from amg.graphs.timing import timed
 from amg.tools.claim_wording import states_claim
 from amg.tools.kg.pipeline_types import Asked, Found
@@ -160,7 +161,13 @@ def traverse(state: QAState, runtime: Runtime[Context]) -> dict:
         state["entities"], res.store, TraversalSettings.of(ctx), state["question"], query, res.embed
     )
     papers = [r["id"] for r in state.get("evidence", {}).get(CLAIM, {}).get("records", [])]
-    return {"subgraph": without_other_studies(update["subgraph"], papers)} if papers else update
+    if not papers and _kind(state) == "research":  # nothing searched: the papers the graph kept, as a search finds
+        keys = [e["key"] for e in state.get("entities", [])]
+        kept = kept_papers(state["question"], keys, update["subgraph"], res.store, CLAIM_PAPERS)
+        if kept:
+            update["evidence"] = {KEPT: {"records": kept, "texts": {p["id"]: p["snippet"] for p in kept}}}
+            papers = [p["id"] for p in kept]
+    return {**update, "subgraph": without_other_studies(update["subgraph"], papers)} if papers else update
 
 
 @timed("differential")

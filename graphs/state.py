@@ -20,6 +20,7 @@ from amg.tools.kg.pipeline_types import Citation, EvidenceItem, Subgraph
 
 RESET: Any = None  # an update of None empties an accumulating field
 CLAIM = "claim"  # the evidence key of what a research question's own search found (graphs/qa_graph.py)
+KEPT = "kept"  # the evidence key of the papers the graph kept, read for a research question nothing was searched for
 
 
 def summed(current: int | None, update: int | None) -> int:

@@ -22,14 +22,15 @@ MAX_FINDINGS = 12
 _STEMMER = snowballstemmer.stemmer("english")
 
 
-def _words(text: str) -> set[str]:
+def stemmed_words(text: str) -> set[str]:
+    """The content words of ``text`` by Snowball stem ("supplementation" and "supplements" are one)."""
     return set(_STEMMER.stemWords([normalize_key(w) for w in query_words(text, limit=500)]))
 
 
 def findings_on(claim: str, keys: list[str], store: ClaimReads) -> list[dict]:
     """The findings on ``keys`` and those stating most of ``claim``'s words, most words first."""
     types = [r.name for r in FINDINGS]
-    asked = _words(claim)
+    asked = stemmed_words(claim)
     rows = {(r["key"], r["rel"], r["other"]): r for r in (store.findings(keys, types, 0.0) if keys else [])}
     for row in store.every_finding(types):
         rows.setdefault((row["key"], row["rel"], row["other"]), row)
@@ -37,7 +38,8 @@ def findings_on(claim: str, keys: list[str], store: ClaimReads) -> list[dict]:
     def stated(row: dict) -> int:
         quotes = " ".join(json.loads(q)["text"] for q in row.get("quotes") or [])
         return len(
-            asked & _words(f"{row.get('subject') or row['key']} {row['name']} {row['description'] or ''} {quotes}")
+            asked
+            & stemmed_words(f"{row.get('subject') or row['key']} {row['name']} {row['description'] or ''} {quotes}")
         )
 
     kept = [(stated(r), r) for r in rows.values()]

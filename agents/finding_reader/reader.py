@@ -31,7 +31,7 @@ from amg.agents.finding_reader.ends import (
 )
 from amg.prompts import load
 from amg.tools.kg.grounding import is_generic
-from amg.tools.kg.records import EvidenceRecord, RelationRecord
+from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 from amg.tools.kg.schema import FINDINGS, normalize_key, relation_type
 from amg.tools.kg.store.protocols import ExpansionWrites
 from amg.tools.llm.reader import Reader
@@ -224,11 +224,21 @@ def learn_finding(
     record = None
     if finding is not None:
         record, problem = grounded_finding(finding, paper, text, reader, entities, question, verdict)
-    if record is None:
+    asked = [(e["key"], paper["id"]) for e in entities]
+    if record is None:  # the paper is kept, read for the question's entities: offline reads it again from there
+        store.upsert(entities=_named(entities), evidence=[EvidenceRecord(**paper)], supports=asked)
         return {"new_relations": [], "refused": [f"finding of {paper['id']}: {problem}"], **usage.as_update()}
     store.upsert(
+        entities=_named(entities),
         evidence=[EvidenceRecord(**paper)],
         relations=[record],
-        supports=[(record.source, paper["id"]), (record.target, paper["id"])],
+        supports=[(record.source, paper["id"]), (record.target, paper["id"]), *asked],
     )
     return {"new_relations": [record.learned("description")], "refused": [], **usage.as_update()}
+
+
+def _named(entities: list[dict]) -> list[EntityRecord]:
+    """The question's entities as the graph's nodes (created when missing; an existing one keeps its name); one
+    linked under another key (an alias of a vocabulary's entity) is in the graph already."""
+    named = [(EntityRecord(name=e["name"], type=e.get("type") or "other"), e["key"]) for e in entities if e.get("name")]
+    return [record for record, key in named if record.key == key]

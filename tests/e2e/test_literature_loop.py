@@ -278,3 +278,30 @@ def test_a_searched_question_reads_its_own_paper_not_other_studies_findings(loop
     assert [c["pmid"] for c in hybrid["citations"]] == ["10354335"]
     run({"question": QUESTION, "options": VERDICTS}, evidence_mode="offline")
     assert said in answer_prompt(), "with no paper of its own the question reads what the graph holds"
+
+
+def test_a_paper_read_with_no_finding_kept_is_read_again_offline_from_what_the_graph_kept(loop, store):
+    """The finding reader refused the paper's finding (a generic subject): the paper is kept all the same, read for
+    the question's entities, and the offline pass reads it at length and cites it, with no call to re-read it."""
+    run, server = loop
+
+    def refused(body: dict) -> dict:
+        if requested_tool(body) == "StudyFinding":
+            finding = responder(body)
+            return {**finding, "args": {**finding["args"], "subject": "symptoms"}}
+        return responder(body)
+
+    server.responder = refused
+    first = run({"question": QUESTION, "options": VERDICTS}, evidence_mode="hybrid")
+    assert first["new_relations"] == [] and any("finding reader" in d for d in first["degradations"])
+    assert [p["id"] for p in store.papers_read(["medical student"], 5)] == ["pmid:10354335"]
+    server.responder = responder
+    searched = len(server.requests)
+    again = run({"question": QUESTION, "options": VERDICTS}, evidence_mode="offline")
+    reasoning = next(prompt_text(b) for b in server.requests[searched:] if asks_for_answer(b))
+    assert "CONCLUSIONS" in reasoning and reasoning.index("CONCLUSIONS") < reasoning.index("BACKGROUND")
+    assert [c["pmid"] for c in again["citations"]] == ["10354335"]
+    assert not any(requested_tool(b) == "StudyFinding" for b in server.requests[searched:]), "offline reads, once"
+    asked = "Does general anaesthesia for day surgery raise postoperative nausea in children?"
+    other = run({"question": asked, "options": VERDICTS}, evidence_mode="offline")
+    assert other["citations"] == [], "a paper stating too few of the question's words is not read"

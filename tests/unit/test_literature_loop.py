@@ -117,3 +117,35 @@ def test_offline_the_paper_the_strongest_finding_rests_on_is_read_at_length_from
     assert conclusion[SNIPPET_CHARS : SNIPPET_CHARS + 40] in study_reading(index, [finding])
     assert with_stored_lead(index, []) == index, "a paper read at length already (hybrid's fetch) stays the one"
     assert [bool(e.get("lead")) for e in with_stored_lead([other, paper], [])] == [True, False], "no finding: first"
+
+
+def test_offline_the_kept_paper_stating_the_question_is_read_not_the_strongest_findings():
+    """Among the papers the graph kept (behind its findings, or read for the question's entities with no finding
+    kept), the one stating most of the question's words is read; withdrawn papers and papers stating few are not."""
+    from amg.agents.kept_papers import kept_papers
+
+    def paper(n: int, title: str, snippet: str, **more) -> dict:
+        return {"id": f"pmid:{n}", "kind": "pubmed", "pmid": str(n), "title": title, "snippet": snippet, **more}
+
+    finding_paper = paper(1, "Statins in the elderly", "Statins lowered LDL in elderly patients.")
+    read_only = paper(2, "Do statins prevent dementia in elderly patients?", "Statins did not prevent dementia.")
+    withdrawn = paper(3, "Statins prevent dementia in elderly patients", "Dementia fell.", status="retracted")
+    off_topic = paper(4, "Aspirin dosing", "Aspirin dose and bleeding in elderly.")
+
+    class Store:
+        def evidence(self, ids):
+            return [p for p in (finding_paper, withdrawn) if p["id"] in ids]
+
+        def papers_read(self, keys, limit):
+            return [read_only, withdrawn, off_topic] if keys == ["statin"] else []
+
+    step = {"source": "statin", "relation": "improves", "target": "ldl", "confidence": 0.9, "forward": True}
+    subgraph = {"nodes": [], "seeds": ["statin"], "links": [{**step, "evidence_ids": ["pmid:1", "pmid:3"]}]}
+    question = "Do statins prevent dementia in elderly patients?"
+    assert [p["id"] for p in kept_papers(question, ["statin"], subgraph, Store(), 3)] == ["pmid:2", "pmid:1"]
+    assert kept_papers(question, ["statin"], subgraph, Store(), 1) == [read_only]
+    assert kept_papers(question, [], {**subgraph, "links": []}, Store(), 1) == [], "nothing kept: nothing read"
+    assert (
+        kept_papers("Does aspirin change the risk of stroke after heart surgery?", ["statin"], subgraph, Store(), 1)
+        == []
+    )

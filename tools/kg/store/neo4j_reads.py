@@ -106,6 +106,22 @@ class KnowledgeQueries:
             types=types,
         )
 
+    def papers_read(self, keys: list[str], limit: int) -> list[dict]:
+        """The papers (Evidence properties) read for ``keys``, by the ``SUPPORTED_BY`` edge each online write adds
+        from the entity it was read for, whether or not a relation was kept from them; withdrawn ones left out,
+        at most ``limit``, newest read first."""
+        return [
+            row["v"]
+            for row in self.read(
+                """UNWIND $keys AS k MATCH (:Entity {key: k})-[:SUPPORTED_BY]->(v:Evidence)
+                   WHERE v.kind = 'pubmed' AND v.status IS NULL
+                   WITH DISTINCT v ORDER BY v.retrieved_at DESC LIMIT $n
+                   RETURN properties(v) AS v""",
+                keys=keys,
+                n=limit,
+            )
+        ]
+
     def entities(self, keys: list[str]) -> dict[str, dict]:
         rows = self.read("UNWIND $keys AS k MATCH (e:Entity {key: k}) RETURN k, properties(e) AS e", keys=keys)
         return {row["k"]: row["e"] for row in rows}
