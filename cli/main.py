@@ -150,7 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument(
         "--open",
         action="store_true",
-        help="ask without the options (kg only); the open answer is judged by the option it stands for",
+        help="ask without the options (every method); the open answer is judged by the option it stands for",
     )
     _context_flags(bench)
 
