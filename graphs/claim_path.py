@@ -126,7 +126,8 @@ def weigh_claim(state: QAState, runtime: Runtime[Context]) -> dict:
 @timed("learn")
 @after_the_answer
 def learn_claim(task: dict, runtime: Runtime[Context]) -> dict:
-    """After the verdict, one branch per paper that took a side: its findings, with the settling sentences."""
+    """After the verdict, one branch per paper read: kept with the sentences read, and, when it took a side, its
+    findings with the settling sentences."""
     ctx = run_context(runtime)
     res = resources_for(ctx)
     done = learn_claim_paper(
@@ -147,12 +148,13 @@ def learn_claim(task: dict, runtime: Runtime[Context]) -> dict:
 
 
 def after_weighing(state: QAState, runtime: Runtime[Context]):
-    """Learn from each paper found in the index that took a side (what the graph read back needs no learning)."""
+    """Keep each paper found in the index that the stance step read, and learn the findings of those that took a
+    side (what the graph read back needs neither)."""
     if run_context(runtime).learn == "off":
         return "__end__"
     tasks = [
         Send("learn_claim", {"claim": state["claim"], "entities": state.get("entities", []), "paper": paper})
         for paper in state.get("papers", [])
-        if paper["stance"] != "neither" and paper["source"] == "index" and paper["rationale"]
+        if paper["source"] == "index" and paper.get("named")
     ]
     return tasks or "__end__"

@@ -1,6 +1,8 @@
-"""What a claim check teaches the graph: each paper that took a side, its findings read from the sentences that
+"""What a claim check teaches the graph: each paper it read, kept with the sentences the stance step was shown and
+linked to the claim's entities, and for each paper that took a side its findings read from the sentences that
 settle the claim, every one kept with those sentences and the paper's id (``quotes``), so the next check of the
-claim, or of a related one, reads them offline (agents/claim_checker/from_graph.py).
+claim, or of a related one, reads them offline (agents/claim_checker/from_graph.py), and a paper whose findings
+had no grounds to be written is read again all the same.
 
 One short model call per paper: a line "<sentence number> | <subject> | <relation> | <object>" per finding, at most
 ``MAX_FINDINGS``, so a paper that states several findings gives several. The sentence is named by its number, not
@@ -12,7 +14,10 @@ stance probability.
 
 from __future__ import annotations
 
+import json
+
 from amg.agents.finding_reader.ends import content_words, end_named, head_of, on_question_entities
+from amg.agents.finding_reader.reader import graph_entities
 from amg.prompts import load
 from amg.tools.kg.grounding import is_generic
 from amg.tools.kg.records import EvidenceRecord, RelationRecord
@@ -85,10 +90,19 @@ def learn_claim_paper(
     reliability: float,
     store: ExpansionWrites,
 ) -> dict:
-    """Read and write the findings of ``paper`` (a stance result with its ``sentences`` and ``rationale``)."""
+    """Keep ``paper`` (a stance result with its ``sentences``, ``shown`` and ``rationale``) with the sentences the
+    stance step read, linked to the claim's entities, and, when it took a side, read and write its findings."""
     usage = Usage()
     text_of = {s["n"]: s["text"] for s in paper["sentences"]}
+    kept = {
+        "entities": graph_entities(entities),
+        "evidence": [kept_paper(paper)],
+        "supports": [(e["key"], paper["id"]) for e in entities],
+    }
     numbers = [n for n in paper["rationale"] if n in text_of]
+    if paper["stance"] == "neither" or not numbers:
+        store.upsert(**kept)
+        return {"new_relations": [], "refused": [], **usage.as_update()}
     prompt = load("claim_findings").format(
         claim=claim,
         title=paper.get("title") or "",
@@ -104,13 +118,22 @@ def learn_claim_paper(
             refused.append(f"finding of {paper['id']}: {problem}")
         else:
             records.append(record)
+    ends = [(key, paper["id"]) for r in records for key in (r.source, r.target)]
+    store.upsert(**{**kept, "relations": records, "supports": [*ends, *kept["supports"]]})
     if not records:
         return {
             "new_relations": [],
             "refused": refused or [f"finding of {paper['id']}: no usable line"],
             **usage.as_update(),
         }
-    evidence = EvidenceRecord(
+    new = [r.learned("description", "quotes") for r in records]
+    return {"new_relations": new, "refused": refused, **usage.as_update()}
+
+
+def kept_paper(paper: dict) -> EvidenceRecord:
+    """``paper`` as the graph keeps it: its metadata, its text, and the sentences the stance step was shown."""
+    text_of = {s["n"]: s["text"] for s in paper["sentences"]}
+    return EvidenceRecord(
         id=paper["id"],
         kind=paper.get("kind") or "pubmed",
         title=paper.get("title") or "",
@@ -119,11 +142,5 @@ def learn_claim_paper(
         pmid=paper.get("pmid"),
         doi=paper.get("doi"),
         url=paper.get("url"),
+        sentences=[json.dumps({"n": s["n"], "text": s["text"]}, sort_keys=True) for s in paper.get("shown") or []],
     )
-    store.upsert(
-        evidence=[evidence],
-        relations=records,
-        supports=[(key, paper["id"]) for r in records for key in (r.source, r.target)],
-    )
-    new = [r.learned("description", "quotes") for r in records]
-    return {"new_relations": new, "refused": refused, **usage.as_update()}

@@ -1,5 +1,7 @@
 """A claim checked offline: the papers the graph's study findings rest on, read back from the sentences each
-finding keeps (``quotes``), for the same stance step as papers found in the index (agents/claim_checker/stance.py).
+finding keeps (``quotes``), and the papers earlier checks read for the claim's entities, read back from the sentences
+the stance step was shown (kept whether or not a finding was: agents/claim_checker/findings.py), for the same stance
+step as papers found in the index (agents/claim_checker/stance.py).
 
 The findings read are those on the claim's entities and those whose ends and sentences state the claim's words
 (at least ``STATED_WORDS`` and ``STATED_SHARE`` of them, compared by Snowball stem: "supplementation" states
@@ -19,6 +21,7 @@ from amg.tools.literature.query_words import query_words
 
 STATED_WORDS, STATED_SHARE = 2, 0.4
 MAX_FINDINGS = 12
+PAPERS_READ = 50  # papers read for the claim's entities that are weighed, newest first
 _STEMMER = snowballstemmer.stemmer("english")
 
 
@@ -48,11 +51,19 @@ def findings_on(claim: str, keys: list[str], store: ClaimReads) -> list[dict]:
 
 
 def papers_from_graph(claim: str, keys: list[str], store: ClaimReads) -> list[dict]:
-    """[{id, title, url, year, pmid, doi, kind, sentences: [{n, text}]}] of the papers the claim's findings rest on."""
+    """[{id, title, url, year, pmid, doi, kind, sentences: [{n, text}]}] of the papers the claim's findings rest on,
+    and of those a check read for the claim's entities whose kept sentences state the claim's words."""
     papers: dict[str, dict] = {}
     for row in findings_on(claim, keys, store):
         for quote in map(json.loads, row["quotes"]):
             papers.setdefault(quote["paper"], {}).setdefault(int(quote["n"]), quote["text"])
+    asked = stemmed_words(claim)
+    for paper in store.papers_read(keys, PAPERS_READ) if keys else []:
+        kept = [json.loads(s) for s in paper.get("sentences") or []]
+        shared = len(asked & stemmed_words(f"{paper.get('title') or ''} {' '.join(k['text'] for k in kept)}"))
+        if kept and shared >= STATED_WORDS and shared >= STATED_SHARE * len(asked):
+            for sentence in kept:
+                papers.setdefault(paper["id"], {}).setdefault(int(sentence["n"]), sentence["text"])
     held = {e["id"]: e for e in store.evidence(list(papers))} if papers else {}
     return [
         {

@@ -226,10 +226,10 @@ def learn_finding(
         record, problem = grounded_finding(finding, paper, text, reader, entities, question, verdict)
     asked = [(e["key"], paper["id"]) for e in entities]
     if record is None:  # the paper is kept, read for the question's entities: offline reads it again from there
-        store.upsert(entities=_named(entities), evidence=[EvidenceRecord(**paper)], supports=asked)
+        store.upsert(entities=graph_entities(entities), evidence=[EvidenceRecord(**paper)], supports=asked)
         return {"new_relations": [], "refused": [f"finding of {paper['id']}: {problem}"], **usage.as_update()}
     store.upsert(
-        entities=_named(entities),
+        entities=graph_entities(entities),
         evidence=[EvidenceRecord(**paper)],
         relations=[record],
         supports=[(record.source, paper["id"]), (record.target, paper["id"]), *asked],
@@ -237,7 +237,7 @@ def learn_finding(
     return {"new_relations": [record.learned("description")], "refused": [], **usage.as_update()}
 
 
-def _named(entities: list[dict]) -> list[EntityRecord]:
+def graph_entities(entities: list[dict]) -> list[EntityRecord]:
     """The question's entities as the graph's nodes (created when missing; an existing one keeps its name); one
     linked under another key (an alias of a vocabulary's entity) is in the graph already."""
     named = [(EntityRecord(name=e["name"], type=e.get("type") or "other"), e["key"]) for e in entities if e.get("name")]

@@ -13,6 +13,7 @@ from amg.graphs.qa_graph import graph
 from amg.graphs.resources import Resources, install
 from amg.testing.claim_replies import asks_for_findings, asks_for_stance, paper_title, stance
 from amg.testing.fakes import DATA
+from amg.tools.kg.records import EntityRecord
 from amg.tools.literature.index import LiteratureIndex
 from amg.tools.literature.ingest import ingest_files
 
@@ -147,3 +148,24 @@ def test_the_models_stance_prior_turns_a_reluctant_contradiction_into_one(check,
     assert result["verdict"]["verdict"] == "contradicted"
     monkeypatch.setattr("amg.graphs.claim_path.stance_prior", lambda model: None)
     assert run({"question": CLAIM}, evidence_mode="hybrid", learn="off")["verdict"]["verdict"] == "not enough evidence"
+
+
+def test_a_paper_with_no_finding_written_is_read_again_offline_from_the_sentences_kept(check, store):
+    """No finding had grounds to be written (the reply names nothing usable): each paper the check read is kept with
+    the sentences the stance step was shown, so the offline pass reaches the same verdict from the same sentences."""
+    run, server = check
+    store.upsert(entities=[EntityRecord("Vitamin D", "drug")])  # the claim's entity, as the vocabularies spot it
+    server.responder = lambda body: {"content": "no findings"} if asks_for_findings(body) else responder(body)
+    hybrid = run({"question": CLAIM}, evidence_mode="hybrid")
+    assert [e["key"] for e in hybrid["entities"]] == ["vitamin d"]
+    assert hybrid["verdict"]["verdict"] == "mixed" and not hybrid["new_relations"]
+    read = {p["id"] for p in hybrid["papers"] if p["named"]}
+    assert {p["id"] for p in store.papers_read(["vitamin d"], 10)} >= read >= {"s2:1001", "s2:1002"}
+    server.responder = responder
+    before = len(server.requests)
+    offline = run({"question": CLAIM}, evidence_mode="offline")
+    assert offline["verdict"]["verdict"] == "mixed" and {p["source"] for p in offline["papers"]} == {"graph"}
+    assert _stances(offline)["s2:1002"] == ("contradicts", [2, 3])
+    shown = {p["id"]: [s["n"] for s in p["shown"]] for p in hybrid["papers"]}
+    assert {p["id"]: [s["n"] for s in p["shown"]] for p in offline["papers"]}["s2:1002"] == shown["s2:1002"]
+    assert not any(asks_for_findings(b) for b in server.requests[before:]), "what the graph read back is not learned"

@@ -53,6 +53,26 @@ def test_evidence_keeps_its_content_but_follows_its_file_when_it_moves(store):
     assert (stored["snippet"], stored["url"]) == ("old", "file:///books/a.md")
 
 
+def test_a_paper_keeps_the_sentences_every_check_read_and_is_found_by_the_entities_it_was_read_for(store):
+    """Two claim checks read different sentences of one paper: both are kept, once each; a write without sentences
+    (a research question's finding) keeps them; the paper is found from either entity, a withdrawn one never."""
+    one, two, three = (json.dumps({"n": n, "text": f"Sentence {n}."}, sort_keys=True) for n in (1, 2, 3))
+    paper = dict(id="s2:9", kind="pubmed", title="Vitamin D trial")
+    store.upsert(entities=[EntityRecord("Vitamin D")], evidence=[EvidenceRecord(**paper, sentences=[one, two])])
+    store.upsert(
+        entities=[EntityRecord("Fracture")],
+        evidence=[EvidenceRecord(**paper, sentences=[two, three])],
+        supports=[("vitamin d", "s2:9"), ("fracture", "s2:9")],
+    )
+    store.upsert(evidence=[EvidenceRecord(**paper)])
+    [stored] = store.evidence(["s2:9"])
+    assert sorted(stored["sentences"]) == [one, two, three]
+    assert [p["id"] for p in store.papers_read(["fracture", "vitamin d"], 5)] == ["s2:9"], "each paper once"
+    gone = EvidenceRecord(id="pmid:7", kind="pubmed", title="Retracted", status="retracted")
+    store.upsert(evidence=[gone], supports=[("fracture", "pmid:7")])
+    assert [p["id"] for p in store.papers_read(["fracture"], 5)] == ["s2:9"]
+
+
 def test_reupsert_keeps_better_supported_confidence_and_appends_history(store):
     store.upsert(
         evidence=[EV, EvidenceRecord(id="pmid:2", kind="pubmed")], relations=[rel("A drug", "A disease", conf=0.9)]

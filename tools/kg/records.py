@@ -59,6 +59,8 @@ class EvidenceRecord:
     release: str | None = None  # vocabulary release, for kind "vocabulary"
     retrieved_at: str = field(default_factory=utc_now)
     status: str | None = None  # "retracted" | "deleted" when PubMed withdrew the paper (WITHDRAWN); None: it stands
+    # the numbered sentences a claim check read in the paper, each a JSON {"n", "text"}; every check's are kept
+    sentences: list[str] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in EVIDENCE_KINDS:

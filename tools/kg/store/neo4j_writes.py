@@ -46,7 +46,10 @@ _UPSERT_EVIDENCE = """
 UNWIND $rows AS row
 MERGE (v:Evidence {id: row.id})
 ON CREATE SET v += row
-ON MATCH SET v.url = coalesce(row.url, v.url)
+ON MATCH SET v.url = coalesce(row.url, v.url),
+             v.sentences = CASE WHEN row.sentences IS NULL THEN v.sentences
+                                ELSE [s IN coalesce(v.sentences, []) WHERE NOT s IN row.sentences] + row.sentences
+                           END
 """
 _SUPPORTS = """
 UNWIND $rows AS row

@@ -53,11 +53,12 @@ class ExpansionWrites(Protocol):
 
 class ClaimReads(Protocol):
     """What a claim check reads offline: the study findings on the claim's entities or in its words, with their
-    sentences (``quotes``), and the papers they rest on."""
+    sentences (``quotes``), the papers they rest on, and the papers read for its entities."""
 
     def findings(self, keys: list[str], types: list[str], min_confidence: float) -> list[dict]: ...
     def every_finding(self, types: list[str]) -> list[dict]: ...
     def evidence(self, ids: list[str]) -> list[dict]: ...
+    def papers_read(self, keys: list[str], limit: int) -> list[dict]: ...
 
 
 class QAStore(QAReads, ExpansionWrites, Protocol):
