@@ -5,18 +5,18 @@ question's words each states in its title and the text kept with it, as a search
 read at length as the best match fetched would be (agents/reasoner.py ``with_lead_text``): offline reads what
 hybrid read, not only the one relation kept from it.
 
-A paper stating too few of the question's words (``STATED_WORDS``, ``STATED_SHARE``) is not one the question's
+A paper stating too few of the question's words (two, and ``STATED_SHARE`` of them) is not one the question's
 search would have found; with none left, the findings alone are read, as before."""
 
 from __future__ import annotations
 
-from amg.agents.claim_checker.from_graph import stemmed_words
+from amg.agents.claim_checker.from_graph import states, stemmed_words
 from amg.agents.finding_reader.reader import FINDING_NAMES
 from amg.tools.kg.pipeline_types import Subgraph
 from amg.tools.kg.store.protocols import QAReads
 
 PAPERS_READ = 50  # papers read for the question's entities that are weighed, newest first
-STATED_WORDS, STATED_SHARE = 2, 0.5
+STATED_SHARE = 0.5  # of the question's words a paper must state (and at least two)
 
 
 def kept_papers(question: str, keys: list[str], subgraph: Subgraph, store: QAReads, k: int) -> list[dict]:
@@ -31,6 +31,6 @@ def kept_papers(question: str, keys: list[str], subgraph: Subgraph, store: QARea
         if paper.get("kind") != "pubmed" or paper.get("status") or not paper.get("snippet"):
             continue
         shared = len(asked & stemmed_words(f"{paper.get('title') or ''} {paper['snippet']}"))
-        if shared >= STATED_WORDS and shared >= STATED_SHARE * len(asked):
+        if states(shared, asked, STATED_SHARE):
             stated.append((shared, paper))
     return [paper for _, paper in sorted(stated, key=lambda pair: -pair[0])[:k]]

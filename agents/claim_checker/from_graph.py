@@ -25,6 +25,11 @@ PAPERS_READ = 50  # papers read for the claim's entities that are weighed, newes
 _STEMMER = snowballstemmer.stemmer("english")
 
 
+def states(shared: int, asked: set[str], share: float = STATED_SHARE) -> bool:
+    """Whether a text sharing ``shared`` of the ``asked`` words states them: ``STATED_WORDS`` and ``share`` of them."""
+    return shared >= STATED_WORDS and shared >= share * len(asked)
+
+
 def stemmed_words(text: str) -> set[str]:
     """The content words of ``text`` by Snowball stem ("supplementation" and "supplements" are one)."""
     return set(_STEMMER.stemWords([normalize_key(w) for w in query_words(text, limit=500)]))
@@ -46,7 +51,7 @@ def findings_on(claim: str, keys: list[str], store: ClaimReads) -> list[dict]:
         )
 
     kept = [(stated(r), r) for r in rows.values()]
-    kept = [(n, r) for n, r in kept if r.get("quotes") and n >= STATED_WORDS and n >= STATED_SHARE * len(asked)]
+    kept = [(n, r) for n, r in kept if r.get("quotes") and states(n, asked)]
     return [r for _, r in sorted(kept, key=lambda pair: -pair[0])[:MAX_FINDINGS]]
 
 
@@ -61,7 +66,7 @@ def papers_from_graph(claim: str, keys: list[str], store: ClaimReads) -> list[di
     for paper in store.papers_read(keys, PAPERS_READ) if keys else []:
         kept = [json.loads(s) for s in paper.get("sentences") or []]
         shared = len(asked & stemmed_words(f"{paper.get('title') or ''} {' '.join(k['text'] for k in kept)}"))
-        if kept and shared >= STATED_WORDS and shared >= STATED_SHARE * len(asked):
+        if kept and states(shared, asked):
             for sentence in kept:
                 papers.setdefault(paper["id"], {}).setdefault(int(sentence["n"]), sentence["text"])
     held = {e["id"]: e for e in store.evidence(list(papers))} if papers else {}
