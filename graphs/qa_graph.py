@@ -37,7 +37,7 @@ from amg.agents.reasoner import (
     with_lead_text,
     with_stored_lead,
 )
-from amg.agents.traverser import TraversalSettings, traverse_subgraph, without_other_studies
+from amg.agents.traverser import TraversalSettings, traverse_subgraph, without_studies
 from amg.graphs.claim_path import after_weighing, find_claim_papers, learn_claim, read_stances, weigh_claim
 from amg.graphs.context import Context, run_context
 from amg.graphs.expansion import expand, search
@@ -167,7 +167,7 @@ def traverse(state: QAState, runtime: Runtime[Context]) -> dict:
         if kept:
             update["evidence"] = {KEPT: {"records": kept, "texts": {p["id"]: p["snippet"] for p in kept}}}
             papers = [p["id"] for p in kept]
-    return {**update, "subgraph": without_other_studies(update["subgraph"], papers)} if papers else update
+    return {**update, "subgraph": without_studies(update["subgraph"])} if papers else update
 
 
 @timed("differential")
@@ -226,6 +226,14 @@ def draft(state: QAState, runtime: Runtime[Context]) -> dict:
     return _draft(state, runtime) if is_open(state) else {}
 
 
+def _reading_mode(state: QAState) -> str | None:
+    """The evidence mode whose confidence map fits this answer's reading: a research question that reads a paper at
+    length (its search's best match, or the paper the graph kept) reads as hybrid first read it, offline too, so
+    hybrid's map is the one fitted on that reading; otherwise the run's own mode (None)."""
+    papers = [state.get("evidence", {}).get(key, {}).get("records") for key in (CLAIM, KEPT)]
+    return "hybrid" if _kind(state) == "research" and any(papers) else None
+
+
 @timed("answer")
 def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     res = resources_for(run_context(runtime))
@@ -233,7 +241,7 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     index = state.get("evidence_index", [])
     entities = with_aliases(state.get("entities", []), res.store)
     found = Found(subgraph["nodes"], subgraph["links"], index, _fetched_ids(state), state.get("differential", []))
-    calibration = res.calibration(kind=confidence_kind(kind, state.get("options", {})))
+    calibration = res.calibration(kind=confidence_kind(kind, state.get("options", {})), mode=_reading_mode(state))
     if state.get("draft"):
         ctx = run_context(runtime)
         if ctx.evidence_mode != "offline" and "textbook" in ctx.sources:  # the draft's own sentence, searched

@@ -97,11 +97,12 @@ class Resources:
         """The model as it reads evidence into the graph, with its measured extraction reliability."""
         return Reader(self.llm, self.model_name, extraction_reliability(self.model_name), keep_score)
 
-    def calibration(self, method: str = "kg", kind: str = "exam") -> CalibrationMap | None:
+    def calibration(self, method: str = "kg", kind: str = "exam", mode: str | None = None) -> CalibrationMap | None:
         """The answer-confidence map measured for this model answering ``kind`` questions by ``method``, if any
-        (tools/llm/maps/); the QA graph's own mode's map first (``kg-hybrid``), then the graph's."""
+        (tools/llm/maps/); the QA graph's map for the evidence ``mode`` first (``kg-hybrid``; default the
+        context's), then the graph's."""
         if method == "kg":
-            return map_for(self.model_name, f"kg-{self.context.evidence_mode}", kind) or map_for(
+            return map_for(self.model_name, f"kg-{mode or self.context.evidence_mode}", kind) or map_for(
                 self.model_name, "kg", kind
             )
         return map_for(self.model_name, method, kind)

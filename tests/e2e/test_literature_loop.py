@@ -86,13 +86,19 @@ def test_a_research_question_cites_its_paper_and_learns_its_finding(loop, store)
     assert stored[0]["props"]["confidence"] == pytest.approx(0.8)
 
 
-def test_the_offline_pass_reads_the_learned_finding_and_cites_its_paper(loop):
+def test_the_offline_pass_reads_the_paper_it_learned_from_as_hybrid_read_it_and_cites_it(loop):
+    """Offline reads the kept paper at length, alone: its learned finding (one relation read from it) is not shown
+    beside it, as it was not when hybrid first read the paper."""
     run, server = loop
     run({"question": QUESTION, "options": VERDICTS}, evidence_mode="hybrid")
+    first = next(prompt_text(b) for b in server.requests if asks_for_answer(b))
     searched = len(server.requests)
     again = run({"question": QUESTION, "options": VERDICTS}, evidence_mode="offline")
     reasoning = next(prompt_text(b) for b in server.requests[searched:] if asks_for_answer(b))
-    assert f'medical students improves quality assurance programmes (0.80) [1]: "{SENTENCE}' in reasoning
+    assert "improves quality assurance programmes (0.80)" not in reasoning
+    assert reasoning.index("CONCLUSIONS") < reasoning.index("BACKGROUND")
+    shown = reasoning[reasoning.index("<evidence>\n") : reasoning.index("</evidence>")]
+    assert shown == first[first.index("<evidence>\n") : first.index("</evidence>")], "the same paper, read alike"
     assert [c["pmid"] for c in again["citations"]] == ["10354335"] and not again["new_relations"]
     held = run({"question": QUESTION, "options": VERDICTS}, evidence_mode="hybrid")
     assert not held["claim_gap"] and "search_claim" not in held["timings_ms"], "the graph holds the claim now"
@@ -305,3 +311,48 @@ def test_a_paper_read_with_no_finding_kept_is_read_again_offline_from_what_the_g
     asked = "Does general anaesthesia for day surgery raise postoperative nausea in children?"
     other = run({"question": asked, "options": VERDICTS}, evidence_mode="offline")
     assert other["citations"] == [], "a paper stating too few of the question's words is not read"
+
+
+def test_offline_reading_the_kept_paper_is_calibrated_by_the_map_fitted_on_hybrid_reading_it(
+    loop, tmp_path, monkeypatch
+):
+    """The paper read at length is the reading hybrid's research map was fitted on: offline applies it too (its
+    letter prior turns a "yes" leaning on the prior into "no"); a question answered from findings alone has no map."""
+    import math
+
+    from amg.tools.llm import confidence_maps
+    from amg.tools.llm.confidence_maps import CalibrationMap
+
+    monkeypatch.setattr(confidence_maps, "MAPS", tmp_path)
+    confidence_maps.map_for.cache_clear()
+    CalibrationMap(a=1.0, c=0.0, letter_prior={"A": 0.8, "B": 0.1, "C": 0.1}).save(
+        confidence_maps.map_path("scripted", "kg-hybrid", "research")
+    )
+    said = {" yes": 0.6, " no": 0.3, " maybe": 0.1}
+    steps = [
+        {"token": "Answer", "logprob": 0.0, "top_logprobs": []},
+        {"token": ":", "logprob": 0.0, "top_logprobs": []},
+        {
+            "token": " yes",
+            "logprob": math.log(0.6),
+            "top_logprobs": [{"token": t, "logprob": math.log(p)} for t, p in said.items()],
+        },
+    ]
+    run, server = loop
+    server.responder = lambda body: (
+        {"content": "Answer: yes\nConfidence: 0.9\nCitations: 1", "logprobs": steps}
+        if asks_for_answer(body)
+        else responder(body)
+    )
+    fair = {"A": 0.6 / 0.8, "B": 0.3 / 0.1, "C": 0.1 / 0.1}
+    expected = fair["B"] / sum(fair.values())
+    try:
+        for mode in ("hybrid", "offline"):
+            result = run({"question": QUESTION, "options": VERDICTS}, evidence_mode=mode)
+            assert result["option"] == "B" and result["confidence"] == round(expected, 3), mode
+            assert result["confidence_basis"]["calibrated"] and [c["pmid"] for c in result["citations"]] == ["10354335"]
+        asked = "Does general anaesthesia for day surgery raise postoperative nausea in children?"
+        alone = run({"question": asked, "options": VERDICTS}, evidence_mode="offline")
+        assert alone["option"] == "A" and not alone["confidence_basis"]["calibrated"], "no paper read: no map"
+    finally:
+        confidence_maps.map_for.cache_clear()
