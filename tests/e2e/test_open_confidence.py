@@ -70,7 +70,7 @@ def ask(store, scripted_server, tmp_path):
             min_path_relevance=0.0,
         )
         res = Resources(ctx, store=store, llm=llm)
-        res.calibration = lambda method="kg", kind="exam": open_map if kind == "open" else None
+        res.calibration = lambda method="kg", kind="exam", mode=None: open_map if kind == "open" else None
         install(res)
         return graph.invoke(
             {"messages": [HumanMessage(question)]}, {"configurable": {"thread_id": thread}}, context=ctx
