@@ -16,28 +16,29 @@ from amg.tools.llm.confidence_maps import DEFAULT_RELIABILITY
 from amg.tools.llm.reader import Reader
 
 
+def scored(store, entity, snippet, relations, question="What about metformin?"):
+    """What the scorer makes of `entity` when a fake model proposes `relations` from one passage reading `snippet`."""
+    passage = {**PMID_EV, "snippet": snippet}
+    evidence = {"records": [passage], "texts": {passage["id"]: snippet}}
+    llm = chat(EntityAssessment={"args": {"description": "", "description_score": 1, "relations": relations}})
+    reader = Reader(llm, "fake-model", DEFAULT_RELIABILITY, 4)
+    return score_relations(entity, question, [entity], evidence, reader, store)
+
+
 def test_scorer_refuses_relations_whose_endpoint_types_do_not_fit(store):
     store.upsert(entities=[EntityRecord("Type 2 diabetes mellitus", "disease"), EntityRecord("Nausea", "phenotype")])
-    passage = {**PMID_EV, "snippet": "Type 2 diabetes mellitus is managed with metformin, which often causes nausea."}
-    evidence = {"records": [passage], "texts": {passage["id"]: passage["snippet"]}}
-    said = {"sentence": passage["snippet"]}
-    llm = chat(
-        EntityAssessment={
-            "args": {
-                "description": "",
-                "description_score": 1,
-                "relations": [
-                    {**said, "relation": "treated_by", "other": "Type 2 diabetes mellitus", "score": 10},
-                    {**said, "relation": "caused_by", "other": "Type 2 diabetes mellitus", "score": 10},
-                    {**said, "relation": "has_symptom", "other": "Nausea", "score": 8},
-                    {**said, "relation": "symptom_of", "other": "Nausea", "score": 8},
-                ],
-            }
-        }
-    )
-    entity = {"key": "metformin", "name": "Metformin", "type": "drug"}
-    out = score_relations(
-        entity, "What about metformin?", [entity], evidence, Reader(llm, "fake-model", DEFAULT_RELIABILITY, 4), store
+    snippet = "Type 2 diabetes mellitus is managed with metformin, which often causes nausea."
+    said = {"sentence": snippet}
+    out = scored(
+        store,
+        {"key": "metformin", "name": "Metformin", "type": "drug"},
+        snippet,
+        [
+            {**said, "relation": "treated_by", "other": "Type 2 diabetes mellitus", "score": 10},
+            {**said, "relation": "caused_by", "other": "Type 2 diabetes mellitus", "score": 10},
+            {**said, "relation": "has_symptom", "other": "Nausea", "score": 8},
+            {**said, "relation": "symptom_of", "other": "Nausea", "score": 8},
+        ],
     )
     assert [(r["source"], r["type"], r["target"]) for r in out["new_relations"]] == [
         ("Nausea", "adverse_effect_of", "Metformin")
@@ -52,23 +53,14 @@ def test_a_cause_needs_a_sentence_that_states_one(store):
     """The demo's scorer read "it lowers blood glucose" as "Metformin causes blood glucose" (0.73)."""
     lowers = "Metformin is a biguanide: it lowers blood glucose mainly by reducing hepatic glucose production."
     rarely = "Used alone it rarely causes hypoglycemia."
-    passage = {**PMID_EV, "snippet": f"{lowers} {rarely}"}
-    evidence = {"records": [passage], "texts": {passage["id"]: passage["snippet"]}}
-    llm = chat(
-        EntityAssessment={
-            "args": {
-                "description": "",
-                "description_score": 1,
-                "relations": [
-                    {"sentence": lowers, "relation": "causes", "other": "blood glucose", "score": 8},
-                    {"sentence": rarely, "relation": "causes", "other": "Hypoglycemia", "score": 8},
-                ],
-            }
-        }
-    )
-    entity = {"key": "metformin", "name": "Metformin", "type": "drug"}
-    out = score_relations(
-        entity, "What about metformin?", [entity], evidence, Reader(llm, "fake-model", DEFAULT_RELIABILITY, 4), store
+    out = scored(
+        store,
+        {"key": "metformin", "name": "Metformin", "type": "drug"},
+        f"{lowers} {rarely}",
+        [
+            {"sentence": lowers, "relation": "causes", "other": "blood glucose", "score": 8},
+            {"sentence": rarely, "relation": "causes", "other": "Hypoglycemia", "score": 8},
+        ],
     )
     assert [(r["source"], r["type"], r["target"]) for r in out["new_relations"]] == [
         ("Metformin", "causes", "Hypoglycemia")
@@ -80,28 +72,15 @@ def test_a_symptom_cannot_rest_on_a_sentence_about_adverse_effects(store):
     """The demo's scorer read metformin's adverse effects as "Diarrhea symptom of T2DM" (0.73)."""
     adverse = "The most common adverse effects of metformin are gastrointestinal: diarrhea, nausea."
     presents = "Type 2 diabetes mellitus often presents with polyuria."
-    passage = {**PMID_EV, "snippet": f"Metformin treats type 2 diabetes mellitus. {adverse} {presents}"}
-    evidence = {"records": [passage], "texts": {passage["id"]: passage["snippet"]}}
-    llm = chat(
-        EntityAssessment={
-            "args": {
-                "description": "",
-                "description_score": 1,
-                "relations": [
-                    {"sentence": adverse, "relation": "has_symptom", "other": "Diarrhea", "score": 8},
-                    {"sentence": presents, "relation": "has_symptom", "other": "Polyuria", "score": 8},
-                ],
-            }
-        }
-    )
-    entity = {"key": "type 2 diabetes mellitus", "name": "Type 2 diabetes mellitus", "type": "disease"}
-    out = score_relations(
-        entity,
-        "What about type 2 diabetes?",
-        [entity],
-        evidence,
-        Reader(llm, "fake-model", DEFAULT_RELIABILITY, 4),
+    out = scored(
         store,
+        {"key": "type 2 diabetes mellitus", "name": "Type 2 diabetes mellitus", "type": "disease"},
+        f"Metformin treats type 2 diabetes mellitus. {adverse} {presents}",
+        [
+            {"sentence": adverse, "relation": "has_symptom", "other": "Diarrhea", "score": 8},
+            {"sentence": presents, "relation": "has_symptom", "other": "Polyuria", "score": 8},
+        ],
+        question="What about type 2 diabetes?",
     )
     assert [(r["source"], r["type"], r["target"]) for r in out["new_relations"]] == [
         ("Polyuria", "symptom_of", "Type 2 diabetes mellitus")
@@ -121,22 +100,12 @@ def test_a_class_spelled_out_after_a_colon_is_read_as_its_members(store):
         "discomfort, which are reduced by starting at a low dose."
     )
     relieves = "Metoclopramide relieves nausea and vomiting."
-    passage = {**PMID_EV, "snippet": f"{adverse} {relieves}"}
-    evidence = {"records": [passage], "texts": {passage["id"]: passage["snippet"]}}
-    llm = chat(
-        EntityAssessment={
-            "args": {
-                "description": "",
-                "description_score": 1,
-                "relations": [
-                    {"sentence": adverse, "relation": "symptom_of", "other": "gastrointestinal", "score": 9},
-                ],
-            }
-        }
-    )
-    entity = {"key": "metformin", "name": "Metformin", "type": "drug"}
-    out = score_relations(
-        entity, "What about metformin?", [entity], evidence, Reader(llm, "fake-model", DEFAULT_RELIABILITY, 4), store
+    snippet = f"{adverse} {relieves}"
+    out = scored(
+        store,
+        {"key": "metformin", "name": "Metformin", "type": "drug"},
+        snippet,
+        [{"sentence": adverse, "relation": "symptom_of", "other": "gastrointestinal", "score": 9}],
     )
     assert [(r["source"], r["type"], r["target"]) for r in out["new_relations"]] == [
         ("diarrhea", "adverse_effect_of", "Metformin"),
@@ -144,20 +113,12 @@ def test_a_class_spelled_out_after_a_colon_is_read_as_its_members(store):
         ("abdominal discomfort", "adverse_effect_of", "Metformin"),
     ], "named as the sentence names them"
     assert [r["target"] for r in store.outgoing("diarrhea", "adverse_effect_of")] == ["metformin"]
-    llm = chat(
-        EntityAssessment={
-            "args": {
-                "description": "",
-                "description_score": 1,
-                "relations": [
-                    {"sentence": relieves, "relation": "symptom_of", "other": "Nausea", "score": 9},
-                ],
-            }
-        }
-    )
-    entity = {"key": "metoclopramide", "name": "Metoclopramide", "type": "drug"}
-    out = score_relations(
-        entity, "What about it?", [entity], evidence, Reader(llm, "fake-model", DEFAULT_RELIABILITY, 4), store
+    out = scored(
+        store,
+        {"key": "metoclopramide", "name": "Metoclopramide", "type": "drug"},
+        snippet,
+        [{"sentence": relieves, "relation": "symptom_of", "other": "Nausea", "score": 9}],
+        question="What about it?",
     )
     assert out["new_relations"] == [], "a drug named as a symptom is an adverse effect only where one is stated"
     assert out["refused"] == ["Metoclopramide -symptom_of-> Nausea: a drug cannot be the source of symptom_of"]
