@@ -1,4 +1,4 @@
-"""``amg bench``: accuracy, calibration, cost and latency on a multiple-choice set, by answering method.
+"""``amg bench``: accuracy, calibration, cost and latency on exam, research-question or claim sets, by answering method.
 
 Results are appended per question (``results.jsonl``), so ``--resume`` continues an
 interrupted run; the summary, reliability diagram and report are recomputed from them.

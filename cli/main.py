@@ -56,7 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     kg = sub.add_parser("kg", help="the knowledge graph").add_subparsers(dest="kg_command", required=True)
     seed = kg.add_parser(
-        "seed", help="foundation KG: HPO, ICD-10-CM, drugs, ChEBI, MONDO/DOID, ANSM interactions, WHO EML, MeSH"
+        "seed",
+        help="foundation KG: HPO, ICD-10-CM, drugs, ChEBI, MONDO/DOID, ANSM interactions, WHO EML, MeSH, WordNet",
     )
     seed.add_argument("--vocabulary", default="all", choices=[*VOCABULARIES, "all"])
     seed.add_argument("--force", action="store_true", help="rewrite chunks already written (changes nothing)")
@@ -130,7 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     refresh.add_argument("--limit", type=int, default=20, help="entities per pass")
     _context_flags(refresh)
 
-    bench = sub.add_parser("bench", help="evaluate on a multiple-choice set (accuracy, calibration, cost)")
+    bench = sub.add_parser(
+        "bench", help="evaluate on exam, research-question or claim sets (accuracy, calibration, cost)"
+    )
     bench.add_argument(
         "dataset", help="JSONL (ours, MedQA), MedMCQA JSON lines, PubMedQA JSON, or SciFact claims (JSON lines)"
     )
@@ -146,7 +149,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--resume", action="store_true", help="skip questions already answered in --out")
     bench.add_argument("--shuffle-options", action="store_true", help="permute options (seeded) against position bias")
     bench.add_argument("--use-options", action="store_true", help="retrieval also uses the option texts")
-    bench.add_argument("--model", help="0.5b | 1.5b (embedded) or a model name at the configured endpoint")
+    bench.add_argument(
+        "--model", help="an embedded model (1.5b, 0.5b, smollm2) or a model name at the configured endpoint"
+    )
     bench.add_argument(
         "--open",
         action="store_true",

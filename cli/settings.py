@@ -1,10 +1,14 @@
-"""Every setting as a markdown page, rendered from the ``Context`` dataclass so the page cannot drift from the code.
+"""Every setting as a markdown page and as ``.env.example``, rendered from the ``Context`` dataclass so neither can
+drift from the code.
 
-``python -m amg.cli.settings > docs/configuration.md`` regenerates the page; tests/unit/test_docs.py checks it.
+``python -m amg.cli.settings > docs/configuration.md`` regenerates the page and ``python -m amg.cli.settings --env >
+.env.example`` the example file; tests/unit/test_docs.py checks both.
 """
 
 from __future__ import annotations
 
+import sys
+import textwrap
 from dataclasses import fields
 
 from amg.graphs.context import Context
@@ -31,6 +35,23 @@ def settings_markdown() -> str:
     return "\n".join(lines) + "\n"
 
 
+_ENV_HEADER = [
+    "# AMG configuration. Copy to .env; real environment variables win over this file.",
+    "# Empty values mean the embedded default (local llama.cpp model, local ArcadeDB Bolt server).",
+    "# Generated from graphs/context.py by `python -m amg.cli.settings --env > .env.example`.",
+]
+
+
+def env_example() -> str:
+    """``.env.example``: each setting's description as a comment, then the variable at its default."""
+    lines = list(_ENV_HEADER)
+    for setting in fields(Context):
+        meta = setting.metadata
+        lines += ["", *(f"# {line}" for line in textwrap.wrap(" ".join(meta["description"].split()), 116))]
+        lines.append(f"{meta['env']}={meta['fallback']}")
+    return "\n".join(lines) + "\n"
+
+
 def _allowed(setting) -> str:
     choices = ", ".join(f"`{choice}`" for choice in setting.metadata["choices"])
     kind = str(setting.type)
@@ -45,4 +66,4 @@ def _cell(text: str) -> str:
 
 
 if __name__ == "__main__":
-    print(settings_markdown(), end="")
+    print(env_example() if "--env" in sys.argv[1:] else settings_markdown(), end="")

@@ -54,7 +54,7 @@ class Context:
     local_model: str = _setting(
         "AMG_LOCAL_MODEL",
         "1.5b",
-        "embedded model: 1.5b | 0.5b (fast, for tests) | smollm2",
+        "embedded model: 1.5b | 0.5b (fast, for the speed benchmarks) | smollm2 (the real-model tests)",
         choices=tuple(LOCAL_MODELS),
         connection=True,
     )

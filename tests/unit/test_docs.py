@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
-from amg.cli.settings import settings_markdown
+from amg.cli.settings import env_example, settings_markdown
+from amg.graphs.context import Context
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -89,6 +91,18 @@ def test_the_link_check_finds_what_is_broken(tmp_path):
 def test_configuration_page_is_generated_from_context():
     page = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
     assert page == settings_markdown(), "regenerate it: python -m amg.cli.settings > docs/configuration.md"
+
+
+def test_env_example_is_generated_from_context():
+    example = (ROOT / ".env.example").read_text(encoding="utf-8")
+    assert example == env_example(), "regenerate it: python -m amg.cli.settings --env > .env.example"
+
+
+def test_env_example_names_every_setting_at_its_default():
+    assigned = dict(line.split("=", 1) for line in env_example().splitlines() if line and not line.startswith("#"))
+    assert assigned["AMG_PUBMED_MIRROR"] == "https://ftp.ncbi.nlm.nih.gov/pubmed/"
+    assert assigned["AMG_RETRIEVAL_USES_OPTIONS"] == "true"
+    assert list(assigned) == [setting.metadata["env"] for setting in fields(Context)]
 
 
 def test_readme_is_a_front_door():

