@@ -53,6 +53,15 @@ def test_papers_far_from_the_claim_are_not_read():
     assert read[0]["why"] == "no sentence close enough to the claim (best similarity 0.30 < 0.60)"
 
 
+def test_a_paper_on_the_claims_topic_alone_does_not_address_it():
+    """The best paper's closest sentence at 0.55 is a paper on the topic, not on the claim: not read, and the claim
+    has not enough evidence (the small model would call it "supports")."""
+    topical = {"id": "s2:1", "shown": [{"n": 0, "text": "x", "relevance": 0.55}], "relevance": 0.55}
+    read = read_papers("a claim", [topical], llm=None, usage=None)  # the model is never called
+    assert read[0]["why"] == "no sentence close enough to the claim (best similarity 0.55 < 0.60)"
+    assert weigh(read)["verdict"] == "not enough evidence"
+
+
 def test_the_verdict_counts_the_papers_when_they_disagree():
     mixed = weigh([paper("s2:1", "supports"), paper("s2:2", "supports", 0.6), paper("s2:3", "contradicts", 0.8)])
     assert mixed["verdict"] == "mixed" and mixed["counts"] == {"supports": 2, "contradicts": 1, "neither": 0}
