@@ -66,7 +66,10 @@ class RecordStore:
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(path, timeout=60, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
+        # WAL is kept in the file: switching again is skipped, since a switch beside another process's write
+        # fails at once ("database is locked") instead of waiting out the timeout
+        if self.db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
         with self.db:  # a new store has nothing to backfill
