@@ -1,53 +1,57 @@
-"""Fit the model's stance prior on tune claims: how readily it says each stance, so that dividing by that lean reads
-"contradicts" where the papers do. No model call: it re-decides the stances a claims run recorded.
+"""The stance rule on recorded readings: how the papers' stances, the verdicts and SciFact's figures move with
+``ADDRESSED`` (agents/claim_checker/stance.py), the yes-probability the claim or its opposite needs for a paper to
+take a side. No model call: it re-decides the stances a claims run recorded.
 
     amg bench scifact-claims-train.jsonl --method kg --mode hybrid --split tune --out DIR   # AMG_LEARN=off
-    python -m benchmarks.claim_stance DIR/kg-hybrid/results.jsonl [--write]
+    python -m benchmarks.claim_stance DIR/kg-hybrid/results.jsonl
 
-Each row of ``results.jsonl`` keeps, per paper read, the model's own distribution over supports / contradicts /
-neither and the sentences it named (cli/claim_bench.py ``readings``). For each prior on a grid (the ratios of
-supports and of contradicts to neither), every paper's stance is decided again (agents/claim_checker/stance.py
-``decide``), the verdict weighed again (``weigh``), and SciFact's figures computed against the claims' gold
-evidence; the prior kept is the one with the highest sum of verdict macro-F1 and abstract-level Label-Only F1 on
-these (tune) claims only. ``--write`` ships it as ``tools/llm/maps/<model>.stance.json``; report the held-out split
-with a fresh ``amg bench`` run. SciFact: Wadden et al. 2020, claims CC BY 4.0, Allen Institute for AI.
+Each row of ``results.jsonl`` keeps, per paper read, P(yes) that its sentences show the claim and its opposite and
+the sentences read as settling it (cli/claim_bench.py ``readings``). For each threshold on a grid every paper's
+stance is decided again (``decide``), the verdict weighed again (``weigh``) and SciFact's figures computed against
+the claims' gold evidence. Run on tune claims only (say which, n); report the held-out split with a fresh
+``amg bench`` run. SciFact: Wadden et al. 2020, claims CC BY 4.0, Allen Institute for AI.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
-import math
 import sys
 from collections import Counter
-from datetime import UTC, datetime
 from pathlib import Path
 
-from amg.agents.claim_checker.stance import MAX_RATIONALE, decide
+from amg.agents.claim_checker import stance as rule
 from amg.agents.claim_checker.verdict import submission, weigh
 from amg.evaluation.datasets import load
 from amg.evaluation.scifact_metrics import scifact_metrics, verdict_figures
-from amg.tools.llm.confidence_maps import stance_map_path
 from benchmarks.report import SHARED_DATA, emit
 
-RATIOS = [round(math.exp(x / 4), 4) for x in range(-12, 13)]  # e^-3 .. e^3: a side's lean against "neither"
+GRID = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
 
 
-def redo(rows: list[dict], prior: dict[str, float] | None) -> list[dict]:
-    """Each row's papers decided again under ``prior``: [{id, gold, verdict, evidence}]."""
+def redo(rows: list[dict], addressed: float) -> list[dict]:
+    """Each row's papers decided again with ``addressed`` as the threshold: [{id, gold, verdict, evidence}]."""
     out = []
     for row in rows:
         papers = []
         for doc in row["retrieved"]:
             reading = (row.get("readings") or {}).get(doc) or {}
-            stance, probabilities = decide(reading.get("p") or {}, prior)
-            rationale = list(reading.get("named") or [])[:MAX_RATIONALE] if stance != "neither" else []
+            said = reading.get("yes") or {}
+            stance, probabilities = decide_at(said.get("claim"), said.get("opposite"), addressed)
+            rationale = list(reading.get("named") or []) if stance != "neither" else []
             papers.append({"id": doc, "stance": stance, "probabilities": probabilities, "rationale": rationale})
         out.append(
             {"id": row["id"], "gold": row["gold"], "verdict": weigh(papers)["verdict"], "evidence": submission(papers)}
         )
     return out
+
+
+def decide_at(claim_yes: float | None, opposite_yes: float | None, addressed: float) -> tuple[str, dict]:
+    shipped, rule.ADDRESSED = rule.ADDRESSED, addressed
+    try:
+        return rule.decide(claim_yes, opposite_yes)
+    finally:
+        rule.ADDRESSED = shipped
 
 
 def figures(decided: list[dict], gold: dict[str, dict]) -> dict:
@@ -65,65 +69,39 @@ def figures(decided: list[dict], gold: dict[str, dict]) -> dict:
     }
 
 
-def fit(rows: list[dict], gold: dict[str, dict]) -> tuple[dict[str, float], dict]:
-    """The prior on the grid with the best verdict macro-F1 + abstract Label-Only F1, and its figures."""
-    best: tuple[float, dict[str, float], dict] | None = None
-    grid = sorted(itertools.product(RATIOS, RATIOS), key=lambda r: abs(math.log(r[0])) + abs(math.log(r[1])))
-    for supports, contradicts in grid:  # from no correction outwards: of equal scores, the smallest correction
-        total = supports + contradicts + 1.0
-        prior = {"supports": supports / total, "contradicts": contradicts / total, "neither": 1.0 / total}
-        got = figures(redo(rows, prior), gold)
-        score = got["verdict_macro_f1"] + got["abstract_label_only_f1"]
-        if best is None or score > best[0] + 1e-9:
-            best = (score, {k: round(v, 4) for k, v in prior.items()}, got)
-    assert best is not None
-    return best[1], best[2]
+def sweep(rows: list[dict], gold: dict[str, dict]) -> dict[float, dict]:
+    """The figures at each threshold of ``GRID`` and at the shipped one."""
+    return {a: figures(redo(rows, a), gold) for a in sorted({*GRID, rule.ADDRESSED})}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", help="results.jsonl of `amg bench` on tune claims (kg, readings recorded)")
     parser.add_argument("--claims", default=str(SHARED_DATA / "scifact-claims-train.jsonl"))
-    parser.add_argument("--model", default="qwen2.5-coder-1.5b-instruct", help="the served model the run used")
-    parser.add_argument("--write", action="store_true", help="ship the fitted prior for --model")
     args = parser.parse_args(argv)
     rows = [json.loads(line) for line in Path(args.results).read_text().splitlines() if line.strip()]
     if any(row.get("split") != "tune" for row in rows):
-        print("claim_stance: the prior is fitted on tune claims only (`amg bench --split tune`)", file=sys.stderr)
+        print("claim_stance: the rule is examined on tune claims only (`amg bench --split tune`)", file=sys.stderr)
         return 2
     rows = [row for row in rows if row.get("readings") is not None and not row.get("error")]
-    if not rows:
-        print("claim_stance: no row records its readings (re-run `amg bench` on this version)", file=sys.stderr)
+    if not any("yes" in reading for row in rows for reading in row["readings"].values()):
+        print("claim_stance: no row records P(yes) readings (re-run `amg bench` on this version)", file=sys.stderr)
         return 2
     gold = {c["id"]: c["evidence"] for c in load(Path(args.claims)).items}
-    before = figures(redo(rows, None), gold)
-    prior, after = fit(rows, gold)
-    shown = ("verdict_accuracy", "verdict_macro_f1", "abstract_label_only_f1", "sentence_selection_label_f1")
-    table = [(f"{name} (tune, n={len(rows)})", f"{before[name]:.3f} -> {after[name]:.3f}") for name in shown]
-    table.append(
+    swept = sweep(rows, gold)
+    table = [
         (
-            "'not enough evidence' / its true share",
-            f"{before['not_enough_evidence_ratio']} -> {after['not_enough_evidence_ratio']}",
+            f"ADDRESSED {a}" + (" (shipped)" if a == rule.ADDRESSED else ""),
+            f"macro-F1 {f['verdict_macro_f1']:.3f}, accuracy {f['verdict_accuracy']:.3f}, "
+            f"Label-Only {f['abstract_label_only_f1']:.3f}, S+L {f['sentence_selection_label_f1']:.3f}, "
+            f"NEE {f['not_enough_evidence_ratio']}x",
         )
-    )
-    table.append(("verdicts predicted", f"{before['predicted_verdicts']} -> {after['predicted_verdicts']}"))
-    table.append(("stance prior (supports / contradicts / neither)", prior))
-    if args.write:
-        path = stance_map_path(args.model)
-        about = {
-            "model": args.model,
-            "fitted_on": f"SciFact train claims, tune split (even ids), n={len(rows)}",
-            "objective": "verdict macro-F1 + abstract Label-Only F1",
-            "before": before,
-            "after": after,
-            "date": datetime.now(UTC).strftime("%Y-%m-%d"),
-        }
-        path.write_text(json.dumps({"version": 1, "prior": prior, "about": about}, indent=2) + "\n")
-        table.append(("written", str(path)))
+        for a, f in swept.items()
+    ]
     emit(
-        "The stance prior, fitted on tune claims",
+        f"The stance rule on recorded readings (tune, n={len(rows)})",
         table,
-        {"benchmark": "claim_stance", "n": len(rows), "prior": prior, "before": before, "after": after},
+        {"benchmark": "claim_stance", "n": len(rows), "shipped": rule.ADDRESSED, "by_threshold": swept},
     )
     return 0
 

@@ -30,8 +30,9 @@ def claim_json(result: dict) -> dict:
                 "year": p.get("year"),
                 "source": p["source"],
                 "stance": p["stance"],
-                "probabilities": p.get("probabilities", {}),  # after the model's stance prior
-                "model_probabilities": p.get("said", {}),  # as the model said them
+                "probabilities": p.get("probabilities", {}),  # over supports / contradicts / neither
+                "model_probabilities": p.get("said", {}),  # P(yes): the sentences show the claim, its opposite
+                "opposite": p.get("opposite"),
                 "sentences": p.get("rationale", []),
                 "quotes": [
                     {"n": s["n"], "text": s["text"]} for s in p["sentences"] if s["n"] in (p.get("rationale") or [])

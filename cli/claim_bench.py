@@ -57,7 +57,7 @@ def check(method: str, claim: str, context: Context, res) -> dict:
             "evidence": submission(papers),
             "retrieved": [p["id"] for p in papers],
             "stances": {p["id"]: p["stance"] for p in papers},
-            "readings": {_doc(p["id"]): {"p": p.get("said", {}), "named": p.get("named", [])} for p in papers},
+            "readings": {_doc(p["id"]): {"yes": p.get("said", {}), "named": p.get("named", [])} for p in papers},
             "llm_calls": result.get("llm_calls", 0),
             "tokens": result.get("tokens", 0),
             "timings_ms": result.get("timings_ms", {}),

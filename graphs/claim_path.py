@@ -24,7 +24,7 @@ from amg.graphs.resources import resources_for
 from amg.graphs.state import QAState
 from amg.graphs.timing import timed
 from amg.tools.literature.claim_search import find_papers
-from amg.tools.llm.confidence_maps import extraction_reliability, stance_prior
+from amg.tools.llm.confidence_maps import extraction_reliability
 from amg.tools.llm.structured import Usage
 
 CLAIM_PAPERS = 3  # papers read per claim: a gold abstract is in the top 3 for most claims (benchmarks/claim_retrieval)
@@ -75,10 +75,11 @@ def find_claim_papers(state: QAState, runtime: Runtime[Context]) -> dict:
 
 @timed("read_stances")
 def read_stances(state: QAState, runtime: Runtime[Context]) -> dict:
-    """Each paper's stance on the claim, with the sentences that settle it (one short model call per paper read)."""
+    """Each paper's stance on the claim, with the sentences that settle it (two one-word calls per paper read, and one
+    for the claim's opposite)."""
     res = resources_for(run_context(runtime))
     usage = Usage()
-    papers = read_papers(state["claim"], state.get("papers", []), res.llm, usage, stance_prior(res.model_name))
+    papers = read_papers(state["claim"], state.get("papers", []), res.llm, usage)
     return {"papers": papers, **usage.as_update()}
 
 

@@ -11,8 +11,9 @@ from amg.cli.qa import answered_first
 from amg.graphs.context import Context
 from amg.graphs.qa_graph import graph
 from amg.graphs.resources import Resources, install
-from amg.testing.claim_replies import asks_for_findings, asks_for_stance, paper_title, stance
+from amg.testing.claim_replies import OPPOSITE_ASKED, asks_for_findings, asks_for_stance, paper_title, stance, yes_no
 from amg.testing.fakes import DATA
+from amg.testing.scripted_llm import last_turn
 from amg.tools.kg.records import EntityRecord
 from amg.tools.literature.index import LiteratureIndex
 from amg.tools.literature.ingest import ingest_files
@@ -26,10 +27,10 @@ def responder(body: dict) -> dict:
     title = paper_title(body)
     if asks_for_stance(body):
         if title.startswith("Vitamin D supplementation"):
-            return stance("supports", (2,))
+            return stance(body, "supports")
         if title.startswith("Annual high-dose"):
-            return stance("contradicts", (2, 3))
-        return stance("neither")
+            return stance(body, "contradicts")
+        return stance(body, "neither")
     if asks_for_findings(body):
         if title.startswith("Vitamin D supplementation"):
             return {"content": "2 | Vitamin D supplementation | worsens | hip fractures"}
@@ -58,16 +59,21 @@ def _stances(result: dict) -> dict:
     return {p["id"]: (p["stance"], p["rationale"]) for p in result["papers"]}
 
 
+def closest_two(paper: dict) -> list[int]:
+    """The numbers of the two sentences shown closest to the claim, in the abstract's order: the rationale quoted."""
+    return sorted(s["n"] for s in sorted(paper["shown"], key=lambda s: -s["relevance"])[:2])
+
+
 def test_one_paper_supports_one_contradicts_and_the_verdict_is_mixed(check):
     run, server = check
     result = run({"question": CLAIM}, evidence_mode="hybrid")
     assert result["kind"] == "claim" and result["verdict"]["verdict"] == "mixed"
     assert result["answer"] == "Mixed evidence: 1 paper supports the claim, 1 contradicts it."
-    stances = _stances(result)
-    assert stances["s2:1001"] == ("supports", [2]) and stances["s2:1002"] == ("contradicts", [2, 3])
+    stances, read = _stances(result), {p["id"]: p for p in result["papers"]}
+    assert stances["s2:1001"] == ("supports", closest_two(read["s2:1001"]))
+    assert stances["s2:1002"] == ("contradicts", closest_two(read["s2:1002"]))
     quoted = {c["id"]: [(s["n"], s["text"]) for s in c["sentences"]] for c in result["citations"]}
-    assert quoted["s2:1001"] == [(2, SUPPORTING)]
-    assert quoted["s2:1002"][1] == (3, CONTRADICTING)
+    assert (2, SUPPORTING) in quoted["s2:1001"] and (3, CONTRADICTING) in quoted["s2:1002"]
     reply = result["messages"][-1].content
     assert f'sentence 2: "{SUPPORTING}"' in reply and f'sentence 3: "{CONTRADICTING}"' in reply
     assert "https://api.semanticscholar.org/CorpusID:1001" in reply and "pubmed.ncbi" not in reply
@@ -90,7 +96,10 @@ def test_amg_ask_shows_the_verdict_of_a_stated_claim_and_its_json_lists_the_stan
     checked = json_result(result)["claim_check"]
     assert checked["verdict"] == "mixed" and checked["claim"] == CLAIM
     papers = {p["id"]: (p["stance"], p["sentences"]) for p in checked["papers"]}
-    assert papers["s2:1001"] == ("supports", [2]) and papers["s2:1002"] == ("contradicts", [2, 3])
+    read = {p["id"]: p for p in result["papers"]}
+    assert papers["s2:1001"] == ("supports", closest_two(read["s2:1001"]))
+    assert papers["s2:1002"] == ("contradicts", closest_two(read["s2:1002"]))
+    assert checked["papers"][1]["opposite"] == "It is not true that " + CLAIM
     assert [q["n"] for q in checked["papers"][1]["quotes"]] == checked["papers"][1]["sentences"]
 
 
@@ -101,13 +110,12 @@ def test_the_offline_pass_answers_from_what_the_hybrid_pass_learned(check):
     offline = run({"question": CLAIM}, evidence_mode="offline")
     assert offline["verdict"]["verdict"] == hybrid["verdict"]["verdict"] == "mixed"
     assert {p["source"] for p in offline["papers"]} == {"graph"}
-    assert _stances(offline)["s2:1001"] == ("supports", [2])
-    assert _stances(offline)["s2:1002"] == ("contradicts", [2, 3])
+    assert _stances(offline) == {p["id"]: (p["stance"], p["rationale"]) for p in hybrid["papers"] if p["named"]}
     quoted = {c["id"]: [s["text"] for s in c["sentences"]] for c in offline["citations"]}
-    assert quoted["s2:1002"][1] == CONTRADICTING and quoted["s2:1001"] == [SUPPORTING]
+    assert CONTRADICTING in quoted["s2:1002"] and SUPPORTING in quoted["s2:1001"]
     assert not offline["new_relations"], "what the graph read back is not learned again"
     asked = [asks_for_stance(b) for b in server.requests[before:]]
-    assert asked == [True, True], "offline reads the two papers the graph holds, nothing else"
+    assert asked == [True] * 5, "offline writes the opposite once and reads the two papers the graph holds, twice each"
 
 
 def test_a_related_claim_is_answered_offline_from_the_same_findings(check):
@@ -124,30 +132,28 @@ def test_a_claim_nothing_in_the_index_addresses_has_not_enough_evidence(check):
     assert not any(asks_for_stance(b) for b in server.requests), "no paper comes close: the model is not asked"
 
 
-def test_the_models_stance_prior_turns_a_reluctant_contradiction_into_one(check, monkeypatch):
+def test_a_paper_the_model_says_shows_both_statements_counts_for_the_one_it_backs_more(check):
+    """As the 1.5B does on a contradicting paper, the scripted model says "yes" (0.55) to the claim too, and more
+    (0.8) to its opposite: the paper contradicts the claim. One that says "no" to both does not address it."""
     run, server = check
-    # The scripted model leans to "supports" on the contradicting paper (0.45; the other two 0.275 each), as the
-    # 1.5B does; its prior says how readily it says each stance.
-    prior = {"supports": 0.6, "contradicts": 0.1, "neither": 0.3}
-    monkeypatch.setattr("amg.graphs.claim_path.stance_prior", lambda model: prior if model == "scripted" else None)
 
     def leaning(body: dict) -> dict:
-        if asks_for_stance(body) and paper_title(body).startswith("Annual high-dose"):
-            return stance("supports", (2, 3), p=0.45)
-        return stance("neither", p=0.9) if asks_for_stance(body) else {"content": ""}
+        if not asks_for_stance(body) or OPPOSITE_ASKED in last_turn(body):
+            return stance(body, "neither") if asks_for_stance(body) else {"content": ""}
+        if paper_title(body).startswith("Annual high-dose"):
+            return yes_no(0.8 if "Statement: It is not true" in last_turn(body) else 0.55)
+        return yes_no(0.3)
 
     server.responder = leaning
-    weights = {"supports": 0.45 / 0.6, "contradicts": 0.275 / 0.1, "neither": 0.275 / 0.3}
     result = run({"question": CLAIM}, evidence_mode="hybrid", learn="off")
-    read = next(p for p in result["papers"] if p["id"] == "s2:1002")
-    assert read["stance"] == "contradicts" and read["rationale"] == [2, 3]
-    assert read["said"]["supports"] == pytest.approx(0.45, abs=1e-3)
-    assert read["probabilities"]["contradicts"] == pytest.approx(
-        weights["contradicts"] / sum(weights.values()), abs=1e-3
+    read = {p["id"]: p for p in result["papers"]}
+    assert read["s2:1002"]["stance"] == "contradicts" and read["s2:1002"]["said"] == {"claim": 0.55, "opposite": 0.8}
+    assert read["s2:1002"]["probabilities"] == pytest.approx(
+        {"supports": 0.55 * 0.2, "contradicts": 0.8 * 0.45, "neither": 0.55 * 0.8 + 0.45 * 0.2}, abs=1e-4
     )
+    assert read["s2:1001"]["stance"] == "neither", "no to the claim and to its opposite (0.3 < ADDRESSED)"
     assert result["verdict"]["verdict"] == "contradicted"
-    monkeypatch.setattr("amg.graphs.claim_path.stance_prior", lambda model: None)
-    assert run({"question": CLAIM}, evidence_mode="hybrid", learn="off")["verdict"]["verdict"] == "not enough evidence"
+    assert [c["id"] for c in result["citations"]] == ["s2:1002"]
 
 
 def test_a_paper_with_no_finding_written_is_read_again_offline_from_the_sentences_kept(check, store):
@@ -165,7 +171,7 @@ def test_a_paper_with_no_finding_written_is_read_again_offline_from_the_sentence
     before = len(server.requests)
     offline = run({"question": CLAIM}, evidence_mode="offline")
     assert offline["verdict"]["verdict"] == "mixed" and {p["source"] for p in offline["papers"]} == {"graph"}
-    assert _stances(offline)["s2:1002"] == ("contradicts", [2, 3])
+    assert _stances(offline)["s2:1002"] == _stances(hybrid)["s2:1002"]
     shown = {p["id"]: [s["n"] for s in p["shown"]] for p in hybrid["papers"]}
     assert {p["id"]: [s["n"] for s in p["shown"]] for p in offline["papers"]}["s2:1002"] == shown["s2:1002"]
     assert not any(asks_for_findings(b) for b in server.requests[before:]), "what the graph read back is not learned"

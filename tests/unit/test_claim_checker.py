@@ -4,11 +4,20 @@ kept only when shown, the gates, the verdict across papers and its counts, the f
 from __future__ import annotations
 
 import pytest
+from langchain_core.messages import AIMessage
 
 from amg.agents.claim_checker.findings import finding_lines, grounded
-from amg.agents.claim_checker.stance import decide, read_papers, read_reply, shown_sentences, stance_probabilities
+from amg.agents.claim_checker.stance import (
+    ADDRESSED,
+    decide,
+    opposite_of,
+    read_papers,
+    shown_sentences,
+    yes_probability,
+)
 from amg.agents.claim_checker.verdict import submission, weigh
-from amg.testing.claim_replies import stance
+from amg.testing.claim_replies import yes_no
+from amg.tools.llm.structured import Usage
 
 
 def paper(ident: str, stance_word: str, p: float = 0.9, rationale=(2,)) -> dict:
@@ -16,26 +25,43 @@ def paper(ident: str, stance_word: str, p: float = 0.9, rationale=(2,)) -> dict:
     return {"id": ident, "stance": stance_word, "probabilities": probabilities, "rationale": list(rationale)}
 
 
-def test_the_stance_is_read_at_its_word_not_elsewhere_in_the_reply():
-    reply = stance("contradicts", (3,), p=0.7)
-    probabilities = stance_probabilities(reply["logprobs"])
-    assert max(probabilities, key=probabilities.get) == "contradicts"
-    assert probabilities["contradicts"] == pytest.approx(0.7, abs=1e-3)
-    assert stance_probabilities([{"token": " supports", "logprob": 0.0, "top_logprobs": []}]) is None
-    assert read_reply("Sentences: 3, 9, 3\nStance: Supports.", shown=[1, 3]) == ("supports", [3])
-    assert read_reply("Stance: neither", shown=[1]) == ("neither", [])
+def test_yes_is_read_at_the_first_yes_or_no_token_or_from_the_word_without_log_probabilities():
+    reply = yes_no(0.7)
+    assert yes_probability(reply["logprobs"], reply["content"]) == pytest.approx(0.7, abs=1e-6)
+    assert yes_probability(yes_no(0.2)["logprobs"], "no") == pytest.approx(0.2, abs=1e-6)
+    assert yes_probability(None, "Yes.") == 1.0 and yes_probability(None, "no, it does not") == 0.0
+    assert yes_probability(None, "Maybe") is None and yes_probability(None, "") is None
 
 
-def test_the_stance_prior_lets_a_side_the_model_says_reluctantly_lead():
-    said = {"supports": 0.4, "contradicts": 0.3, "neither": 0.3}
-    assert decide(said) == ("neither", said)  # no side reaches the floor
-    prior = {"supports": 0.6, "contradicts": 0.1, "neither": 0.3}
-    stance, probabilities = decide(said, prior)
-    weights = {"supports": 0.4 / 0.6, "contradicts": 0.3 / 0.1, "neither": 0.3 / 0.3}
+def test_a_paper_counts_for_the_statement_it_backs_more_once_it_backs_one_enough():
+    stance, probabilities = decide(0.55, 0.8)  # a small model's "yes" to both, more to the opposite
     assert stance == "contradicts"
-    assert probabilities["contradicts"] == pytest.approx(weights["contradicts"] / sum(weights.values()))
-    assert decide({"supports": 1.0}, prior) == ("supports", {"supports": 1.0})  # a bare word has nothing to divide
-    assert decide({}, prior) == ("neither", {})
+    assert probabilities == pytest.approx({"supports": 0.11, "contradicts": 0.36, "neither": 0.53})
+    assert sum(probabilities.values()) == pytest.approx(1.0)
+    assert decide(0.8, 0.45)[0] == "supports"
+    assert decide(ADDRESSED - 0.01, 0.1)[0] == "neither", "backs neither statement enough"
+    assert decide(0.9, None) == ("supports", {"supports": 0.9, "neither": pytest.approx(0.1)}), "no opposite written"
+    assert decide(0.3, None)[0] == "neither" and decide(None, 0.9) == ("neither", {})
+
+
+def test_an_opposite_that_is_not_a_rewritten_claim_is_refused():
+    class Says:
+        def __init__(self, text):
+            self.text = text
+
+        def bind(self, **_):
+            return self
+
+        def invoke(self, messages):
+            return AIMessage(self.text)
+
+    claim = "Vitamin D prevents fractures."
+    assert opposite_of(claim, Says("Claim: Vitamin D does not prevent fractures.\n"), Usage()) == (
+        "Vitamin D does not prevent fractures."
+    )
+    assert opposite_of(claim, Says("vitamin d prevents fractures"), Usage()) is None, "the claim itself"
+    assert opposite_of(claim, Says(""), Usage()) is None
+    assert opposite_of(claim, Says("word " * 200), Usage()) is None
 
 
 def test_the_sentences_shown_are_the_closest_in_the_abstracts_order():

@@ -1,14 +1,16 @@
-"""benchmarks.claim_stance: stances re-decided under a fitted prior, scored against the claims' gold evidence."""
+"""benchmarks.claim_stance: recorded P(yes) readings re-decided at each threshold, scored against the claims' gold
+evidence."""
 
 from __future__ import annotations
 
-from benchmarks.claim_stance import figures, fit, redo
+from amg.agents.claim_checker import stance as rule
+from benchmarks.claim_stance import figures, redo, sweep
 
-# A model that leans to "supports": on a paper that contradicts the claim it still says "supports" less and
-# "contradicts" more than on one that supports it, but "contradicts" never leads.
-SUPPORTING = {"supports": 0.7, "contradicts": 0.05, "neither": 0.25}
-CONTRADICTING = {"supports": 0.35, "contradicts": 0.25, "neither": 0.4}
-UNRELATED = {"supports": 0.2, "contradicts": 0.02, "neither": 0.78}
+# P(yes) that the paper's sentences show the claim and its opposite, as a small model says them: leaning to "yes"
+# on both for a paper on the topic, but more for the side the paper takes.
+SUPPORTING = {"claim": 0.8, "opposite": 0.45}
+CONTRADICTING = {"claim": 0.35, "opposite": 0.5}
+UNRELATED = {"claim": 0.3, "opposite": 0.25}
 
 
 def row(ident: str, gold: str, said: dict) -> dict:
@@ -17,7 +19,7 @@ def row(ident: str, gold: str, said: dict) -> dict:
         "gold": gold,
         "split": "tune",
         "retrieved": ["7"],
-        "readings": {"7": {"p": said, "named": [1]}},
+        "readings": {"7": {"yes": said, "named": [1]}},
     }
 
 
@@ -35,24 +37,23 @@ GOLD = {
 }
 
 
-def test_without_a_prior_the_contradicting_papers_are_lost():
-    decided = redo(ROWS, None)
-    assert [d["verdict"] for d in decided] == [
-        "supported",
-        "not enough evidence",
-        "not enough evidence",
-        "not enough evidence",
-    ]
-    assert figures(decided, GOLD)["abstract_label_only_f1"] == round(2 * (1 / 1) * (1 / 3) / (1 + 1 / 3), 4)
-
-
-def test_the_fitted_prior_reads_every_paper_as_the_gold_does():
-    prior, after = fit(ROWS, GOLD)
-    assert prior["contradicts"] < prior["supports"], "the side the model says readily is the one discounted"
-    assert [d["verdict"] for d in redo(ROWS, prior)] == [
+def test_each_paper_counts_for_the_statement_it_backs_more_when_it_backs_one_enough():
+    assert [d["verdict"] for d in redo(ROWS, 0.4)] == [
         "supported",
         "contradicted",
         "contradicted",
         "not enough evidence",
     ]
-    assert after["abstract_label_only_f1"] == 1.0 and after["verdict_macro_f1"] == 1.0
+    assert figures(redo(ROWS, 0.4), GOLD)["abstract_label_only_f1"] == 1.0
+    assert redo(ROWS, 0.4)[0]["evidence"] == {"7": {"sentences": [1], "label": "SUPPORT"}}
+
+
+def test_the_sweep_shows_what_a_higher_threshold_loses_and_leaves_the_shipped_one_alone():
+    shipped = rule.ADDRESSED
+    swept = sweep(ROWS, GOLD)
+    assert rule.ADDRESSED == shipped
+    # at 0.6 only the supporting paper backs a statement enough: both contradicted claims fall to "not enough"
+    assert swept[0.6]["predicted_verdicts"] == {"supported": 1, "not enough evidence": 3}
+    assert swept[0.6]["abstract_label_only_f1"] == round(2 * 1 * (1 / 3) / (1 + 1 / 3), 4)
+    # at 0.2 the unrelated paper is read as supporting its claim
+    assert swept[0.2]["predicted_verdicts"]["supported"] == 2

@@ -150,24 +150,6 @@ def map_for(model: str, method: str, kind: str = "exam") -> CalibrationMap | Non
     return CalibrationMap.load(path) if path.exists() else None
 
 
-def stance_map_path(model: str) -> Path:
-    """Where ``model``'s stance prior is shipped (benchmarks/claim_stance.py writes it)."""
-    return MAPS / f"{model}.stance.json"
-
-
-@cache
-def stance_prior(model: str) -> dict[str, float] | None:
-    """``model``'s lean over a paper's stances (supports / contradicts / neither), fitted on tune claims so that
-    dividing by it (``debias``) reads each side as often as the papers take it; None where not measured."""
-    path = stance_map_path(model)
-    if not path.exists():
-        return None
-    data = json.loads(path.read_text())
-    if data.get("version") != 1:
-        raise ValueError(f"{path}: unknown stance map version {data.get('version')!r}")
-    return {k: float(v) for k, v in data["prior"].items()}
-
-
 @cache
 def extraction_reliability(model: str) -> float:
     """The measured precision of ``model``'s relation extraction (benchmarks/extraction.py), or the default."""
