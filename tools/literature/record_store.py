@@ -62,14 +62,21 @@ def _split(keys: list[str]) -> tuple[list[int], list[str]]:
     return pmids, [str(k) for k in keys if not str(k).isdigit()]
 
 
+def connect_wal(path: Path, check_same_thread: bool = True) -> sqlite3.Connection:
+    """A connection to the SQLite file at ``path`` in WAL mode, waiting up to a minute for another writer.
+
+    WAL is kept in the file, so it is switched on only when not on already: a switch beside another process's
+    write fails at once ("database is locked") instead of waiting out the timeout."""
+    db = sqlite3.connect(path, timeout=60, check_same_thread=check_same_thread)
+    if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+        db.execute("PRAGMA journal_mode=WAL")
+    return db
+
+
 class RecordStore:
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(path, timeout=60, check_same_thread=False)
-        # WAL is kept in the file: switching again is skipped, since a switch beside another process's write
-        # fails at once ("database is locked") instead of waiting out the timeout
-        if self.db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-            self.db.execute("PRAGMA journal_mode=WAL")
+        self.db = connect_wal(path, check_same_thread=False)
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
         with self.db:  # a new store has nothing to backfill

@@ -9,7 +9,6 @@ a revised record or another embedder never reads stale ones. ``embed``: texts â†
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import numpy as np
 
 from amg.tools.batching import chunked
 from amg.tools.literature.pubmed_xml import Article
+from amg.tools.literature.record_store import connect_wal
 
 SQL_VARIABLES = 900
 Embed = Callable[[list[str]], list[list[float]]]
@@ -29,8 +29,7 @@ def sentences_digest(sentences: list[str]) -> str:
 class SentenceVectors:
     def __init__(self, path: Path, model: str, embed: Embed):
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(path, timeout=60, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db = connect_wal(path, check_same_thread=False)
         for table in ("vectors", "titles"):  # a paper's sentences; its title
             self.db.execute(
                 f"CREATE TABLE IF NOT EXISTS {table} (key TEXT, model TEXT, digest TEXT, dim INTEGER, body BLOB, "

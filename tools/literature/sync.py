@@ -13,7 +13,6 @@ One sync at a time per index (``sync.lock``); a second one is told so at once.
 from __future__ import annotations
 
 import os
-import sqlite3
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +22,7 @@ from filelock import FileLock, Timeout
 from amg.tools.literature.index import LiteratureIndex
 from amg.tools.literature.ingest import ingest_files
 from amg.tools.literature.mirror import FOLDERS, Mirror, RemoteFile, md5_of
+from amg.tools.literature.record_store import connect_wal
 
 LEDGER = """CREATE TABLE IF NOT EXISTS files (
   name TEXT PRIMARY KEY, folder TEXT NOT NULL, md5 TEXT NOT NULL, bytes INTEGER NOT NULL, ingested_at TEXT NOT NULL
@@ -63,8 +63,7 @@ class Ledger:
     """The files ingested, with their MD5: a file listed here is never fetched or ingested again."""
 
     def __init__(self, path: Path):
-        self.db = sqlite3.connect(path, timeout=60)
-        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db = connect_wal(path)
         self.db.execute(LEDGER)
 
     def names(self) -> set[str]:
