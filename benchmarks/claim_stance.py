@@ -37,21 +37,13 @@ def redo(rows: list[dict], addressed: float) -> list[dict]:
         for doc in row["retrieved"]:
             reading = (row.get("readings") or {}).get(doc) or {}
             said = reading.get("yes") or {}
-            stance, probabilities = decide_at(said.get("claim"), said.get("opposite"), addressed)
+            stance, probabilities = rule.decide(said.get("claim"), said.get("opposite"), addressed)
             rationale = list(reading.get("named") or []) if stance != "neither" else []
             papers.append({"id": doc, "stance": stance, "probabilities": probabilities, "rationale": rationale})
         out.append(
             {"id": row["id"], "gold": row["gold"], "verdict": weigh(papers)["verdict"], "evidence": submission(papers)}
         )
     return out
-
-
-def decide_at(claim_yes: float | None, opposite_yes: float | None, addressed: float) -> tuple[str, dict]:
-    shipped, rule.ADDRESSED = rule.ADDRESSED, addressed
-    try:
-        return rule.decide(claim_yes, opposite_yes)
-    finally:
-        rule.ADDRESSED = shipped
 
 
 def figures(decided: list[dict], gold: dict[str, dict]) -> dict:

@@ -89,22 +89,24 @@ def shows(statement: str, paper: dict, llm, usage: Usage) -> float | None:
     return yes_probability(logprobs, said)
 
 
-def decide(claim_yes: float | None, opposite_yes: float | None) -> tuple[str, dict[str, float]]:
+def decide(
+    claim_yes: float | None, opposite_yes: float | None, addressed: float = ADDRESSED
+) -> tuple[str, dict[str, float]]:
     """(the stance, its distribution) from how likely the model says the sentences show the claim and its opposite.
 
     The distribution treats the two answers as two readings: supports = the claim shown and its opposite not,
     contradicts = the reverse, neither = both or none. The side taken is the one whose statement is backed more,
-    when either is backed with at least ``ADDRESSED``; with no opposite to compare, only "supports" can be read."""
+    when either is backed with at least ``addressed``; with no opposite to compare, only "supports" can be read."""
     if claim_yes is None:
         return "neither", {}
     if opposite_yes is None:
-        return ("supports" if claim_yes >= ADDRESSED else "neither"), {"supports": claim_yes, "neither": 1 - claim_yes}
+        return ("supports" if claim_yes >= addressed else "neither"), {"supports": claim_yes, "neither": 1 - claim_yes}
     probabilities = {
         "supports": claim_yes * (1 - opposite_yes),
         "contradicts": opposite_yes * (1 - claim_yes),
         "neither": claim_yes * opposite_yes + (1 - claim_yes) * (1 - opposite_yes),
     }
-    if max(claim_yes, opposite_yes) < ADDRESSED:
+    if max(claim_yes, opposite_yes) < addressed:
         return "neither", probabilities
     return ("supports" if claim_yes >= opposite_yes else "contradicts"), probabilities
 
