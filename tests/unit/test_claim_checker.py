@@ -9,8 +9,11 @@ from langchain_core.messages import AIMessage
 from amg.agents.claim_checker.findings import finding_lines, grounded
 from amg.agents.claim_checker.stance import (
     ADDRESSED,
+    BACKED_MARGIN,
+    behind_the_best,
     decide,
     opposite_of,
+    rationale,
     read_papers,
     shown_sentences,
     yes_probability,
@@ -68,6 +71,34 @@ def test_the_sentences_shown_are_the_closest_in_the_abstracts_order():
     sentences = [{"n": n, "text": f"s{n}"} for n in range(6)]
     shown = shown_sentences(sentences, [0.1, 0.9, 0.2, 0.8, 0.3, 0.7], limit=3)
     assert [s["n"] for s in shown] == [1, 3, 5]
+
+
+def test_the_rationale_is_the_closest_shown_sentences_a_later_one_winning_a_near_tie():
+    # an abstract of 11 sentences: the background sentence 1 is 0.05 closer to the claim than the finding 9
+    shown = [{"n": 1, "relevance": 0.80}, {"n": 4, "relevance": 0.60}, {"n": 9, "relevance": 0.75}]
+    assert rationale(shown, 11, limit=1) == [9], "0.75 + 0.1 x 9/10 beats 0.80 + 0.1 x 1/10"
+    assert rationale(shown, 11) == [1, 9], "the two picked, in the abstract's order"
+    far_behind = [{"n": 1, "relevance": 0.80}, {"n": 9, "relevance": 0.65}]
+    assert rationale(far_behind, 11, limit=1) == [1], "a later sentence does not beat a much closer one"
+    assert rationale(shown, 0, limit=1) == [9], "the length unknown (sentences kept offline): the last shown is last"
+
+
+def read_paper(ident: str, stance: str, claim_yes: float, opposite_yes: float) -> dict:
+    said = {"claim": claim_yes, "opposite": opposite_yes}
+    probabilities = decide(claim_yes, opposite_yes)[1]
+    return {"id": ident, "stance": stance, "said": said, "probabilities": probabilities, "rationale": [1], "why": ""}
+
+
+def test_a_paper_backing_its_side_far_less_than_the_best_read_one_counts_for_neither():
+    best = read_paper("s2:1", "supports", 0.92, 0.2)
+    close_behind = read_paper("s2:2", "contradicts", 0.3, 0.92 - BACKED_MARGIN + 0.01)
+    half_hearted = read_paper("s2:3", "supports", 0.5, 0.3)
+    unread = {"id": "s2:4", "stance": "neither", "said": {}, "probabilities": {}, "rationale": []}
+    kept = behind_the_best([best, close_behind, half_hearted, unread])
+    assert [p["stance"] for p in kept] == ["supports", "contradicts", "neither", "neither"]
+    assert kept[2]["rationale"] == [] and "under the best-read paper's 0.92" in kept[2]["why"]
+    assert weigh(kept)["verdict"] == "mixed", "papers that back their sides about equally all still count"
+    assert behind_the_best([half_hearted])[0]["stance"] == "supports", "alone, it is the best-read paper"
 
 
 def test_papers_far_from_the_claim_are_not_read():
