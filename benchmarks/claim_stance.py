@@ -9,8 +9,8 @@ still take it. No model call: it re-decides the stances a claims run recorded.
 Each row of ``results.jsonl`` keeps, per paper read, P(yes) that its sentences show the claim and its opposite and
 the sentences read as settling it (cli/claim_bench.py ``readings``). For each threshold and margin on a grid every
 paper's stance is decided again (``decide``, ``behind_the_best``), the verdict weighed again (``weigh``) and
-SciFact's figures computed against the claims' gold evidence. Run on tune claims only (say which, n); report the held-out split with a fresh
-``amg bench`` run. SciFact: Wadden et al. 2020, claims CC BY 4.0, Allen Institute for AI.
+SciFact's figures computed against the claims' gold evidence. Run on tune claims only (say which, n); report the
+held-out split with a fresh ``amg bench`` run. SciFact: Wadden et al. 2020, claims CC BY 4.0, Allen Institute for AI.
 """
 
 from __future__ import annotations
