@@ -1,37 +1,24 @@
 """One paper's stance on a claim: whether its sentences show the claim, or its opposite, or neither.
 
 A small model asked outright for a stance calls most papers on the claim's topic "supports" and hardly ever
-"contradicts" (the 1.5B, first 200 held-out SciFact claims: 3 of 33 contradicting papers read as such). Asked twice
-instead, with the same sentences, "do these sentences show that the statement is true?" of the claim and of its
-opposite (written by the model once per claim: ``opposite_of``), it tells the two apart: a paper counts for the
-side whose statement it backs more, and for neither when it backs neither with at least ``ADDRESSED``. The two
-yes-probabilities cancel what they share (the topic, the model's lean to "yes"), so the rule carries to claims
-worded unlike SciFact's, and it needs no fitted prior. Each question shows at most ``SHOWN_SENTENCES`` of the
-paper's sentences, those closest to the claim, numbered as in the abstract; the rationale quoted is the
-``RATIONALE_SENTENCES`` closest among them, a later sentence preferred among near ties (``rationale``). Of the papers
-read for one claim, one that backs its side far less than the best-read paper counts for neither
-(``behind_the_best``).
+"contradicts". Asked twice instead, with the same sentences, "do these sentences show that the statement is true?"
+of the claim and of its opposite (written by the model once per claim: ``opposite_of``), it tells the two apart: a
+paper counts for the side whose statement it backs more, and for neither when it backs neither with at least
+``ADDRESSED``. The two yes-probabilities cancel what they share (the topic, the model's lean to "yes"), so the rule
+carries to claims worded unlike SciFact's, and it needs no fitted prior.
 
-Measured on the first 90 tune claims (even ids; the same three papers read, learning off) against the one-word
-stance it replaced (``git show e270c09:prompts/claim_stance.md``), both asked of every paper: for papers with gold
-evidence, P(yes | claim) - P(yes | opposite) ranks supporting above contradicting papers with AUROC 0.77 (the
-one-word stance: 0.71), and the larger of the two tells gold papers from the others read with AUROC 0.74 (0.64).
-Verdict macro-F1 0.479 -> 0.587, abstract Label-Only F1 0.394 -> 0.476, "not enough evidence" 1.19x its true share;
-``ADDRESSED`` anywhere from 0.3 to 0.6 gave macro-F1 0.566-0.595 (benchmarks/claim_stance.py re-decides a run's
-recorded readings at other thresholds). The two closest sentences hold the gold rationale nearly as well as the
-numbers the model named when asked (sentence F1 0.444 against 0.467 on those papers), without a call to name them.
-Re-deciding those recorded readings (benchmarks/claim_stance.py does it for a run): a paper that backs its side more
-than ``BACKED_MARGIN`` less than the best-read paper turned to neither lifts Label-Only F1 0.476 -> 0.522 and verdict
-macro-F1 0.587 -> 0.617 (margin 0.2: 0.507, 0.05: 0.531, none kept but the best: 0.547, which could never say
-"mixed"); a later sentence preferred among near ties lifts Selection+Label F1 0.241 -> 0.263 (the gold sentences of
-150 tune claims' gold abstracts, all sentences ranked: two picked hold 0.457 -> 0.479 of F1).
+Each question shows at most ``SHOWN_SENTENCES`` of the paper's sentences, those closest to the claim, numbered as in
+the abstract; the rationale quoted is the ``RATIONALE_SENTENCES`` closest among them, a later sentence preferred
+among near ties (``rationale``). Of the papers read for one claim, one that backs its side far less than the
+best-read paper counts for neither (``behind_the_best``).
 
 A paper none of whose sentences comes within ``RELEVANCE_GATE`` of the claim, or whose closest sentence is more than
 ``RELATIVE_GATE`` further from it than the closest paper's, is not read at all: it does not address the claim,
-whatever a model would say of it. How close the best paper comes tells a claim the corpus holds evidence on from one
-it does not (AUROC 0.78 on the first 200 tune claims). Of the three papers read per claim, 0.91 of gold abstracts
-and 0.44 of the others pass both gates (benchmarks/claim_retrieval.py). The gate is a cosine of the default MiniLM
-sentence vectors: another embedding model has its own scale.
+whatever a model would say of it. The gate is a cosine of the default MiniLM sentence vectors: another embedding
+model has its own scale.
+
+Each constant was chosen on SciFact's tune claims; the measurements are in docs/claims.md ("How the stance rules were
+chosen"), and benchmarks/claim_stance.py re-decides a run's recorded readings at other thresholds and margins.
 """
 
 from __future__ import annotations
