@@ -38,17 +38,6 @@ def _doc(paper_id: str) -> str:
     return paper_id.removeprefix("s2:")
 
 
-def _reading(paper: dict) -> dict:
-    """What a claims benchmark re-decides a paper's reading from: P(yes) of the claim and of its opposite, the
-    sentences quoted, the shown sentences' closeness to the claim and the abstract's length."""
-    return {
-        "yes": paper.get("said", {}),
-        "named": paper.get("named", []),
-        "shown": [[s["n"], s["relevance"]] for s in paper.get("shown") or []],
-        "length": len(paper.get("sentences") or []),
-    }
-
-
 def check(method: str, claim: str, context: Context, res) -> dict:
     """One claim checked by ``method``: verdict, confidence, evidence (paper id -> {sentences, label}), retrieved."""
     if method == "cot":
@@ -68,7 +57,7 @@ def check(method: str, claim: str, context: Context, res) -> dict:
             "evidence": submission(papers),
             "retrieved": [p["id"] for p in papers],
             "stances": {p["id"]: p["stance"] for p in papers},
-            "readings": {_doc(p["id"]): _reading(p) for p in papers},
+            "readings": {_doc(p["id"]): {"yes": p.get("said", {}), "named": p.get("named", [])} for p in papers},
             "llm_calls": result.get("llm_calls", 0),
             "tokens": result.get("tokens", 0),
             "timings_ms": result.get("timings_ms", {}),

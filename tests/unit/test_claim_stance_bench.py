@@ -11,6 +11,7 @@ from benchmarks.claim_stance import figures, redo, sweep, sweep_margin
 SUPPORTING = {"claim": 0.8, "opposite": 0.45}
 CONTRADICTING = {"claim": 0.35, "opposite": 0.5}
 UNRELATED = {"claim": 0.3, "opposite": 0.25}
+SUPPORTING_WEAK = {"claim": 0.5, "opposite": 0.3}
 
 
 def row(ident: str, gold: str, said: dict) -> dict:
@@ -75,6 +76,3 @@ def test_the_margin_sweep_shows_what_keeping_every_reading_costs():
     assert margins[rule.BACKED_MARGIN]["abstract_label_only_f1"] == 1.0
     assert margins[1.0]["abstract_label_only_f1"] == round(2 * 0.5 * 1 / 1.5, 4)
     assert margins[1.0]["verdict_accuracy"] == margins[rule.BACKED_MARGIN]["verdict_accuracy"] == 1.0
-
-
-SUPPORTING_WEAK = {"claim": 0.5, "opposite": 0.3}
