@@ -294,7 +294,13 @@ def draft_answer(asked: Asked, llm) -> dict:
     if reply is None:
         return {"degradations": ["reasoner: no usable draft answer"], **usage.as_update()}
     answer = " ".join(_CITED.sub("", reply.answer).split())  # it was shown nothing to cite
-    draft = {"answer": answer, "likelihood": reply.likelihood, "stated": reply.confidence, "dialogue": dialogue}
+    draft = {
+        "answer": answer,
+        "likelihood": reply.likelihood,
+        "tokens": reply.tokens,
+        "stated": reply.confidence,
+        "dialogue": dialogue,
+    }
     return {"draft": draft, **usage.as_update()}
 
 

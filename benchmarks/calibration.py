@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from amg.evaluation.map_fitting import (
+    cross_validated_log_loss,
     features,
     fit_map,
     fit_open_map,
@@ -43,12 +44,15 @@ def load_rows(folder: Path, kind: str = "exam") -> list[dict]:
     ]
 
 
-FEATURE_MARGIN = 0.01  # the answer's likelihood replaces P(True) only when its fit log loss is lower by this
+# A map on other signals replaces P(True)'s only when its cross-validated log loss is lower by this.
+FEATURE_MARGIN = 0.01
 
 
 def evaluate_open(method: str, rows: list[dict], model: str, dataset: str, kind: str = "open") -> tuple[dict, object]:
-    """Open answers: a map of P(True) and one of the answer's likelihood, each with support, fitted on the fit
-    half; the one with the lower log loss there is kept (P(True) on a near tie); both reported on the held-out half."""
+    """Open answers: a map of P(True), one of the answer's likelihood (each with support) and one of every signal
+    the review records, fitted on the fit half; the shape kept is the one with the lowest log loss on the parts of
+    the fit half it was not fitted on (``cross_validated_log_loss``; P(True) on a near tie), refitted on the whole
+    half; each reported on the held-out half."""
     rows = [r for r in rows if "p_answer" in r["confidence_basis"]] or rows
     features = [f for f in ("p_true", "p_answer") if all(f in r["confidence_basis"] for r in rows)]
     fit = [r for r in rows if half(r["id"]) == "fit"]
@@ -63,11 +67,14 @@ def evaluate_open(method: str, rows: list[dict], model: str, dataset: str, kind:
         "n_eval": len(held),
         "date": datetime.now(UTC).strftime("%Y-%m-%d"),
     }
-    maps = {f: fit_open_map(fit, about, f) for f in features}
-    cmap = min(
-        maps.values(), key=lambda m: log_loss(m, fit) + (0 if m.about["feature"] == "p_true" else FEATURE_MARGIN)
-    )
-    signals = fit_signals_map(fit, about) if all("agreed" in r["confidence_basis"] for r in rows) else None
+    shapes = {f: (lambda part, f=f: fit_open_map(part, about, f)) for f in features}
+    if all("agreed" in r["confidence_basis"] for r in rows):
+        shapes["signals"] = lambda part: fit_signals_map(part, about)
+    unseen = {name: cross_validated_log_loss(shape, fit) for name, shape in shapes.items()}
+    chosen = min(unseen, key=lambda name: unseen[name] + (0 if name == "p_true" else FEATURE_MARGIN))
+    maps = {f: shapes[f](fit) for f in features}
+    signals = shapes["signals"](fit) if "signals" in shapes else None
+    cmap = signals if chosen == "signals" else maps[chosen]
     basis = [r["confidence_basis"] for r in held]
     support = [float(b.get("support") or 0.0) for b in basis]
     correct = [bool(r["correct"]) for r in held]
@@ -75,7 +82,8 @@ def evaluate_open(method: str, rows: list[dict], model: str, dataset: str, kind:
         "n_fit": len(fit),
         "n_eval": len(held),
         "accuracy": round(sum(correct) / len(held), 3),
-        "chosen_feature": cmap.about["feature"],
+        "chosen_feature": chosen,
+        "cross_validated_log_loss": {name: round(float(loss), 4) for name, loss in unseen.items()},
     }
     if all("stated" in b for b in basis):  # the old print (a draft-first answer has no stated confidence)
         figures["ece_stated_formula"] = round(
@@ -96,9 +104,16 @@ def evaluate_open(method: str, rows: list[dict], model: str, dataset: str, kind:
             "wrong_share_at_0.8_or_more": round(high.count(False) / len(high), 3) if high else 0.0,
             "map": {"a": fitted.a, "b": fitted.b, "c": fitted.c},
         }
-    chosen = cmap.about["feature"]
-    calibrated = [cmap(b[chosen], s) for b, s in zip(basis, support)]
-    if signals is not None:  # every signal the review records, one map: kept when it fits the fit half better
+    figures["auroc_by_signal"] = {  # each probability the review records, alone, on the held-out half
+        name: auroc(
+            [float(b[name]) for b in basis if b.get(name) is not None],
+            [ok for b, ok in zip(basis, correct) if b.get(name) is not None],
+        )
+        for name in ("p_true", "p_answer", "p_first", "p_lowest")
+        if any(b.get(name) is not None for b in basis)
+    }
+    calibrated = [cmap.score(b, s) for b, s in zip(basis, support)]
+    if signals is not None:  # every signal the review records, one map
         printed = [signals.score(b, s) for b, s in zip(basis, support)]
         high = [ok for c, ok in zip(printed, correct) if c >= 0.8]
         figures["signals"] = {
@@ -109,10 +124,11 @@ def evaluate_open(method: str, rows: list[dict], model: str, dataset: str, kind:
             "wrong_share_at_0.8_or_more": round(high.count(False) / len(high), 3) if high else 0.0,
             "map": {"a": signals.a, "b": signals.b, "c": signals.c, "weights": signals.weights},
         }
-        if signals_log_loss(signals, fit) + FEATURE_MARGIN < log_loss(cmap, fit):
-            cmap, calibrated, figures["chosen_feature"] = signals, printed, "signals"
     figures["auroc_printed"] = auroc(calibrated, correct)
     return figures, (cmap, calibrated, correct)
+
+
+SECTIONS = ("p_true", "p_answer", "signals", "auroc_by_signal", "cross_validated_log_loss")  # reported row by row
 
 
 def auroc(scores: list[float], correct: list[bool]) -> float | None:
@@ -203,16 +219,8 @@ def main() -> None:
             method_dir / "reliability-calibrated.png",
             f"{method_dir.name}, calibrated, held-out half (n={found['n_eval']})",
         )
-        rows_out += [
-            (f"{method_dir.name} {k}", v)
-            for k, v in found.items()
-            if k != "map" and k not in ("p_true", "p_answer", "signals")
-        ]
-        rows_out += [
-            (f"{method_dir.name} {f} {k}", v)
-            for f in ("p_true", "p_answer", "signals")
-            for k, v in found.get(f, {}).items()
-        ]
+        rows_out += [(f"{method_dir.name} {k}", v) for k, v in found.items() if k != "map" and k not in SECTIONS]
+        rows_out += [(f"{method_dir.name} {f} {k}", v) for f in SECTIONS for k, v in found.get(f, {}).items()]
         if args.write:
             cmap.about["eval_figures"] = {k: v for k, v in found.items() if k != "map"}
             path = map_path(summary["model"], method_dir.name.removesuffix("-open"), args.kind)

@@ -7,6 +7,7 @@ half "fit" learns the letter prior and the Platt map, half "eval" reports them.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 
 import numpy as np
 
@@ -112,19 +113,24 @@ def log_loss(cmap: CalibrationMap, rows: list[dict]) -> float:
     return total / len(rows) if rows else 0.0
 
 
-SIGNALS = ("p_answer", "agreed", "revised")  # besides P(True) and support: what an open answer's review records
+# Besides P(True) and support, what an open answer's review records; of them, what never lowers the confidence as it
+# rises (besides the probabilities); and the parts of the fit half a map's shape is chosen on.
+SIGNALS = ("p_answer", "p_first", "p_lowest", "agreed", "revised")
+MONOTONE = ("support", "agreed")
+FOLDS = 5
 
 
 def fit_signals_map(rows: list[dict], about: dict, l2: float = 1e-2) -> CalibrationMap:
     """A map of open answers from every signal their review records: sigmoid(a * logit(P(True)) + b * support +
-    w . (logit(p_answer), agreed, revised) + c), by Newton's method on the log loss (small ridge). A signal the
-    rows never vary on is left out; one weighed the wrong way for a probability or support (lowering the
-    confidence as it rises) is dropped and the rest refitted, so the map stays monotone in them."""
+    w . (logit(p_answer), logit(p_first), logit(p_lowest), agreed, revised) + c), by Newton's method on the log
+    loss (small ridge). A signal the rows never vary on is left out; one weighed the wrong way for a probability,
+    support or agreement with a sourced fact (lowering the confidence as it rises) is dropped and the rest refitted,
+    so the map stays monotone in them."""
     names = ["p_true", "support", *(s for s in SIGNALS if len({_signal(r, s) for r in rows}) > 1)]
     while True:
         x = np.array([[_signal(r, n) for n in names] + [1.0] for r in rows])
         w = _newton(x, np.array([bool(r["correct"]) for r in rows], dtype=float), l2)
-        wrong_way = [n for n, v in zip(names, w) if v < 0 and (n.startswith("p_") or n == "support")]
+        wrong_way = [n for n, v in zip(names, w) if v < 0 and (n.startswith("p_") or n in MONOTONE)]
         if not wrong_way:
             break
         names.remove(wrong_way[0])
@@ -168,3 +174,23 @@ def signals_log_loss(cmap: CalibrationMap, rows: list[dict]) -> float:
         p = min(max(cmap.score(basis, float(basis.get("support") or 0.0)), 1e-6), 1 - 1e-6)
         total -= np.log(p if r["correct"] else 1 - p)
     return total / len(rows) if rows else 0.0
+
+
+def cross_validated_log_loss(
+    fit: Callable[[list[dict]], CalibrationMap], rows: list[dict], folds: int = FOLDS
+) -> float:
+    """Mean log loss on ``rows`` of maps fitted by ``fit`` on all but one of ``folds`` parts of them (by a hash of
+    the question id), each scored on the part it left out: how a map of that shape does on answers it was not
+    fitted on. On the rows it was fitted on, a map with more signals always looks better; here it wins only when
+    what it weighs carries over."""
+    parts = [[r for r in rows if _fold(r["id"], folds) == k] for k in range(folds)]
+    total = 0.0
+    for k, part in enumerate(parts):
+        rest = [r for j, other in enumerate(parts) if j != k for r in other]
+        if part and rest:
+            total += signals_log_loss(fit(rest), part) * len(part)
+    return total / len(rows) if rows else 0.0
+
+
+def _fold(question_id: str, folds: int) -> int:
+    return int(hashlib.sha1(question_id.encode()).hexdigest(), 16) // 2 % folds  # // 2: not the halves' own bit

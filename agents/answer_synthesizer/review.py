@@ -182,6 +182,7 @@ def review(
     usage = Usage()
     facts = answering_facts(asked.question, asked.entities, found, aliases)
     answer, dialogue, likelihood = draft["answer"], list(draft["dialogue"]), draft.get("likelihood")
+    tokens = dict(draft.get("tokens") or {})
     stated = float(draft.get("stated") or 0.5)
     agreeing = named_by(answer, facts)
     contrary = [f for f in facts if f.strong and f not in agreeing]
@@ -190,7 +191,7 @@ def review(
         revised, dialogue = _revised(answer, contrary, dialogue, llm, usage)
         backed = named_by(revised or "", contrary)
         if backed:
-            answer, agreeing, likelihood = _cleaned(revised, backed), backed, None
+            answer, agreeing, likelihood, tokens = _cleaned(revised, backed), backed, None, {}
             basis["revised"] = True
     fetched = set(found.fetched_ids)
     cited = [
@@ -216,6 +217,8 @@ def review(
     signals = {
         "p_true": p_yes,
         "p_answer": likelihood,
+        "p_first": tokens.get("p_first"),
+        "p_lowest": tokens.get("p_lowest"),
         "agreed": float(basis["agreed"]),
         "revised": float(basis["revised"]),
     }

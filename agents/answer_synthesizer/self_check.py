@@ -1,8 +1,8 @@
 """The model's own probabilities that its open answer is right, two ways: asked whether the answer it just
 gave is correct, the probability of "yes" at the verdict's token (P(True), Kadavath et al. 2022: one short
 extra call, which the conversation kept for follow-ups does not include); and the likelihood of the answer's
-own tokens as it wrote them (their geometric mean probability: no extra call). Which one the printed
-confidence rests on is measured per model (benchmarks/calibration.py --kind open).
+own tokens as it wrote them (their geometric mean probability, the first and the least likely: no extra call).
+Which of them the printed confidence rests on is measured per model (benchmarks/calibration.py --kind open).
 Multiple-choice answers need neither: the option token's probabilities already say how sure the model is.
 """
 
@@ -27,15 +27,31 @@ def p_true(llm, dialogue: list[Turn], usage: Usage) -> float | None:
     return probs["yes"] if probs else None
 
 
-def answer_likelihood(logprobs: list[dict] | None, said: str, answer: str) -> float | None:
-    """The geometric mean probability of the tokens that wrote ``answer`` within the reply ``said``."""
+def answer_token_probabilities(logprobs: list[dict] | None, said: str, answer: str) -> list[float]:
+    """The probabilities of the tokens that wrote ``answer`` within the reply ``said``, in order (empty when the
+    reply does not hold it or the endpoint gave no log-probabilities)."""
     start = said.find(answer) if answer else -1
     if start < 0 or not logprobs:
-        return None
+        return []
     end, at, picked = start + len(answer), 0, []
     for step in logprobs:
         token = step.get("token", "")
         if at + len(token) > start and at < end:
-            picked.append(float(step["logprob"]))
+            picked.append(math.exp(float(step["logprob"])))
         at += len(token)
-    return math.exp(sum(picked) / len(picked)) if picked else None
+    return picked
+
+
+def answer_likelihood(logprobs: list[dict] | None, said: str, answer: str) -> float | None:
+    """The geometric mean probability of the tokens that wrote ``answer`` within the reply ``said``."""
+    picked = answer_token_probabilities(logprobs, said, answer)
+    return math.exp(sum(math.log(max(p, 1e-300)) for p in picked) / len(picked)) if picked else None
+
+
+def token_signals(probabilities: list[float]) -> dict[str, float]:
+    """What an open answer's own tokens say of how sure the model was, at no extra call: ``p_first``, the
+    probability of the token that starts naming the answer (where the model commits to it), and ``p_lowest``, the
+    least likely token it wrote (one guessed word in an otherwise fluent answer)."""
+    if not probabilities:
+        return {}
+    return {"p_first": round(probabilities[0], 4), "p_lowest": round(min(probabilities), 4)}

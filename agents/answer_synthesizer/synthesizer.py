@@ -38,7 +38,12 @@ import re
 from dataclasses import dataclass, field
 
 from amg.agents.answer_synthesizer.quotes import backing, key_entities, quoted
-from amg.agents.answer_synthesizer.self_check import answer_likelihood, p_true
+from amg.agents.answer_synthesizer.self_check import (
+    answer_likelihood,
+    answer_token_probabilities,
+    p_true,
+    token_signals,
+)
 from amg.prompts import load
 from amg.tools.kg.pipeline_types import Asked, Citation, EvidenceItem, Found, withdrawn, withdrawn_label
 from amg.tools.kg.schema import normalize_key
@@ -71,6 +76,7 @@ class Reply:
     confidence: float
     citations: list[int] = field(default_factory=list)
     likelihood: float | None = None  # an open answer's: its tokens' geometric mean probability
+    tokens: dict[str, float] = field(default_factory=dict)  # an open answer's first and least likely token (p_*)
 
 
 def verdicts(options: dict[str, str]) -> dict[str, str] | None:
@@ -138,6 +144,7 @@ def ask_answer(
         reply = read_reply(said, options)
         if reply is not None and not options:
             reply.likelihood = answer_likelihood(logprobs, said, reply.answer)
+            reply.tokens = token_signals(answer_token_probabilities(logprobs, said, reply.answer))
         if reply is not None or not said:
             probs = letter_probabilities(logprobs, list(options), verdicts(options)) if reply and options else None
             return reply, dialogue, probs

@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from amg.agents.answer_synthesizer.self_check import answer_likelihood
-from amg.evaluation.map_fitting import fit_open_map
+from amg.agents.answer_synthesizer.self_check import answer_likelihood, answer_token_probabilities, token_signals
+from amg.evaluation.map_fitting import MONOTONE, fit_open_map
 from amg.evaluation.open_answers import judged_option, verdict_of
 from amg.tools.llm.confidence_maps import MAPS, CalibrationMap
-from benchmarks.calibration import evaluate_open
+from benchmarks.calibration import FEATURE_MARGIN, evaluate_open
 
 
 def test_an_open_map_fitted_on_rows_is_monotone_in_p_true():
@@ -82,6 +82,26 @@ def test_the_answers_likelihood_is_read_from_the_tokens_that_wrote_it():
     assert answer_likelihood(None, said, "Metformin.") is None and answer_likelihood(steps, said, "Insulin") is None
 
 
+def test_the_first_and_the_least_likely_token_of_the_answer_alone_are_its_token_signals():
+    steps = [
+        {"token": t, "logprob": np.log(p)}
+        for t, p in [
+            ("Answer", 0.1),
+            (":", 0.2),
+            (" Thi", 0.6),
+            ("amine", 0.9),
+            (" (B", 0.3),
+            ("1)", 0.8),
+            ("\n", 0.05),
+        ]
+    ]
+    said = "Answer: Thiamine (B1)\n"
+    probabilities = answer_token_probabilities(steps, said, "Thiamine (B1)")
+    assert probabilities == pytest.approx([0.6, 0.9, 0.3, 0.8]), "the reply's label and line end are not the answer's"
+    assert token_signals(probabilities) == {"p_first": 0.6, "p_lowest": 0.3}
+    assert token_signals([]) == {}, "an answer not found in the reply has no token signals"
+
+
 def test_the_calibration_keeps_the_probability_that_tells_right_from_wrong():
     rng = np.random.default_rng(1)
     rows = []
@@ -105,6 +125,42 @@ def test_the_calibration_keeps_the_probability_that_tells_right_from_wrong():
     assert figures["p_answer"]["ece_calibrated"] < 0.1 and len(printed) == figures["n_eval"]
 
 
+def _answers(seed: int, lowest_tells: bool) -> list[dict]:
+    """Open answers, 3 in 10 right; P(True) a little higher on right ones; the least likely token's probability
+    higher on right ones when ``lowest_tells``, else noise like the other token signals."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(160):
+        right = bool(rng.uniform() < 0.3)
+        lowest = rng.uniform(0.3, 0.9) if right and lowest_tells else rng.uniform(0.05, 0.6 if lowest_tells else 0.99)
+        basis = {
+            "p_true": float(rng.uniform(0.5, 0.99) if right else rng.uniform(0.3, 0.9)),
+            "p_answer": float(rng.uniform(0.5, 0.99)),
+            "p_first": float(rng.uniform(0.1, 0.99)),
+            "p_lowest": float(lowest),
+            "agreed": float(rng.uniform() < 0.1),
+            "revised": 0.0,
+            "support": 0.0,
+        }
+        rows.append({"id": f"q{i}", "correct": right, "confidence_basis": basis})
+    return rows
+
+
+def test_a_token_signal_that_tells_right_from_wrong_is_weighed_and_noise_never_is():
+    from amg.evaluation.map_fitting import fit_open_map, fit_signals_map, half, signals_log_loss
+
+    figures, (cmap, _, _) = evaluate_open("kg-offline-open", _answers(0, lowest_tells=True), "m", "d")
+    assert figures["chosen_feature"] == "signals" and cmap.weights["p_lowest"] > 1.0
+    assert figures["auroc_by_signal"]["p_lowest"] > figures["auroc_by_signal"]["p_first"]
+
+    noise = _answers(1, lowest_tells=False)
+    fit = [r for r in noise if half(r["id"]) == "fit"]
+    in_sample = signals_log_loss(fit_signals_map(fit, {}), fit) - signals_log_loss(fit_open_map(fit, {}, "p_true"), fit)
+    assert in_sample < -FEATURE_MARGIN, "on the rows it was fitted on, noise looks worth weighing"
+    figures, (cmap, _, _) = evaluate_open("kg-offline-open", noise, "m", "d")
+    assert figures["chosen_feature"] == "p_true" and not cmap.weights, "on the parts left out, it is not"
+
+
 def test_every_shipped_open_map_is_monotone():
     shipped = sorted(MAPS.glob("*open.json"))
     assert shipped, "an open-answer map ships for the default model"
@@ -115,4 +171,6 @@ def test_every_shipped_open_map_is_monotone():
             printed = [cmap(p, support) for p in grid]
             assert all(b >= a for a, b in zip(printed, printed[1:])), path.name
         assert cmap(0.5, 1.0) >= cmap(0.5, 0.0), f"{path.name}: support never lowers the confidence"
+        rising = {name: w for name, w in cmap.weights.items() if name.startswith("p_") or name in MONOTONE}
+        assert all(w >= 0 for w in rising.values()), f"{path.name}: no probability or agreement lowers it"
         assert cmap.about["feature"] in ("p_true", "p_answer") and cmap.about["n_eval"] > 0
