@@ -50,8 +50,8 @@ def answer_likelihood(logprobs: list[dict] | None, said: str, answer: str) -> fl
 
 def token_signals(probabilities: list[float]) -> dict[str, float]:
     """What an open answer's own tokens say of how sure the model was, at no extra call: ``p_first``, the
-    probability of the token that starts naming the answer (where the model commits to it), and ``p_lowest``, the
-    least likely token it wrote (one guessed word in an otherwise fluent answer)."""
+    probability of the answer's first token (where it commits to what it names, when it starts with it), and
+    ``p_lowest``, that of the least likely token it wrote (one guessed word in an otherwise fluent answer)."""
     if not probabilities:
         return {}
     return {"p_first": round(probabilities[0], 4), "p_lowest": round(min(probabilities), 4)}
