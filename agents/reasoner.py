@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from amg.agents.answer_synthesizer.synthesizer import ask_answer
+from amg.agents.answer_synthesizer.answer_lines import ask_answer
 from amg.agents.finding_reader.reader import FINDING_NAMES
 from amg.prompts import load, quote
 from amg.tools.kg.pipeline_types import Asked, EvidenceItem, Found, GraphPath, Link, read_by_a_model, withdrawn

@@ -4,7 +4,8 @@ is the ``kg`` method (the QA graph itself)."""
 
 from __future__ import annotations
 
-from amg.agents.answer_synthesizer.synthesizer import ask_answer, scored_option
+from amg.agents.answer_synthesizer.answer_lines import ask_answer
+from amg.agents.answer_synthesizer.synthesizer import scored_option
 from amg.agents.reasoner import think_alone
 from amg.prompts import load
 from amg.tools.evidence.finder import EvidenceFinder

@@ -15,7 +15,7 @@ from langgraph.graph import END
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from amg.agents.answer_synthesizer.synthesizer import verdicts
+from amg.agents.answer_synthesizer.answer_lines import verdicts
 from amg.agents.finding_reader.reader import learn_finding
 from amg.graphs.context import Context, run_context
 from amg.graphs.expansion import learn

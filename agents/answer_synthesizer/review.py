@@ -24,9 +24,10 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, replace
 
+from amg.agents.answer_synthesizer.answer_lines import read_reply
 from amg.agents.answer_synthesizer.quotes import backing, key_entities, quoted
 from amg.agents.answer_synthesizer.self_check import p_true
-from amg.agents.answer_synthesizer.synthesizer import MODEL_KNOWLEDGE, WITHDRAWN_ONLY, cited_items, read_reply
+from amg.agents.answer_synthesizer.synthesizer import MODEL_KNOWLEDGE, WITHDRAWN_ONLY, cited_items
 from amg.prompts import load
 from amg.tools.kg.pipeline_types import Asked, Found, GraphPath, withdrawn, withdrawn_label
 from amg.tools.kg.records import EvidenceRecord

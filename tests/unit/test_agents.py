@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from amg.agents.answer_synthesizer.synthesizer import (
-    NO_KNOWLEDGE,
-    bounded_by_differential,
-    pick_option,
-    read_reply,
-    synthesize,
-)
+from amg.agents.answer_synthesizer.answer_lines import pick_option, read_reply
+from amg.agents.answer_synthesizer.synthesizer import NO_KNOWLEDGE, bounded_by_differential, synthesize
 from amg.agents.query_parser import read_mentions
 from amg.agents.reasoner import (
     LEAD_CHARS,

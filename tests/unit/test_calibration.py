@@ -165,7 +165,7 @@ def test_no_shipped_research_or_open_map_lowers_the_confidence_for_more_support(
 
 
 def test_verdict_options_are_answered_and_read_by_their_word():
-    from amg.agents.answer_synthesizer.synthesizer import answer_line, read_reply
+    from amg.agents.answer_synthesizer.answer_lines import answer_line, read_reply
 
     options = {"A": "yes", "B": "no", "C": "maybe"}
     assert answer_line(options) == "Answer: <one word: yes, no or maybe>"

@@ -2,7 +2,7 @@
 
 1. ``letter_probabilities``: where the reply names its option, the top log-probabilities of
    that token give a distribution over the question's letters (" B" and "B" count as B), or over
-   its words when the options are verdicts (yes / no / maybe: agents/answer_synthesizer/synthesizer.py).
+   its words when the options are verdicts (yes / no / maybe: agents/answer_synthesizer/answer_lines.py).
 2. ``debias``: small models prefer some letters whatever the question; dividing by the
    model's letter prior (its mean letter distribution on shuffled questions, where every
    position is equally likely to be right) removes that lean at no extra model call.
