@@ -204,6 +204,31 @@ def test_the_reach_of_a_negation():
     assert not is_negated(text, text.index("hemoptysis"), text.index("hemoptysis") + 10)
 
 
+def test_a_negation_word_in_a_findings_own_name_negates_nothing():
+    said = "Generalized muscular hypotonia, absent ankle reflexes and defective or absent horizontal voluntary eye "
+    assert found(said + "movements.") == {
+        "Generalized hypotonia": False,
+        "Absent Achilles reflex": False,
+        "Oculomotor apraxia": False,
+    }
+    said = "Absence of the corpus callosum and seizures."
+    assert found(said) == {"Agenesis of corpus callosum": False, "Seizure": False}
+    assert found("No speech or language development and poor head control.") == {
+        "Absent speech": False,
+        "Poor head control": False,
+    }
+    assert found("Absent ankle reflexes and no fever.") == {"Absent Achilles reflex": False, "Fever": True}, (
+        "a negation outside the finding's name still negates"
+    )
+
+
+def test_a_label_as_written_that_repeats_a_word():
+    assert found("Scar tissue replaces healthy tissue in the liver.") == {"Cirrhosis": False}
+    assert found("Cleft lip, cleft palate.") == {"Cleft lip": False, "Cleft palate": False}, (
+        "a broad synonym (Orofacial cleft's) says less than its items"
+    )
+
+
 OBO = """format-version: 1.2
 
 [Term]

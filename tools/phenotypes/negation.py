@@ -7,7 +7,9 @@ fever, chills and night sweats"); a bare "no", "not" or "without" only the first
 "and" ("no lens dislocation, pectus excavatum and a dilated aortic root": the last two are there), and
 the whole list when it is joined by "or"/"nor" ("no fever, chills or night sweats"). A trigger after
 a finding ("... was absent", "... ruled out") negates the finding just before it. Pseudo-triggers ("not
-only", "no change in", "cannot be excluded") negate nothing.
+only", "no change in", "cannot be excluded") negate nothing, and so does a trigger that is a word of a finding's own
+name ("absent ankle reflexes, hypotonia", "defective or absent horizontal eye movements, ataxia", "absence of the
+corpus callosum and seizures": the findings around it are there).
 """
 
 from __future__ import annotations
@@ -37,17 +39,21 @@ _END = re.compile(
 )
 _POST = re.compile(
     r"^[\s,]*(?:(?:was|were|is|are|has been|have been|being)\s+)?"
-    r"(?:absent|not (?:present|seen|found|detected|observed|noted)|ruled out|excluded|negative)\b",
+    r"(?P<trigger>absent|not (?:present|seen|found|detected|observed|noted)|ruled out|excluded|negative)\b",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"\w+")
 
 
-def negated_ranges(text: str) -> list[tuple[int, int]]:
-    """(start, end) character ranges that a preceding trigger negates."""
+Span = tuple[int, int]
+
+
+def negated_ranges(text: str, named: list[Span] = ()) -> list[Span]:
+    """(start, end) character ranges that a preceding trigger negates; a trigger inside one of the ``named``
+    findings' spans is a word of its name, no trigger."""
     ranges = []
     for match in _TRIGGER.finditer(text):
-        if match.group("pseudo"):
+        if match.group("pseudo") or _inside(match.start(), named):
             continue
         start = match.end()
         stop = _END.search(text, start)
@@ -62,7 +68,13 @@ def negated_ranges(text: str) -> list[tuple[int, int]]:
     return ranges
 
 
-def is_negated(text: str, start: int, end: int, ranges: list[tuple[int, int]] | None = None) -> bool:
-    """Whether the finding at text[start:end] is negated: inside a trigger's scope, or followed by one."""
-    scopes = negated_ranges(text) if ranges is None else ranges
-    return any(a <= start < b for a, b in scopes) or bool(_POST.match(text[end:]))
+def is_negated(text: str, start: int, end: int, ranges: list[Span] | None = None, named: list[Span] = ()) -> bool:
+    """Whether the finding at text[start:end] is negated: inside a trigger's scope, or followed by one that is not
+    the first word of another of the ``named`` findings ("hypotonia, absent ankle reflexes")."""
+    scopes = negated_ranges(text, named) if ranges is None else ranges
+    post = _POST.match(text[end:])
+    return any(a <= start < b for a, b in scopes) or bool(post and not _inside(end + post.start("trigger"), named))
+
+
+def _inside(at: int, spans: list[Span]) -> bool:
+    return any(a <= at < b for a, b in spans)

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from amg.tools.phenotypes.lexicon import Lexicon, hpo_lexicon
+from amg.tools.phenotypes.lexicon import SCOPE_WEIGHT, Lexicon, hpo_lexicon
 from amg.tools.phenotypes.negation import is_negated, negated_ranges
 from amg.tools.phenotypes.word_keys import QUANTITY, SERIES, condition_adjective, key, keys, series, tokens, written
 
@@ -67,12 +67,14 @@ def recognise(text: str, lexicon: Lexicon | None = None) -> list[Mention]:
     """The phenotypes ``text`` names, in text order; one mention per term (a present one over a negated one)."""
     lexicon = lexicon or hpo_lexicon()
     found = []
-    scopes = negated_ranges(text)
     clauses = _clauses(text)
     chosen = _choose(_candidates(text, clauses, lexicon), text, lexicon)
-    for hit in chosen + _coordinated(chosen, text, clauses, lexicon):
+    hits = chosen + _coordinated(chosen, text, clauses, lexicon)
+    named = [(h.start, h.end) for h in hits if not h.negated]  # a negator skipped inside a mention still negates
+    scopes = negated_ranges(text, named)
+    for hit in hits:
         term = lexicon.terms[lexicon.unmodified.get(hit.term_id, hit.term_id)]
-        negated = hit.negated or is_negated(text, hit.start, hit.end, scopes)
+        negated = hit.negated or is_negated(text, hit.start, hit.end, scopes, named)
         found.append(
             Mention(
                 term.id,
@@ -129,7 +131,9 @@ def _candidates(text: str, clauses: list[list[Word]], lexicon: Lexicon) -> list[
                 hit = lexicon.verbatim.get(written(text[start:end]))
                 if hit and i == j and _treatment(text, words, j):
                     continue
-                if hit and len(set(run)) == len(run):
+                # a label as written; one that repeats a word only when it is sure ("scar tissue replaces healthy
+                # tissue in the liver"): a broad "cleft lip, cleft palate" (Orofacial cleft) says less than its items
+                if hit and (len(set(run)) == len(run) or hit[0] >= SCOPE_WEIGHT["RELATED"]):
                     found.append(Hit(start, end, *hit, len(run)))
                     continue
                 named = [
