@@ -51,7 +51,7 @@ def differentiate(entities: list[dict], store: QAReads, answered: dict[str, bool
         return {"differential": [], "follow_up": []}  # no findings, or the question already names its disease
     lexicon = hpo_lexicon()
     finer = {f: lexicon.keys_below(f, FINER) for f in present | absent}
-    rows = store.disease_annotations(sorted(present | {k for f in present for k in finer[f]}), CANDIDATE_POOL)
+    rows = store.disease_annotations({f: [f, *sorted(finer[f])] for f in sorted(present)}, CANDIDATE_POOL)
     annotations, names, finding_names = read_annotations(rows)
     annotations = inherit(annotations, finer)
     behind = {(row["disease"], row["finding"]): row.get("evidence_ids") or [] for row in rows}

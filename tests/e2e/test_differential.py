@@ -189,3 +189,22 @@ def test_a_chat_reply_in_other_words_answers_the_follow_up(hpo_cases, scripted_s
     second = chat.invoke({"messages": [HumanMessage("His lenses are not dislocated.")]}, thread, context=ctx)
     assert second["findings"] == {"ectopia lentis": False}
     assert second["differential"][0]["name"] == "Loeys-like", "the answer moved the differential"
+
+
+def test_a_finding_counts_once_however_many_finer_terms_a_disease_has(store):
+    """The candidate pool: a disease with three kinds of seizure shares one finding of a case with seizures and
+    fever, less than one with both (counted per key, it would fill the pool first)."""
+    ev = EvidenceRecord(id="vocab:hpoa:pool", kind="vocabulary")
+    seizures = ["Focal seizure", "Absence seizure", "Tonic seizure"]
+    rels = [
+        RelationRecord(f, "Many-seizures", "symptom_of", 0.9, [ev.id], None, "", "vocabulary:hpo") for f in seizures
+    ]
+    rels += [
+        RelationRecord(f, "Seizures-and-fever", "symptom_of", 0.9, [ev.id], None, "", "vocabulary:hpo")
+        for f in ("Seizure", "Fever")
+    ]
+    store.upsert(evidence=[ev], relations=rels)
+    findings = {"seizure": ["seizure", *(normalize_key(f) for f in seizures)], "fever": ["fever"]}
+    both, many = normalize_key("Seizures-and-fever"), normalize_key("Many-seizures")
+    assert {r["disease"] for r in store.disease_annotations(findings, 1)} == {both}
+    assert {r["disease"] for r in store.disease_annotations({"seizure": findings["seizure"]}, 2)} == {both, many}

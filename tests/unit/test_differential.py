@@ -122,3 +122,32 @@ def test_a_graph_with_no_annotated_disease_is_a_one_line_note(module, monkeypatc
     bench.main()
     out = capsys.readouterr().out.strip().splitlines()
     assert len(out) == 1 and "seed it first" in json.loads(out[0])["skipped"]
+
+
+def test_simulated_patients_are_told_coarser_and_ranked_as_the_qa_graph_ranks():
+    from amg.tools.phenotypes.lexicon import hpo_lexicon
+    from benchmarks.differential import Patients, has, patient
+
+    lexicon = hpo_lexicon()
+    spot = lexicon.terms["HP:0000957"]  # Cafe-au-lait spot: few or multiple ones below it
+    kinds = sorted(lexicon.terms[c].key for c in lexicon.children["HP:0000957"])
+    annotated = {
+        "spots": {**dict.fromkeys(kinds, 1.0), "scoliosis": 1.0},
+        "spot and fever": {spot.key: 1.0, "fever": 1.0, "lipoma": 1.0},
+    }
+    rows = [
+        {"disease": d, "name": d, "finding": f, "finding_name": f, "confidence": c}
+        for d, findings in annotated.items()
+        for f, c in findings.items()
+    ]
+    patients = Patients(rows)
+    truth, told = patient(patients, "spots", seed=0)
+    assert set(told) == truth == {*kinds, "scoliosis"}, "at the annotations' grain"
+    _, told = patient(patients, "spots", seed=0, coarser=1.0)
+    assert len(told) == 2 and spot.key in told, "the two kinds of spot told as their parent, once"
+    assert lexicon.by_key[told[told.index(spot.key) - 1]] in lexicon.terms[lexicon.by_key["scoliosis"]].parents
+    assert has(truth, spot.key) and not has(truth, "fever"), "a patient with multiple spots has spots"
+    subset, _ = patients.differential({spot.key}, set())
+    assert subset["spots"][spot.key] == subset["spots"][kinds[0]], "true path: a finer term stands for the finding"
+    _, ranked = patients.differential({spot.key, "fever"}, set())
+    assert ranked[0].key == "spot and fever"

@@ -185,15 +185,19 @@ class KnowledgeQueries:
         counts["relations_by_origin"] = {row["o"]: row["n"] for row in by_origin}
         return counts
 
-    def disease_annotations(self, finding_keys: list[str], limit: int) -> list[dict]:
-        """HPO annotations of the ``limit`` diseases sharing most of ``finding_keys``: every finding of each."""
+    def disease_annotations(self, findings: dict[str, list[str]], limit: int) -> list[dict]:
+        """HPO annotations of the ``limit`` diseases sharing most of the ``findings`` ({finding: the keys that
+        stand for it, itself and its finer terms}): every finding of each. A finding counts once however many of its
+        finer terms a disease has (or a disease with five kinds of seizure outranks one that has all the findings)."""
+        pairs = [{"finding": f, "key": k} for f, keys in findings.items() for k in keys]
         return self.read(
-            """UNWIND $keys AS k MATCH (:Entity {key: k})-[:RELATES {type: 'symptom_of', origin: $origin}]->(d:Entity)
-               WITH d, count(*) AS shared ORDER BY shared DESC, d.key LIMIT $n
+            """UNWIND $pairs AS p
+               MATCH (:Entity {key: p.key})-[:RELATES {type: 'symptom_of', origin: $origin}]->(d:Entity)
+               WITH d, count(DISTINCT p.finding) AS shared ORDER BY shared DESC, d.key LIMIT $n
                MATCH (f:Entity)-[r:RELATES {type: 'symptom_of', origin: $origin}]->(d)
                RETURN d.key AS disease, d.name AS name, f.key AS finding, f.name AS finding_name,
                       r.confidence AS confidence, r.evidence_ids AS evidence_ids""",
-            keys=finding_keys,
+            pairs=pairs,
             n=limit,
             origin=HPO_ORIGIN,
         )
