@@ -290,8 +290,7 @@ def draft_answer(asked: Asked, llm) -> dict:
     against (agents/answer_synthesizer/review.py). Empty when the model gave no usable answer. It is the cot
     baseline's answer: what the graph adds is then measured against the best the model does alone."""
     usage = Usage()
-    thought = think_alone(asked.question, {}, llm, usage)
-    reply, dialogue, _ = ask_answer(llm, thought, asked.question, {}, usage, answer_only=True)
+    reply, dialogue, _ = ask_answer(llm, think_alone(asked.question, {}, llm, usage), asked.question, {}, usage)
     if reply is None:
         return {"degradations": ["reasoner: no usable draft answer"], **usage.as_update()}
     answer = " ".join(_CITED.sub("", reply.answer).split())  # it was shown nothing to cite

@@ -34,12 +34,8 @@ def prompt_text(body: dict) -> str:
     return "\n".join(str(m.get("content") or "") for m in body.get("messages", []))
 
 
-def completion(reply: dict, model: str, stop: list[str] | str | None = None) -> dict:
-    """The reply as the endpoint sends it; its content ends before the first ``stop`` string, as OpenAI's does."""
-    content = reply.get("content", "")
-    for end in [stop] if isinstance(stop, str) else stop or []:
-        content = content.split(end, 1)[0]
-    message: dict = {"role": "assistant", "content": content}
+def completion(reply: dict, model: str) -> dict:
+    message: dict = {"role": "assistant", "content": reply.get("content", "")}
     if "tool" in reply:
         message = {
             "role": "assistant",
@@ -99,7 +95,7 @@ class ScriptedServer:
                 elif "raw" in reply or "payload" in reply:
                     self._send(200, reply.get("raw", reply.get("payload")))
                 else:
-                    self._send(200, completion(reply, server.model, body.get("stop")))
+                    self._send(200, completion(reply, server.model))
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)

@@ -20,7 +20,6 @@ from amg.tools.llm.conversation import TOP_LOGPROBS, Turn, request, talk_scored
 from amg.tools.llm.structured import Usage
 
 ANSWER_TOKENS = 160
-AFTER_ANSWER = ["Confidence:", "Citations:"]  # the lines after an open answer's, where its tokens are scored
 _FIELD = re.compile(r"^[\W_]*(option|answer|confidence|citations?)[\W_]*?\s*[:=]\s*(.*)$", re.IGNORECASE)
 # the verdicts listed, as the answer format names them: copied, it answers nothing
 _LISTED = re.compile(r"^\W*(?:one word:\s*)?(?:yes|no|maybe)(?:\W+(?:or\s+)?(?:yes|no|maybe))+\W*$", re.IGNORECASE)
@@ -89,27 +88,18 @@ def read_reply(text: str, options: dict[str, str]) -> Reply | None:
 
 
 def ask_answer(
-    llm,
-    dialogue: list[Turn],
-    question: str,
-    options: dict[str, str],
-    usage: Usage,
-    preface: str = "",
-    answer_only: bool = False,
+    llm, dialogue: list[Turn], question: str, options: dict[str, str], usage: Usage, preface: str = ""
 ) -> tuple[Reply | None, list[Turn], dict[str, float] | None]:
     """The model's answer after ``dialogue`` (``preface`` goes before the request, e.g. evidence),
     and for multiple choice its probabilities over the letters (None when the endpoint gives none).
-    ``answer_only``: an open answer whose tokens the endpoint scores ends with its answer line (its stated
-    confidence and citations, ~13 tokens, are not needed where P(True) is read).
 
     One repair turn when the reply is unusable; None when that fails too.
     """
     ask_text = load("answer").format(answer_line=answer_line(options))
     text = request(dialogue, question, options, preface + ask_text)
-    stop = AFTER_ANSWER if answer_only and not options else None
     for _ in range(2):
         said, dialogue, logprobs = talk_scored(
-            llm, dialogue, text, usage, ANSWER_TOKENS, TOP_LOGPROBS if options else 1, stop
+            llm, dialogue, text, usage, ANSWER_TOKENS, TOP_LOGPROBS if options else 1
         )
         reply = read_reply(said, options)
         if reply is not None and not options:

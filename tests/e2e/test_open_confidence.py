@@ -140,34 +140,3 @@ def test_a_map_on_the_answers_likelihood_reads_it(ask):
     result = run("What is metformin used for?", open_map=cmap)
     assert "p_answer" not in result["confidence_basis"], "the scripted endpoint sent no token probabilities"
     assert result["confidence_basis"]["source"] == "stated" and result["confidence_basis"]["calibrated"] is False
-
-
-def test_the_draft_ends_with_its_answer_line_where_its_tokens_are_scored(ask):
-    """The draft's stated confidence and citations are not written where P(True) is read (~13 tokens a question)."""
-    run, _, server = ask
-    result = run("What is metformin used for?")
-    drafts = [b for b in server.requests if asks_for_answer(b) and b.get("logprobs")]
-    assert drafts and all(b["stop"] == ["Confidence:", "Citations:"] for b in drafts)
-    assert result["confidence_basis"]["draft"] == ANSWER and "p_true" in result["confidence_basis"]
-    assert not any("Confidence:" in t["content"] for t in result["dialogue"] if t["role"] == "assistant")
-
-
-def test_an_endpoint_without_log_probabilities_still_states_its_confidence(store, scripted_server, tmp_path):
-    """Asked again without log-probabilities, the draft writes its whole lines: the stated confidence is what the
-    answer's confidence falls back on."""
-    from amg.agents.reasoner import draft_answer
-    from amg.tools.kg.pipeline_types import Asked
-
-    def respond(body: dict) -> dict:
-        if body.get("logprobs"):
-            return {"status": 400, "error": "logprobs are not supported"}
-        if asks_for_answer(body):
-            return answer_lines(answer=ANSWER, confidence=0.8)
-        return {"content": "Metformin lowers glucose."}
-
-    server = scripted_server(respond)
-    llm = ChatOpenAI(base_url=server.base_url, api_key="t", model="scripted", temperature=0, max_retries=0)
-    draft = draft_answer(Asked(question="What is metformin used for?"), llm)["draft"]
-    assert draft["answer"] == ANSWER and draft["stated"] == 0.8
-    answered = [b for b in server.requests if asks_for_answer(b)]
-    assert [("stop" in b, bool(b.get("logprobs"))) for b in answered] == [(True, True), (False, False)]

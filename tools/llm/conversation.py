@@ -51,21 +51,17 @@ def talk_scored(
     usage: Usage,
     max_tokens: int | None = None,
     top_logprobs: int = 0,
-    stop_scored: list[str] | None = None,
 ) -> tuple[str, list[Turn], list[dict] | None]:
     """``talk``, plus the reply's token log-probabilities (OpenAI's ``logprobs.content``) when asked.
 
     An endpoint that refuses log-probabilities is asked again without them (the third value is then None).
-    ``stop_scored`` ends the reply early only where log-probabilities are asked: what the rest of it would say
-    (an answer's stated confidence) is what they stand in for.
     """
     turns = [*dialogue, {"role": "user", "content": text}]
     messages = [SystemMessage(SYSTEM)] + [
         HumanMessage(t["content"]) if t["role"] == "user" else AIMessage(t["content"]) for t in turns
     ]
     limits = {"max_tokens": max_tokens} if max_tokens else {}
-    stop = {"stop": stop_scored} if stop_scored else {}
-    attempts = [{**limits, "logprobs": True, "top_logprobs": top_logprobs, **stop}] if top_logprobs else []
+    attempts = [{**limits, "logprobs": True, "top_logprobs": top_logprobs}] if top_logprobs else []
     for params in [*attempts, limits]:
         try:
             reply = (llm.bind(**params) if params else llm).invoke(messages)
