@@ -220,6 +220,7 @@ def review(
         "p_answer": likelihood,
         "p_first": tokens.get("p_first"),
         "p_lowest": tokens.get("p_lowest"),
+        "p_stated": None if basis["revised"] else draft.get("stated"),  # the draft's own "Confidence:" line
         "agreed": float(basis["agreed"]),
         "revised": float(basis["revised"]),
     }

@@ -65,6 +65,7 @@ def test_off_topic_paths_leave_a_right_draft_alone(ask):
     assert result["subgraph"]["nodes"], "the graph reaches wrist drop's class and a disease"
     assert result["answer"] == "The radial nerve." and reviews(server) == 0
     assert result["confidence_basis"]["rests_on"] and result["citations"] == []
+    assert result["confidence_basis"]["p_stated"] == 0.7, "the draft's stated confidence, a signal the map may weigh"
     assert "Charcot" not in result["messages"][-1].content
 
 
@@ -84,6 +85,7 @@ def test_a_strong_fact_revises_a_wrong_draft_cited_and_in_a_clinicians_words(ask
         revised="Borrelia burgdorferi (organism) causes Lyme disease.",
     )
     assert reviews(server) == 1 and result["confidence_basis"]["revised"]
+    assert "p_stated" not in result["confidence_basis"], "the draft's stated confidence was for the draft"
     assert result["answer"] == "Borrelia burgdorferi causes Lyme disease.", "the label's qualifier is dropped"
     assert [c["evidence_id"] for c in result["citations"]] == [ENTRY.id]
     assert result["messages"][-1].content.startswith("Borrelia burgdorferi causes Lyme disease.\nConfidence")
