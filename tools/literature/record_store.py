@@ -19,6 +19,8 @@ import uuid
 import zlib
 from pathlib import Path
 
+from tenacity import retry, retry_if_exception, stop_after_delay, wait_fixed
+
 from amg.tools.batching import chunked
 from amg.tools.literature.pubmed_xml import Article
 
@@ -66,11 +68,22 @@ def connect_wal(path: Path, check_same_thread: bool = True) -> sqlite3.Connectio
     """A connection to the SQLite file at ``path`` in WAL mode, waiting up to a minute for another writer.
 
     WAL is kept in the file, so it is switched on only when not on already: a switch beside another process's
-    write fails at once ("database is locked") instead of waiting out the timeout."""
+    write (two syncs opening a new file at once) fails at once ("database is locked") instead of waiting out the
+    timeout, so it is tried again until the other is done or has switched it."""
     db = sqlite3.connect(path, timeout=60, check_same_thread=check_same_thread)
+    _switch_to_wal(db)
+    return db
+
+
+@retry(
+    retry=retry_if_exception(lambda exc: isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)),
+    wait=wait_fixed(0.1),
+    stop=stop_after_delay(60),
+    reraise=True,
+)
+def _switch_to_wal(db: sqlite3.Connection) -> None:
     if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
         db.execute("PRAGMA journal_mode=WAL")
-    return db
 
 
 class RecordStore:
