@@ -20,6 +20,7 @@ BENCHMARKS = (
     "pubmed_index",
     "literature_recall",
     "claim_retrieval",
+    "claim_rationale",
     "robustness",
 )
 

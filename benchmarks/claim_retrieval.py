@@ -10,7 +10,7 @@ tune, odd ones held out: evaluation/datasets.py ``split_of``) and per ranking of
 over BM25's best ``DEPTH``. On the tune split only, it also reports what the stance step's gate and the sentences it
 shows would keep (agents/claim_checker/stance.py): gold abstracts among the first three whose closest sentence
 passes the gates (``RELEVANCE_GATE``, and ``RELATIVE_GATE`` from the closest paper's), other papers that pass them,
-and gold rationale sentences among the sentences shown.
+and gold rationale sentences among the sentences shown (the likeliest to settle the claim: settling.py).
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from amg.agents.claim_checker.stance import RELATIVE_GATE, RELEVANCE_GATE, SHOWN_SENTENCES
+from amg.agents.claim_checker.settling import SHOWN
+from amg.agents.claim_checker.stance import RELATIVE_GATE, RELEVANCE_GATE, shown_sentences
 from amg.evaluation.datasets import load, split_of
 from amg.graphs.claim_path import CLAIM_PAPERS
 from amg.tools.literature.claim_search import DEPTH, RANKING, RANKINGS, candidates, ranked
@@ -98,7 +99,7 @@ def run(data_dir: Path, limit: int | None, features: str | None = None) -> int:
     rows.append(("tune: other papers passing it", figures["tune_gate"]["other_passing"]))
     rows.append(
         (
-            f"tune: gold rationale sentences among the {SHOWN_SENTENCES} shown",
+            f"tune: gold rationale sentences among the {SHOWN} shown",
             figures["tune_gate"]["rationale_sentences_shown"],
         )
     )
@@ -126,10 +127,12 @@ def read(papers, claim: dict, gate: dict) -> None:
         gate[kind] += 1
         gate[f"{kind}_passing"] += passing
         if kind == "gold":
-            shown = sorted(range(len(paper.sentence_scores)), key=lambda i: -paper.sentence_scores[i])[:SHOWN_SENTENCES]
+            sentences = [{"n": n, "text": text} for n, text in enumerate(paper.article.numbered())]
+            scores = paper.sentence_scores or [0.0] * len(sentences)
+            shown = {s["n"] for s in shown_sentences(claim["question"], sentences, scores, len(sentences))}
             wanted = {i for entry in claim["evidence"][doc] for i in entry["sentences"]}
             gate["rationale"] += len(wanted)
-            gate["rationale_shown"] += len(wanted & set(shown))
+            gate["rationale_shown"] += len(wanted & shown)
 
 
 if __name__ == "__main__":

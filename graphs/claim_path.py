@@ -31,7 +31,7 @@ CLAIM_PAPERS = 3  # papers read per claim: a gold abstract is in the top 3 for m
 NO_INDEX = "no local literature index: build one with `amg ingest papers FILE…` (or `amg ingest pubmed FILE…`)"
 
 
-def _paper(article, scores: list[float], relevance: float, score: float) -> dict:
+def _paper(claim: str, article, scores: list[float], relevance: float, score: float) -> dict:
     sentences = [{"n": n, "text": text} for n, text in enumerate(article.numbered())]
     return {
         "id": article.evidence_id,
@@ -45,7 +45,7 @@ def _paper(article, scores: list[float], relevance: float, score: float) -> dict
         "score": round(score, 4),
         "relevance": relevance,
         "sentences": sentences,
-        "shown": shown_sentences(sentences, scores or [0.0] * len(sentences)),
+        "shown": shown_sentences(claim, sentences, scores or [0.0] * len(sentences), len(sentences)),
     }
 
 
@@ -59,7 +59,7 @@ def find_claim_papers(state: QAState, runtime: Runtime[Context]) -> dict:
         if res.literature is None:
             return {"papers": [], "degradations": [NO_INDEX]}
         found = find_papers(res.literature, claim, res.sentence_vectors, k=CLAIM_PAPERS)
-        return {"papers": [_paper(f.article, f.sentence_scores, f.relevance, f.score) for f in found]}
+        return {"papers": [_paper(claim, f.article, f.sentence_scores, f.relevance, f.score) for f in found]}
     papers = papers_from_graph(claim, [e["key"] for e in state.get("entities", [])], res.store)
     texts = [s["text"] for p in papers for s in p["sentences"]]
     vectors = res.embed([claim, *texts]) if texts else [[]]
@@ -68,7 +68,7 @@ def find_claim_papers(state: QAState, runtime: Runtime[Context]) -> dict:
         scores = [sum(a * b for a, b in zip(vectors[0], vectors[at + i])) for i in range(len(paper["sentences"]))]
         at += len(paper["sentences"])
         relevance = round(max(scores, default=0.0), 4)
-        shown = shown_sentences(paper["sentences"], scores)
+        shown = shown_sentences(claim, paper["sentences"], scores)
         out.append({**paper, "source": "graph", "score": relevance, "relevance": relevance, "shown": shown})
     return {"papers": sorted(out, key=lambda p: -p["score"])[:CLAIM_PAPERS]}
 

@@ -7,10 +7,11 @@ paper counts for the side whose statement it backs more, and for neither when it
 ``ADDRESSED``. The two yes-probabilities cancel what they share (the topic, the model's lean to "yes"), so the rule
 carries to claims worded unlike SciFact's, and it needs no fitted prior.
 
-Each question shows at most ``SHOWN_SENTENCES`` of the paper's sentences, those closest to the claim, numbered as in
-the abstract; the rationale quoted is the ``RATIONALE_SENTENCES`` closest among them, a later sentence preferred
-among near ties (``rationale``). Of the papers read for one claim, one that backs its side far less than the
-best-read paper counts for neither (``behind_the_best``).
+Each question shows the ``SHOWN`` sentences of the paper likeliest to settle the claim (agents/claim_checker/
+settling.py: closeness to the claim weighed with what marks a finding), numbered as in the abstract; the rationale
+quoted is the likeliest of them, with the next when it is itself likelier than not to settle the claim. Of the
+papers read for one claim, one that backs its side far less than the best-read paper counts for neither
+(``behind_the_best``).
 
 A paper none of whose sentences comes within ``RELEVANCE_GATE`` of the claim, or whose closest sentence is more than
 ``RELATIVE_GATE`` further from it than the closest paper's, is not read at all: it does not address the claim,
@@ -23,15 +24,13 @@ chosen"), and benchmarks/claim_stance.py re-decides a run's recorded readings at
 
 from __future__ import annotations
 
+from amg.agents.claim_checker.settling import SHOWN, quoted, settling
 from amg.prompts import load
 from amg.tools.llm.confidence_maps import letter_probabilities
 from amg.tools.llm.conversation import TOP_LOGPROBS, talk_scored
 from amg.tools.llm.structured import Usage
 
 STANCES = ("supports", "contradicts", "neither")
-SHOWN_SENTENCES = 5  # the closest sentences shown: more hold the rationale, but give a small model more to mix up
-RATIONALE_SENTENCES = 2  # of the shown, quoted as the rationale of a paper that takes a side (``rationale``)
-LATER_SENTENCE = 0.1  # added to a shown sentence's closeness at the abstract's end (pro rata): findings come late
 BACKED_MARGIN = 0.1  # how much less than the claim's best-read paper a paper may back its statement and take a side
 RELEVANCE_GATE = 0.6  # the closest sentence's cosine similarity under which a paper does not address the claim
 RELATIVE_GATE = 0.2  # how much further from the claim than the closest paper a paper may be and still be read
@@ -42,12 +41,16 @@ OPPOSITE_TOKENS = 80
 _YES_NO = {"YES": "yes", "NO": "no"}
 
 
-def shown_sentences(sentences: list[dict], scores: list[float], limit: int = SHOWN_SENTENCES) -> list[dict]:
-    """Of ``sentences`` ([{n, text}], ``scores`` their similarities to the claim), the ``limit`` closest to the
-    claim, in the abstract's order: [{n, text, relevance}]."""
-    ranked = sorted(range(len(sentences)), key=lambda i: -scores[i])[:limit]
+def shown_sentences(
+    claim: str, sentences: list[dict], closeness: list[float], length: int | None = None, limit: int = SHOWN
+) -> list[dict]:
+    """Of ``sentences`` ([{n, text}], ``closeness`` their cosines with ``claim``; ``length`` the abstract's number of
+    sentences, None when only some are at hand), the ``limit`` likeliest to settle the claim, in the abstract's
+    order: [{n, text, relevance, settles}]."""
+    settles = settling(claim, sentences, closeness, length)
+    ranked = sorted(range(len(sentences)), key=lambda i: -settles[i])[:limit]
     return [
-        {**sentences[i], "relevance": round(float(scores[i]), 4)}
+        {**sentences[i], "relevance": round(float(closeness[i]), 4), "settles": round(settles[i], 4)}
         for i in sorted(ranked, key=lambda i: sentences[i]["n"])
     ]
 
@@ -107,16 +110,6 @@ def decide(
     return ("supports" if claim_yes >= opposite_yes else "contradicts"), probabilities
 
 
-def rationale(shown: list[dict], length: int, limit: int = RATIONALE_SENTENCES) -> list[int]:
-    """The numbers of the ``limit`` sentences of ``shown`` ([{n, relevance}] of an abstract of ``length``
-    sentences) that most likely settle the claim: the closest to it, a later sentence preferred among near ties (an
-    abstract states its question first and its findings last; ``LATER_SENTENCE`` at the last sentence moves only
-    sentences within 0.1 of each other in closeness)."""
-    last = max([length - 1, *(s["n"] for s in shown), 1])
-    ranked = sorted(shown, key=lambda s: -(s["relevance"] + LATER_SENTENCE * s["n"] / last))
-    return sorted(s["n"] for s in ranked[:limit])
-
-
 def backing(paper: dict) -> float:
     """How strongly ``paper`` backs the statement it sides with: the larger of its two yes-probabilities."""
     return max(paper.get("said", {}).values(), default=0.0)
@@ -160,7 +153,7 @@ def read_stance(
     claim_yes = shows(claim, paper, llm, usage)
     opposite_yes = shows(opposite, paper, llm, usage) if opposite and claim_yes is not None else None
     stance, probabilities = decide(claim_yes, opposite_yes)
-    named = rationale(shown, len(paper.get("sentences") or []))
+    named = quoted(shown)
     said = {"claim": claim_yes, "opposite": opposite_yes}
     return {
         **paper,

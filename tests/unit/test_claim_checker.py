@@ -7,13 +7,13 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from amg.agents.claim_checker.findings import finding_lines, grounded
+from amg.agents.claim_checker.settling import features, quoted, settling
 from amg.agents.claim_checker.stance import (
     ADDRESSED,
     BACKED_MARGIN,
     behind_the_best,
     decide,
     opposite_of,
-    rationale,
     read_papers,
     shown_sentences,
     yes_probability,
@@ -67,20 +67,41 @@ def test_an_opposite_that_is_not_a_rewritten_claim_is_refused():
     assert opposite_of(claim, Says("word " * 200), Usage()) is None
 
 
-def test_the_sentences_shown_are_the_closest_in_the_abstracts_order():
-    sentences = [{"n": n, "text": f"s{n}"} for n in range(6)]
-    shown = shown_sentences(sentences, [0.1, 0.9, 0.2, 0.8, 0.3, 0.7], limit=3)
-    assert [s["n"] for s in shown] == [1, 3, 5]
+def test_the_sentences_shown_are_the_likeliest_to_settle_the_claim_in_the_abstracts_order():
+    claim = "Aspirin lowers the risk of stroke."
+    sentences = [
+        {"n": 0, "text": "Stroke is a leading cause of death and aspirin is widely used."},
+        {"n": 1, "text": "We investigated whether aspirin lowers the risk of stroke in older adults."},
+        {"n": 2, "text": "We enrolled 4,000 adults aged over 70 years."},
+        {"n": 3, "text": "Aspirin lowered the risk of stroke (hazard ratio 0.71, 95% CI 0.60-0.84, p < 0.001)."},
+        {"n": 4, "text": "These results show that aspirin lowers the risk of stroke."},
+    ]
+    closeness = [0.62, 0.80, 0.20, 0.74, 0.78]
+    settles = settling(claim, sentences, closeness, len(sentences))
+    assert settles[1] < settles[3] and settles[1] < settles[4], "the aim sentence, though closest, is no finding"
+    shown = shown_sentences(claim, sentences, closeness, len(sentences), limit=3)
+    assert [s["n"] for s in shown] == sorted(s["n"] for s in shown), "in the abstract's order"
+    assert {s["n"] for s in shown} >= {3, 4} and 2 not in {s["n"] for s in shown}
+    assert all(s["relevance"] == closeness[s["n"]] for s in shown), "each keeps its closeness"
 
 
-def test_the_rationale_is_the_closest_shown_sentences_a_later_one_winning_a_near_tie():
-    # an abstract of 11 sentences: the background sentence 1 is 0.05 closer to the claim than the finding 9
-    shown = [{"n": 1, "relevance": 0.80}, {"n": 4, "relevance": 0.60}, {"n": 9, "relevance": 0.75}]
-    assert rationale(shown, 11, limit=1) == [9], "0.75 + 0.1 x 9/10 beats 0.80 + 0.1 x 1/10"
-    assert rationale(shown, 11) == [1, 9], "the two picked, in the abstract's order"
-    far_behind = [{"n": 1, "relevance": 0.80}, {"n": 9, "relevance": 0.65}]
-    assert rationale(far_behind, 11, limit=1) == [1], "a later sentence does not beat a much closer one"
-    assert rationale(shown, 0, limit=1) == [9], "the length unknown (sentences kept offline): the last shown is last"
+def test_the_likeliest_sentence_is_quoted_and_the_next_only_when_likelier_than_not():
+    shown = [{"n": 1, "settles": 0.3}, {"n": 6, "settles": 0.45}, {"n": 8, "settles": 0.2}]
+    assert quoted(shown) == [6], "0.3 is not likelier than not"
+    shown[0]["settles"] = 0.55
+    assert quoted(shown) == [1], "the next, 0.45, is not likelier than not"
+    shown[1]["settles"] = 0.7
+    assert quoted(shown) == [1, 6], "both, in the abstract's order"
+    assert quoted(shown, limit=1) == [6], "the likeliest alone"
+    assert quoted([]) == []
+
+
+def test_features_need_no_abstract_length_offline():
+    sentences = [{"n": 2, "text": "Background."}, {"n": 7, "text": "It fell by 20%."}]
+    rows = features("x fell", sentences, [0.5, 0.4])
+    assert [round(r[2], 3) for r in rows] == [round(2 / 7, 3), 1.0], "the last numbered sentence counts as last"
+    assert rows[1][5] == 1.0 and rows[0][5] == 0.0, "digits"
+    assert features("x", [], []) == []
 
 
 def read_paper(ident: str, stance: str, claim_yes: float, opposite_yes: float) -> dict:
