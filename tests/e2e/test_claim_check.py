@@ -59,9 +59,11 @@ def _stances(result: dict) -> dict:
     return {p["id"]: (p["stance"], p["rationale"]) for p in result["papers"]}
 
 
-def closest_two(paper: dict) -> list[int]:
-    """The numbers of the two sentences shown closest to the claim, in the abstract's order: the rationale quoted."""
-    return sorted(s["n"] for s in sorted(paper["shown"], key=lambda s: -s["relevance"])[:2])
+def likeliest(paper: dict) -> list[int]:
+    """The numbers of the shown sentences quoted as the rationale, in the abstract's order: the likeliest to settle
+    the claim, and the next when it is likelier than not."""
+    ranked = sorted(paper["shown"], key=lambda s: -s["settles"])
+    return sorted(s["n"] for k, s in enumerate(ranked[:2]) if k == 0 or s["settles"] >= 0.5)
 
 
 def test_one_paper_supports_one_contradicts_and_the_verdict_is_mixed(check):
@@ -70,8 +72,8 @@ def test_one_paper_supports_one_contradicts_and_the_verdict_is_mixed(check):
     assert result["kind"] == "claim" and result["verdict"]["verdict"] == "mixed"
     assert result["answer"] == "Mixed evidence: 1 paper supports the claim, 1 contradicts it."
     stances, read = _stances(result), {p["id"]: p for p in result["papers"]}
-    assert stances["s2:1001"] == ("supports", closest_two(read["s2:1001"]))
-    assert stances["s2:1002"] == ("contradicts", closest_two(read["s2:1002"]))
+    assert stances["s2:1001"] == ("supports", likeliest(read["s2:1001"]))
+    assert stances["s2:1002"] == ("contradicts", likeliest(read["s2:1002"]))
     quoted = {c["id"]: [(s["n"], s["text"]) for s in c["sentences"]] for c in result["citations"]}
     assert (2, SUPPORTING) in quoted["s2:1001"] and (3, CONTRADICTING) in quoted["s2:1002"]
     reply = result["messages"][-1].content
@@ -83,7 +85,8 @@ def test_one_paper_supports_one_contradicts_and_the_verdict_is_mixed(check):
     assert ("Vitamin D supplementation", "worsens", "hip fractures") in learned
     assert ("high-dose oral vitamin D", "no_effect_on", "fractures") in learned
     kept = next(r for r in result["new_relations"] if r["target"] == "fractures")
-    assert [(q["paper"], q["n"]) for q in kept["quotes"]] == [("s2:1002", 2), ("s2:1002", 3)]
+    assert [(q["paper"], q["n"]) for q in kept["quotes"]] == [("s2:1002", n) for n in likeliest(read["s2:1002"])]
+    assert 3 in likeliest(read["s2:1002"]), "the conclusion that settles the claim is quoted"
 
 
 def test_amg_ask_shows_the_verdict_of_a_stated_claim_and_its_json_lists_the_stances(check):
@@ -97,8 +100,8 @@ def test_amg_ask_shows_the_verdict_of_a_stated_claim_and_its_json_lists_the_stan
     assert checked["verdict"] == "mixed" and checked["claim"] == CLAIM
     papers = {p["id"]: (p["stance"], p["sentences"]) for p in checked["papers"]}
     read = {p["id"]: p for p in result["papers"]}
-    assert papers["s2:1001"] == ("supports", closest_two(read["s2:1001"]))
-    assert papers["s2:1002"] == ("contradicts", closest_two(read["s2:1002"]))
+    assert papers["s2:1001"] == ("supports", likeliest(read["s2:1001"]))
+    assert papers["s2:1002"] == ("contradicts", likeliest(read["s2:1002"]))
     assert checked["papers"][1]["opposite"] == "It is not true that " + CLAIM
     assert [q["n"] for q in checked["papers"][1]["quotes"]] == checked["papers"][1]["sentences"]
 
