@@ -15,7 +15,6 @@ from langgraph.types import Send
 
 from amg.agents.claim_checker.findings import learn_claim_paper
 from amg.agents.claim_checker.from_graph import papers_from_graph
-from amg.agents.claim_checker.settling import SHOWN
 from amg.agents.claim_checker.stance import read_papers, shown_sentences
 from amg.agents.claim_checker.verdict import weigh
 from amg.graphs.context import Context, run_context
@@ -47,7 +46,6 @@ def _paper(claim: str, article, scores: list[float], relevance: float, score: fl
         "relevance": relevance,
         "sentences": sentences,
         "shown": shown_sentences(claim, sentences, scores or [0.0] * len(sentences), len(sentences)),
-        "closest": sorted(sorted(range(len(scores)), key=lambda n: -scores[n])[:SHOWN]),
     }
 
 

@@ -131,12 +131,8 @@ def learn_claim_paper(
 
 
 def kept_paper(paper: dict) -> EvidenceRecord:
-    """``paper`` as the graph keeps it: its metadata, its text, the sentences the stance step was shown and those
-    closest to the claim (``closest``, numbers): the closest sentence makes a paper relevant and often states the
-    claim's words, so an offline check finds and gates the paper as the check that read it did."""
+    """``paper`` as the graph keeps it: its metadata, its text, and the sentences the stance step was shown."""
     text_of = {s["n"]: s["text"] for s in paper["sentences"]}
-    closest = [n for n in paper.get("closest") or [] if n in text_of]
-    kept = sorted({*(s["n"] for s in paper.get("shown") or []), *closest})
     return EvidenceRecord(
         id=paper["id"],
         kind=paper.get("kind") or "pubmed",
@@ -146,5 +142,5 @@ def kept_paper(paper: dict) -> EvidenceRecord:
         pmid=paper.get("pmid"),
         doi=paper.get("doi"),
         url=paper.get("url"),
-        sentences=[json.dumps({"n": n, "text": text_of[n]}, sort_keys=True) for n in kept],
+        sentences=[json.dumps({"n": s["n"], "text": s["text"]}, sort_keys=True) for s in paper.get("shown") or []],
     )

@@ -174,21 +174,3 @@ def test_finding_lines_are_kept_by_sentence_number_and_grounded_in_the_paper():
     assert record.description == "Vitamin D reduced hip fractures." and record.evidence_ids == ["s2:9"]
     assert grounded((2, "vitamin D", "causes", "hip fractures"), "claim", read, [], 0.7, "m")[0] is None
     assert grounded((2, "vitamin D", "worsens", "kidney stones"), "claim", read, [], 0.7, "m")[0] is None
-
-
-def test_a_kept_paper_keeps_the_sentences_shown_and_those_closest_to_the_claim():
-    import json
-
-    from amg.agents.claim_checker.findings import kept_paper
-
-    sentences = [{"n": n, "text": f"sentence {n}"} for n in range(8)]
-    paper = {
-        "id": "s2:9",
-        "title": "t",
-        "sentences": sentences,
-        "shown": [{"n": 5, "text": "sentence 5"}, {"n": 7, "text": "sentence 7"}],
-        "closest": [1, 5, 12],  # 12: not a sentence of the paper
-    }
-    kept = [json.loads(s) for s in kept_paper(paper).sentences]
-    assert kept == [{"n": 1, "text": "sentence 1"}, {"n": 5, "text": "sentence 5"}, {"n": 7, "text": "sentence 7"}]
-    assert [json.loads(s)["n"] for s in kept_paper({**paper, "closest": []}).sentences] == [5, 7]
