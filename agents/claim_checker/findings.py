@@ -1,8 +1,9 @@
 """What a claim check teaches the graph: each paper it read, kept with the sentences the stance step was shown and
-linked to the claim's entities, and for each paper that took a side its findings read from the sentences that
-settle the claim, every one kept with those sentences and the paper's id (``quotes``), so the next check of the
-claim, or of a related one, reads them offline (agents/claim_checker/from_graph.py), and a paper whose findings
-had no grounds to be written is read again all the same.
+linked to the claim's entities, and for each paper that took a side its findings read from the two sentences
+likeliest to settle the claim (those quoted, and the next likeliest when only one was), every one kept with those
+sentences and the paper's id (``quotes``), so the next check of the claim, or of a related one, reads them offline
+(agents/claim_checker/from_graph.py), and a paper whose findings had no grounds to be written is read again all the
+same.
 
 One short model call per paper: a line "<sentence number> | <subject> | <relation> | <object>" per finding, at most
 ``MAX_FINDINGS``, so a paper that states several findings gives several. The sentence is named by its number, not
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import json
 
+from amg.agents.claim_checker.settling import quoted
 from amg.agents.finding_reader.ends import content_words, end_named, head_of, on_question_entities
 from amg.agents.finding_reader.reader import graph_entities
 from amg.prompts import load
@@ -27,6 +29,7 @@ from amg.tools.llm.conversation import talk
 from amg.tools.llm.structured import Usage
 
 MAX_FINDINGS = 3
+LEARNED_FROM = 2
 FINDING_TOKENS = 120
 _FINDING_TYPES = {r.name for r in FINDINGS}
 
@@ -62,7 +65,7 @@ def grounded(
     for name in (source, target):
         if is_generic(name):
             return None, f"{name!r} is not a specific subject or outcome"
-    quotes = [{"paper": paper["id"], "n": n, "text": text_of[n]} for n in paper["rationale"] if n in text_of]
+    quotes = [{"paper": paper["id"], "n": n, "text": text_of[n]} for n in read_from(paper)]
     try:
         record = RelationRecord(
             source,
@@ -79,6 +82,16 @@ def grounded(
     except ValueError as exc:
         return None, str(exc)
     return record, None
+
+
+def read_from(paper: dict) -> list[int]:
+    """The numbers of the sentences a side-taking ``paper``'s findings are read from and kept with: the
+    ``LEARNED_FROM`` shown likeliest to settle the claim, whether or not the second was likely enough to be quoted (a
+    finding and its result are often two sentences, and one sentence gave a fifth as many grounded findings), with any
+    quoted sentence not among them."""
+    text_of = {s["n"]: s["text"] for s in paper["sentences"]}
+    likeliest = quoted(paper.get("shown") or [], limit=LEARNED_FROM, likely=0.0) if paper.get("rationale") else []
+    return sorted(n for n in {*likeliest, *paper.get("rationale", [])} if n in text_of)
 
 
 def learn_claim_paper(
@@ -99,7 +112,7 @@ def learn_claim_paper(
         "evidence": [kept_paper(paper)],
         "supports": [(e["key"], paper["id"]) for e in entities],
     }
-    numbers = [n for n in paper["rationale"] if n in text_of]
+    numbers = read_from(paper)
     if paper["stance"] == "neither" or not numbers:
         store.upsert(**kept)
         return {"new_relations": [], "refused": [], **usage.as_update()}

@@ -1,7 +1,8 @@
 """A claim checked offline: the papers the graph's study findings rest on, read back from the sentences each
-finding keeps (``quotes``), and the papers earlier checks read for the claim's entities, read back from the sentences
-the stance step was shown (kept whether or not a finding was: agents/claim_checker/findings.py), for the same stance
-step as papers found in the index (agents/claim_checker/stance.py).
+finding keeps (``quotes``) and those the stance step was shown when the paper was read, and the papers earlier checks
+read for the claim's entities, read back from the sentences the stance step was shown (kept whether or not a finding
+was: agents/claim_checker/findings.py), for the same stance step as papers found in the index
+(agents/claim_checker/stance.py): what offline reads of a paper is what the check that learned it read.
 
 The findings read are those on the claim's entities and those whose ends and sentences state the claim's words
 (at least ``STATED_WORDS`` and ``STATED_SHARE`` of them, compared by Snowball stem: "supplementation" states
@@ -57,7 +58,8 @@ def findings_on(claim: str, keys: list[str], store: ClaimReads) -> list[dict]:
 
 def papers_from_graph(claim: str, keys: list[str], store: ClaimReads) -> list[dict]:
     """[{id, title, url, year, pmid, doi, kind, sentences: [{n, text}]}] of the papers the claim's findings rest on,
-    and of those a check read for the claim's entities whose kept sentences state the claim's words."""
+    and of those a check read for the claim's entities whose kept sentences state the claim's words; each with the
+    sentences its findings keep and those it was read with."""
     papers: dict[str, dict] = {}
     for row in findings_on(claim, keys, store):
         for quote in map(json.loads, row["quotes"]):
@@ -70,6 +72,9 @@ def papers_from_graph(claim: str, keys: list[str], store: ClaimReads) -> list[di
             for sentence in kept:
                 papers.setdefault(paper["id"], {}).setdefault(int(sentence["n"]), sentence["text"])
     held = {e["id"]: e for e in store.evidence(list(papers))} if papers else {}
+    for paper, sentences in papers.items():
+        for sentence in map(json.loads, held.get(paper, {}).get("sentences") or []):
+            sentences.setdefault(int(sentence["n"]), sentence["text"])
     return [
         {
             "id": paper,

@@ -3,10 +3,13 @@ kept only when shown, the gates, the verdict across papers and its counts, the f
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from langchain_core.messages import AIMessage
 
-from amg.agents.claim_checker.findings import finding_lines, grounded
+from amg.agents.claim_checker.findings import finding_lines, grounded, read_from
+from amg.agents.claim_checker.from_graph import papers_from_graph
 from amg.agents.claim_checker.settling import features, quoted, settling
 from amg.agents.claim_checker.stance import (
     ADDRESSED,
@@ -174,3 +177,53 @@ def test_finding_lines_are_kept_by_sentence_number_and_grounded_in_the_paper():
     assert record.description == "Vitamin D reduced hip fractures." and record.evidence_ids == ["s2:9"]
     assert grounded((2, "vitamin D", "causes", "hip fractures"), "claim", read, [], 0.7, "m")[0] is None
     assert grounded((2, "vitamin D", "worsens", "kidney stones"), "claim", read, [], 0.7, "m")[0] is None
+
+
+def test_findings_are_read_from_the_two_likeliest_sentences_though_one_is_quoted():
+    shown = [
+        {"n": 1, "text": "We asked whether D helps.", "settles": 0.1},
+        {"n": 4, "text": "D reduced fractures (HR 0.7).", "settles": 0.8},
+        {"n": 5, "text": "Falls were fewer with D.", "settles": 0.3},
+    ]
+    sentences = [{"n": s["n"], "text": s["text"]} for s in shown]
+    taken = {"id": "s2:9", "sentences": sentences, "shown": shown, "rationale": quoted(shown)}
+    assert taken["rationale"] == [4] and read_from(taken) == [4, 5]
+    assert read_from({**taken, "rationale": []}) == [], "a paper that took no side teaches no finding"
+
+
+class _Kept:
+    """A graph holding one finding on paper s2:9 (its quoted sentence) and the paper with the sentences it was read
+    with."""
+
+    def findings(self, keys, types, floor):
+        return []
+
+    def every_finding(self, types):
+        quote = {"paper": "s2:9", "n": 4, "text": "Vitamin D reduced hip fractures (HR 0.7)."}
+        return [
+            {
+                "key": "vitamin d",
+                "rel": "DECREASES",
+                "other": "hip fracture",
+                "name": "hip fracture",
+                "subject": "vitamin D",
+                "description": quote["text"],
+                "quotes": [json.dumps(quote)],
+            }
+        ]
+
+    def papers_read(self, keys, limit):
+        return []
+
+    def evidence(self, ids):
+        shown = [
+            (1, "We asked whether vitamin D prevents fractures."),
+            (4, "Vitamin D reduced hip fractures (HR 0.7)."),
+        ]
+        kept = [json.dumps({"n": n, "text": t}) for n, t in shown]
+        return [{"id": i, "title": "Vitamin D and fractures", "kind": "pubmed", "sentences": kept} for i in ids]
+
+
+def test_a_paper_reached_by_its_finding_is_read_offline_with_the_sentences_it_was_read_with():
+    (paper,) = papers_from_graph("Vitamin D supplements prevent hip fractures", [], _Kept())
+    assert paper["id"] == "s2:9" and [s["n"] for s in paper["sentences"]] == [1, 4]
