@@ -29,7 +29,16 @@ from pathlib import Path
 
 import numpy as np
 
-from amg.agents.claim_checker.settling import FEATURES, INTERCEPT, LIKELY, SHOWN, WEIGHTS, features, quoted
+from amg.agents.claim_checker.settling import (
+    FEATURES,
+    INTERCEPT,
+    LIKELY,
+    SHOWN,
+    WEIGHTS,
+    features,
+    quoted,
+    settling,
+)
 from amg.evaluation.datasets import load, split_of
 from amg.evaluation.map_fitting import _newton
 from amg.tools.vectors.embeddings import embed, model_path
@@ -99,19 +108,13 @@ def fit(items: list[dict]) -> tuple[dict[str, float], float]:
     return dict(zip(FEATURES, (round(float(v), 4) for v in unscaled))), round(float(w[-1] - unscaled @ mean), 4)
 
 
-def probabilities(item: dict, weights: dict[str, float], intercept: float) -> list[float]:
-    w = np.array([weights[name] for name in FEATURES])
-    rows = np.array(features(item["claim"], item["sentences"], item["closeness"]))
-    return list(1 / (1 + np.exp(-(rows @ w + intercept))))
-
-
 def choices(item: dict, weights: dict[str, float], intercept: float) -> dict[str, set[int]]:
     """The sentences each rule shows and quotes for one gold abstract."""
     close = item["closeness"]
     closest = sorted(sorted(range(len(close)), key=lambda i: -close[i])[:SHOWN])
     last = max(len(close) - 1, 1)
     before = sorted(closest, key=lambda i: -(round(close[i], 4) + LATER_SENTENCE * i / last))[:2]
-    settles = probabilities(item, weights, intercept)
+    settles = settling(item["claim"], item["sentences"], item["closeness"], None, weights, intercept)
     likeliest = sorted(sorted(range(len(settles)), key=lambda i: -settles[i])[:SHOWN])
     shown = [{"n": i, "settles": settles[i]} for i in likeliest]
     ranked = sorted(likeliest, key=lambda i: -settles[i])

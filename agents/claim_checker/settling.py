@@ -99,11 +99,20 @@ def features(claim: str, sentences: list[dict], closeness: list[float], length: 
     return rows
 
 
-def settling(claim: str, sentences: list[dict], closeness: list[float], length: int | None = None) -> list[float]:
-    """Per sentence of ``sentences``, the probability that it settles ``claim`` (see ``features``)."""
-    weights = [WEIGHTS[name] for name in FEATURES]
+def settling(
+    claim: str,
+    sentences: list[dict],
+    closeness: list[float],
+    length: int | None = None,
+    weights: dict[str, float] | None = None,
+    intercept: float = INTERCEPT,
+) -> list[float]:
+    """Per sentence of ``sentences``, the probability that it settles ``claim`` (see ``features``), by ``WEIGHTS``
+    and ``INTERCEPT`` unless others are given (a refit weighed beside them)."""
+    weights = weights or WEIGHTS
+    w = [weights[name] for name in FEATURES]
     return [
-        1 / (1 + math.exp(-(INTERCEPT + sum(w * x for w, x in zip(weights, row)))))
+        1 / (1 + math.exp(-(intercept + sum(a * x for a, x in zip(w, row)))))
         for row in features(claim, sentences, closeness, length)
     ]
 

@@ -1,6 +1,7 @@
 """The claim-rationale benchmark's fit: unscaled weights that score sentences as the fitted regression does."""
 
-from benchmarks.claim_rationale import choices, fit, probabilities
+from amg.agents.claim_checker.settling import settling
+from benchmarks.claim_rationale import choices, fit
 
 
 def item(claim: str, texts: list[str], closeness: list[float], gold: set[int]) -> dict:
@@ -31,7 +32,7 @@ def test_the_fitted_weights_rank_the_finding_above_the_closer_aim_sentence():
     items = abstracts()
     weights, intercept = fit(items)
     for one in items:
-        settles = probabilities(one, weights, intercept)
+        settles = settling(one["claim"], one["sentences"], one["closeness"], None, weights, intercept)
         assert max(range(3), key=lambda i: settles[i]) == 2, one["claim"]
         assert settles[2] > 0.5 > settles[0]
     picked = choices(items[0], weights, intercept)
