@@ -21,6 +21,7 @@ from amg.tools.kg.schema import normalize_key
 from amg.tools.kg.store.protocols import QAReads
 from amg.tools.kg.traversal.differential import fold_subtypes, frequency_of, inherit, is_close, questions, rank
 from amg.tools.phenotypes.lexicon import hpo_lexicon
+from amg.tools.phenotypes.loose import loosely_read, misread
 from amg.tools.phenotypes.recognizer import recognise
 
 CANDIDATE_POOL = 200
@@ -34,10 +35,13 @@ _EARLIER_ANSWER = re.compile(r"\nPrevious answer: .*\)\s*$", re.DOTALL)  # graph
 
 def case_findings(entities: list[dict], text: str, answered: dict[str, bool]) -> tuple[set[str], set[str]]:
     """(present, absent) finding keys: the phenotype entities and the phenotypes the text names, those it
-    negates absent, then the answers to follow-up questions. The model's earlier answer is not the case."""
+    negates absent, then the answers to follow-up questions; a finding the text names loosely that the model's lay
+    reading of the case (the entities read "lay") names otherwise is not one. The model's earlier answer is not the
+    case."""
     said = recognise(_EARLIER_ANSWER.sub(")", text)) if text else []
     absent = {m.key for m in said if m.negated}
-    present = ({e["key"] for e in entities if e.get("type") == "phenotype"} | {m.key for m in said}) - absent
+    wrong = misread(loosely_read(said), [e for e in entities if e.get("how") == "lay"])  # the model read them otherwise
+    present = ({e["key"] for e in entities if e.get("type") == "phenotype"} | {m.key for m in said} - wrong) - absent
     present = (present | {k for k, v in answered.items() if v}) - {k for k, v in answered.items() if not v}
     present -= hpo_lexicon().keys_above(present)  # "freckling" says no more than "axillary freckling"
     return present, (absent - present) | {k for k, v in answered.items() if not v}

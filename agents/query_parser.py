@@ -27,13 +27,14 @@ from amg.tools.kg.schema import (
 )
 from amg.tools.llm.conversation import request, talk
 from amg.tools.llm.structured import Usage
+from amg.tools.phenotypes.loose import loosely_read, misread
 from amg.tools.phenotypes.recognizer import recognise
 from amg.tools.question_kinds import describes_a_patient
 
 TOKENS_PER_ENTITY = 12
 LAY_TOKENS = 60  # a few clinical terms, one a line
-LAY_BELOW = 2  # a case whose text the recogniser reads fewer findings in is read by the model too (a differential
-# needs two)
+LAY_BELOW = 2  # a case in whose text the recogniser reads fewer findings surely (tools/phenotypes/loose.py) is read
+# by the model too (a differential needs two)
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
 _NOT_A_NAME = re.compile(r"[{}\[\]<>=]|^[^A-Za-z]*$")
 # the format's own words, echoed back by small models ("term | type", "drugs | drug")
@@ -65,8 +66,9 @@ def spot_entities(text: str, linker: EntityLinker) -> list[dict]:
     return [{"key": c.key, "name": c.name, "type": c.type, "linked": True, "how": c.how} for c in linker.spot(text)]
 
 
-def phenotype_entities(text: str, linker: EntityLinker) -> tuple[list[dict], set[str]]:
-    """The HPO phenotypes ``text`` states that the graph holds, as entities, and the keys of those it negates."""
+def phenotype_entities(text: str, linker: EntityLinker) -> tuple[list[dict], set[str], dict[str, str]]:
+    """The HPO phenotypes ``text`` states that the graph holds, as entities, the keys of those it negates, and the
+    words of those it reads loosely (tools/phenotypes/loose.py)."""
     mentions = recognise(text)
     said = [m for m in mentions if not m.negated]
     held = linker.store.lookup([m.key for m in said]) if said else {}
@@ -75,7 +77,7 @@ def phenotype_entities(text: str, linker: EntityLinker) -> tuple[list[dict], set
         for m in said
         if any(hit["key"] == m.key for hit in held.get(m.key, []))
     ]
-    return stated, {m.key for m in mentions if m.negated}
+    return stated, {m.key for m in mentions if m.negated}, loosely_read(mentions)
 
 
 def lay_findings(question: str, llm, linker: EntityLinker, usage: Usage, negated: set[str]) -> list[dict]:
@@ -111,16 +113,22 @@ def parse_query(
     """
     usage = Usage()
     shown = options if use_options else {}
-    stated, negated = phenotype_entities(question, linker)  # "no fever": absent, for the differential, not a topic
-    from_vocab = [
+    # "no fever": absent, for the differential, not a topic
+    stated, negated, loose = phenotype_entities(question, linker)
+    spotted = [
         e
         for e in spot_entities(question + "\n" + "\n".join(shown.values()), linker)
         if not (e["type"] == "phenotype" and e["key"] in negated)
     ]
-    from_vocab += [e for e in stated if e["key"] not in {v["key"] for v in from_vocab}]
-    if lay and parser != "vocabulary" and len(stated) < LAY_BELOW and describes_a_patient(question):
-        said = {e["key"] for e in from_vocab}  # a case whose findings the lexicon cannot read: told in everyday words
-        from_vocab += [e for e in lay_findings(question, llm, linker, usage, negated) if e["key"] not in said]
+    sure = [e for e in stated if e["key"] not in loose]
+    if lay and parser != "vocabulary" and len(sure) < LAY_BELOW and describes_a_patient(question):
+        # a case whose findings the lexicon cannot read surely: told in everyday words
+        found = lay_findings(question, llm, linker, usage, negated)
+        wrong = misread(loose, found)  # "eyes look blue" read as Blue irides where the model reads blue sclerae
+        stated = [e for e in stated if e["key"] not in wrong]
+        said = {e["key"] for e in [*spotted, *stated]}
+        stated += [e for e in found if e["key"] not in said]
+    from_vocab = spotted + [e for e in stated if e["key"] not in {v["key"] for v in spotted}]
     if parser == "vocabulary" or (parser == "auto" and from_vocab):
         return {"entities": from_vocab[:max_entities], "dialogue": [], "degradations": [], **usage.as_update()}
     text = request(

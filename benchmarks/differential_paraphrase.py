@@ -30,6 +30,7 @@ from amg.graphs.resources import Resources
 from amg.tools.kg.traversal.differential import questions
 from amg.tools.llm.structured import Usage
 from amg.tools.phenotypes.lexicon import SCOPE_WEIGHT, Lexicon, hpo_lexicon
+from amg.tools.phenotypes.loose import loosely_read
 from amg.tools.phenotypes.recognizer import recognise
 from benchmarks.differential import NO_PATIENTS, REVEALED, ROUNDS, Patients, has, patient
 from benchmarks.report import emit
@@ -60,8 +61,9 @@ def read_case(how: str, text: str, linker, llm=None) -> set[str]:
     spotted = [{"key": c.key, "type": c.type} for c in linker.spot(text)] if how != "recogniser" else []
     if how == "vocabulary":
         return {e["key"] for e in spotted if e["type"] == "phenotype"}
-    if how == "model" and len(case_findings(spotted, text, {})[0]) < LAY_BELOW:
-        spotted += lay_findings(text, llm, linker, Usage(), {m.key for m in recognise(text) if m.negated})
+    said = recognise(text)
+    if how == "model" and len(case_findings(spotted, text, {})[0] - set(loosely_read(said))) < LAY_BELOW:
+        spotted += lay_findings(text, llm, linker, Usage(), {m.key for m in said if m.negated})
     return case_findings(spotted, text, {})[0]
 
 

@@ -9,6 +9,7 @@ import pytest
 from amg.agents.answer_synthesizer.synthesizer import (
     synthesize,
 )
+from amg.agents.diagnostician import case_findings
 from amg.agents.gap_detector import detect_gaps
 from amg.agents.query_parser import parse_query
 from amg.agents.reasoner import (
@@ -260,6 +261,32 @@ def test_glossary_lists_curated_definitions_of_the_terms_on_the_paths(store):
         ("Nausea", "HPO", ["HP:0002018"]),
         ("Diarrhea", "HPO", ["HP:0002014"]),
     ], "model-written definitions are not listed"
+
+
+def test_a_case_read_only_loosely_is_read_by_the_model_and_a_finding_it_names_otherwise_is_dropped(store, linker):
+    """The recogniser reads "fingers are unusually long" and "eyes look blue" (Blue irides) each with a word skipped
+    inside: no finding is read surely, so the model reads the case; its blue sclerae names "blue" otherwise, and Blue
+    irides leaves the case, for the differential too; the long fingers, which its arachnodactyly shares no word
+    with, stay."""
+    names = ["Arachnodactyly", "Blue sclerae", "Blue irides", "Long fingers", "Slender finger"]
+    store.upsert(entities=[EntityRecord(n, "phenotype") for n in names])
+    llm = chat(text={"content": "Arachnodactyly\nBlue sclerae"})
+    question = "My son's fingers are unusually long and thin and the whites of his eyes look blue. Why?"
+    out = parse_query(question, {}, llm, linker, 8, parser="auto", lay=True)
+    read = {(e["name"], e["how"]) for e in out["entities"]}
+    assert read == {
+        ("Long fingers", "phenotype"),
+        ("Slender finger", "phenotype"),
+        ("Arachnodactyly", "lay"),
+        ("Blue sclerae", "lay"),
+    }
+    assert out["llm_calls"] == 1
+    present, _ = case_findings(out["entities"], question, {})
+    assert "blue sclerae" in present and "blue iride" not in present, "the text is not read back into Blue irides"
+    unread = parse_query(question, {}, chat(text={"content": "Long fingers"}), linker, 8, parser="auto", lay=True)
+    assert ("Blue irides", "phenotype") in {(e["name"], e["how"]) for e in unread["entities"]}, (
+        "a loose finding whose words the model names as no other finding stays"
+    )
 
 
 def test_spotting_ignores_lowercase_words_that_match_acronym_aliases(store, linker):
