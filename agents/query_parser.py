@@ -27,9 +27,11 @@ from amg.tools.kg.schema import (
 )
 from amg.tools.llm.conversation import request, talk
 from amg.tools.llm.structured import Usage
-from amg.tools.phenotypes.loose import loosely_read, misread
+from amg.tools.phenotypes.lexicon import hpo_lexicon
+from amg.tools.phenotypes.loose import loosely_read, misread, near_the_case
 from amg.tools.phenotypes.recognizer import recognise
 from amg.tools.question_kinds import describes_a_patient
+from amg.tools.vectors.embeddings import embed
 
 TOKENS_PER_ENTITY = 12
 LAY_TOKENS = 60  # a few clinical terms, one a line
@@ -83,10 +85,15 @@ def phenotype_entities(text: str, linker: EntityLinker) -> tuple[list[dict], set
 def lay_findings(question: str, llm, linker: EntityLinker, usage: Usage, negated: set[str]) -> list[dict]:
     """The HPO phenotypes the graph holds that a case describes in everyday words ("her fingers are unusually long
     and thin"), as the model names them clinically ("arachnodactyly") and the recogniser reads its names; a
-    finding the model names that the question negates or that the lexicon does not know is not added."""
+    finding the model names that the question negates, that the lexicon does not know, or none of whose names comes
+    near anything the question says (tools/phenotypes/loose.py) is not added."""
     text = request([], question, {}, load("lay_findings").format())
     reply, _ = talk(llm, [], text, usage, max_tokens=LAY_TOKENS)
     named = [m for line in reply.splitlines() for m in recognise(line) if not m.negated and m.key not in negated]
+    terms = hpo_lexicon().terms
+    names = {m.key: [label for label, _ in terms[m.id].labels] for m in named if m.id in terms}
+    near = near_the_case(question, names, lambda texts: embed(linker.model_path, texts))
+    named = [m for m in named if m.key in near]
     held = linker.store.lookup(sorted({m.key for m in named})) if named else {}
     found: dict[str, dict] = {}
     for m in named:

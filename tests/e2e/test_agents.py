@@ -267,10 +267,10 @@ def test_a_case_read_only_loosely_is_read_by_the_model_and_a_finding_it_names_ot
     """The recogniser reads "fingers are unusually long" and "eyes look blue" (Blue irides) each with a word skipped
     inside: no finding is read surely, so the model reads the case; its blue sclerae names "blue" otherwise, and Blue
     irides leaves the case, for the differential too; the long fingers, which its arachnodactyly shares no word
-    with, stay."""
+    with, stay; its jaundice (the prompt's example copied) comes near nothing the case says."""
     names = ["Arachnodactyly", "Blue sclerae", "Blue irides", "Long fingers", "Slender finger"]
-    store.upsert(entities=[EntityRecord(n, "phenotype") for n in names])
-    llm = chat(text={"content": "Arachnodactyly\nBlue sclerae"})
+    store.upsert(entities=[EntityRecord(n, "phenotype") for n in [*names, "Jaundice"]])
+    llm = chat(text={"content": "Arachnodactyly\nBlue sclerae\nJaundice"})
     question = "My son's fingers are unusually long and thin and the whites of his eyes look blue. Why?"
     out = parse_query(question, {}, llm, linker, 8, parser="auto", lay=True)
     read = {(e["name"], e["how"]) for e in out["entities"]}
@@ -280,7 +280,7 @@ def test_a_case_read_only_loosely_is_read_by_the_model_and_a_finding_it_names_ot
         ("Arachnodactyly", "lay"),
         ("Blue sclerae", "lay"),
     }
-    assert out["llm_calls"] == 1
+    assert out["llm_calls"] == 1, "jaundice, which the case says nothing like, is not read into it"
     present, _ = case_findings(out["entities"], question, {})
     assert "blue sclerae" in present and "blue iride" not in present, "the text is not read back into Blue irides"
     unread = parse_query(question, {}, chat(text={"content": "Long fingers"}), linker, 8, parser="auto", lay=True)
