@@ -243,5 +243,7 @@ def test_ctrl_c_at_the_cli_is_one_line_and_no_file(store, tmp_path):
     time.sleep(1)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and err.strip().splitlines()[-1] == "amg: interrupted" and "Traceback" not in err
+    assert proc.returncode == 130 and err.strip().splitlines()[-1] == "amg: interrupted" and "Traceback" not in err, (
+        f"exit {proc.returncode}; stderr: {err[-2000:]}"
+    )
     assert list(tmp_path.iterdir()) == []
