@@ -12,7 +12,7 @@ from amg.tools.phenotypes.word_keys import keys
 
 SURE = 1.0  # a finding read below this confidence is read loosely
 # a model's clinical term is kept when one of its names comes this near a part of the case (MiniLM cosine; on the
-# lay cases tried, the terms meant scored 0.57-0.79, those the case says nothing like 0.21-0.38)
+# lay cases tried, the terms meant scored 0.57-0.79, those copied or wrong 0.21-0.49)
 NEAR = 0.5
 _PARTS = re.compile(r"[.,;:?!()]|\b(?:and|but|or|with|while)\b", re.IGNORECASE)
 
