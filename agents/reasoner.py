@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from amg.agents.answer_synthesizer.agreement import sampled_answers
 from amg.agents.answer_synthesizer.answer_lines import ask_answer
 from amg.agents.finding_reader.reader import FINDING_NAMES
 from amg.prompts import load, quote
@@ -284,11 +285,13 @@ def think_alone(question: str, options: dict[str, str], llm, usage: Usage) -> li
     return dialogue
 
 
-def draft_answer(asked: Asked, llm) -> dict:
+def draft_answer(asked: Asked, llm, samples: int = 0) -> dict:
     """State update for an open question: the model's own answer with nothing shown, after a short chain of thought
     (``draft``: its answer, its tokens' likelihood and the conversation that made it), which the graph then reads
     against (agents/answer_synthesizer/review.py). Empty when the model gave no usable answer. It is the cot
-    baseline's answer: what the graph adds is then measured against the best the model does alone."""
+    baseline's answer: what the graph adds is then measured against the best the model does alone. With
+    ``samples``, that many short answers sampled to the same question go with it (``draft["samples"]``), for the
+    answer's confidence to weigh how consistently the model answers (agents/answer_synthesizer/agreement.py)."""
     usage = Usage()
     reply, dialogue, _ = ask_answer(llm, think_alone(asked.question, {}, llm, usage), asked.question, {}, usage)
     if reply is None:
@@ -300,6 +303,7 @@ def draft_answer(asked: Asked, llm) -> dict:
         "tokens": reply.tokens,
         "stated": reply.confidence,
         "dialogue": dialogue,
+        **({"samples": sampled_answers(llm, asked.question, usage, samples)} if samples > 0 else {}),
     }
     return {"draft": draft, **usage.as_update()}
 

@@ -70,11 +70,13 @@ def evaluate_open(method: str, rows: list[dict], model: str, dataset: str, kind:
     shapes = {f: (lambda part, f=f: fit_open_map(part, about, f)) for f in features}
     if all("agreed" in r["confidence_basis"] for r in rows):
         shapes["signals"] = lambda part: fit_signals_map(part, about)
+    if all(r["confidence_basis"].get("agreement") is not None for r in rows):  # P(True), support and agreement alone
+        shapes["agreement"] = lambda part: fit_signals_map(part, about, signals=("agreement",))
     unseen = {name: cross_validated_log_loss(shape, fit) for name, shape in shapes.items()}
     chosen = min(unseen, key=lambda name: unseen[name] + (0 if name == "p_true" else FEATURE_MARGIN))
     maps = {f: shapes[f](fit) for f in features}
-    signals = shapes["signals"](fit) if "signals" in shapes else None
-    cmap = signals if chosen == "signals" else maps[chosen]
+    combined = {name: shapes[name](fit) for name in ("signals", "agreement") if name in shapes}
+    cmap = combined.get(chosen) or maps[chosen]
     basis = [r["confidence_basis"] for r in held]
     support = [float(b.get("support") or 0.0) for b in basis]
     correct = [bool(r["correct"]) for r in held]
@@ -109,26 +111,26 @@ def evaluate_open(method: str, rows: list[dict], model: str, dataset: str, kind:
             [float(b[name]) for b in basis if b.get(name) is not None],
             [ok for b, ok in zip(basis, correct) if b.get(name) is not None],
         )
-        for name in ("p_true", "p_answer", "p_first", "p_lowest", "p_stated")
+        for name in ("p_true", "p_answer", "p_first", "p_lowest", "p_stated", "agreement")
         if any(b.get(name) is not None for b in basis)
     }
     calibrated = [cmap.score(b, s) for b, s in zip(basis, support)]
-    if signals is not None:  # every signal the review records, one map
-        printed = [signals.score(b, s) for b, s in zip(basis, support)]
+    for name, fitted in combined.items():  # every signal the review records in one map; P(True) with agreement
+        printed = [fitted.score(b, s) for b, s in zip(basis, support)]
         high = [ok for c, ok in zip(printed, correct) if c >= 0.8]
-        figures["signals"] = {
+        figures[name] = {
             "ece_calibrated": round(ece(printed, correct), 3),
             "auroc": auroc(printed, correct),
-            "fit_log_loss": round(signals_log_loss(signals, fit), 4),
+            "fit_log_loss": round(signals_log_loss(fitted, fit), 4),
             "printed_0.8_or_more": len(high),
             "wrong_share_at_0.8_or_more": round(high.count(False) / len(high), 3) if high else 0.0,
-            "map": {"a": signals.a, "b": signals.b, "c": signals.c, "weights": signals.weights},
+            "map": {"a": fitted.a, "b": fitted.b, "c": fitted.c, "weights": fitted.weights},
         }
     figures["auroc_printed"] = auroc(calibrated, correct)
     return figures, (cmap, calibrated, correct)
 
 
-SECTIONS = ("p_true", "p_answer", "signals", "auroc_by_signal", "cross_validated_log_loss")  # reported row by row
+SECTIONS = ("p_true", "p_answer", "signals", "agreement", "auroc_by_signal", "cross_validated_log_loss")  # reported row by row
 
 
 def auroc(scores: list[float], correct: list[bool]) -> float | None:

@@ -115,18 +115,20 @@ def log_loss(cmap: CalibrationMap, rows: list[dict]) -> float:
 
 # Besides P(True) and support, what an open answer's review records; of them, what never lowers the confidence as it
 # rises (besides the probabilities); and the parts of the fit half a map's shape is chosen on.
-SIGNALS = ("p_answer", "p_first", "p_lowest", "p_stated", "agreed", "revised")
-MONOTONE = ("support", "agreed")
+SIGNALS = ("p_answer", "p_first", "p_lowest", "p_stated", "agreed", "revised", "agreement")
+MONOTONE = ("support", "agreed", "agreement")
 FOLDS = 5
 
 
-def fit_signals_map(rows: list[dict], about: dict, l2: float = 1e-2) -> CalibrationMap:
-    """A map of open answers from every signal their review records: sigmoid(a * logit(P(True)) + b * support +
-    w . (logit(p_answer), logit(p_first), logit(p_lowest), agreed, revised) + c), by Newton's method on the log
-    loss (small ridge). A signal the rows never vary on is left out; one weighed the wrong way for a probability,
-    support or agreement with a sourced fact (lowering the confidence as it rises) is dropped and the rest refitted,
-    so the map stays monotone in them."""
-    names = ["p_true", "support", *(s for s in SIGNALS if len({_signal(r, s) for r in rows}) > 1)]
+def fit_signals_map(
+    rows: list[dict], about: dict, l2: float = 1e-2, signals: tuple[str, ...] = SIGNALS
+) -> CalibrationMap:
+    """A map of open answers from the signals their review records: sigmoid(a * logit(P(True)) + b * support +
+    w . (logit(p_answer), logit(p_first), logit(p_lowest), agreed, revised, agreement) + c), or of the ``signals``
+    named, by Newton's method on the log loss (small ridge). A signal the rows never vary on is left out; one weighed
+    the wrong way for a probability, support, agreement with a sourced fact or with the sampled answers (lowering
+    the confidence as it rises) is dropped and the rest refitted, so the map stays monotone in them."""
+    names = ["p_true", "support", *(s for s in signals if len({_signal(r, s) for r in rows}) > 1)]
     while True:
         x = np.array([[_signal(r, n) for n in names] + [1.0] for r in rows])
         w = _newton(x, np.array([bool(r["correct"]) for r in rows], dtype=float), l2)

@@ -129,6 +129,12 @@ class Context:
         choices=LEARNING,
     )
     per_entity_reasoning: bool = _setting("AMG_PER_ENTITY_REASONING", "false", "one reasoning call per entity")
+    answer_samples: int = _setting(
+        "AMG_ANSWER_SAMPLES",
+        "3",
+        "open questions: short answers sampled besides the answer; how well they agree is what the printed "
+        "confidence weighs most (0: none, ~4 s faster on the embedded model, the confidence then rests on P(True))",
+    )
     max_evidence: int = _setting("AMG_MAX_EVIDENCE", "5", "evidence records fetched per entity")
     min_passage_relevance: float = _setting(
         "AMG_MIN_PASSAGE_RELEVANCE", "0.3", "textbook passages less similar than this to the entity are not used"

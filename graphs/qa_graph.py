@@ -216,7 +216,8 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
 
 @timed("draft")
 def _draft(state: QAState, runtime: Runtime[Context]) -> dict:
-    return draft_answer(asked(state), resources_for(run_context(runtime)).llm)
+    ctx = run_context(runtime)
+    return draft_answer(asked(state), resources_for(ctx).llm, ctx.answer_samples)
 
 
 def draft(state: QAState, runtime: Runtime[Context]) -> dict:
@@ -251,7 +252,9 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
         ends = [n["key"] for n in answering_nodes(state["question"], entities, subgraph["nodes"])]
         aliases = {k: e.get("aliases") or [] for k, e in res.store.entities(ends).items()} if ends else {}
         reading = extraction_reliability(res.model_name)
-        update = review(asked(state, entities), found, state["draft"], res.llm, aliases, calibration, reading)
+        update = review(
+            asked(state, entities), found, state["draft"], res.llm, aliases, calibration, reading, res.embed
+        )
     else:
         update = synthesize(
             asked(state, entities),

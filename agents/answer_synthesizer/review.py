@@ -22,8 +22,10 @@ are dropped (``clinical_name``), and a revised answer that copies one is cleaned
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 
+from amg.agents.answer_synthesizer.agreement import agreement
 from amg.agents.answer_synthesizer.answer_lines import read_reply
 from amg.agents.answer_synthesizer.quotes import backing, key_entities, quoted
 from amg.agents.answer_synthesizer.self_check import p_true
@@ -175,10 +177,11 @@ def review(
     aliases: dict[str, list[str]],
     calibration: CalibrationMap | None = None,
     reading: float = 1.0,
+    embed: Callable[[list[str]], list[list[float]]] | None = None,
 ) -> dict:
     """State update for an open question: the answer (the draft, or its revision by a strong fact), its citations,
     its confidence and how it was made, the conversation, usage. ``draft``: {"answer", "likelihood",
-    "dialogue"} as ``draft_answer`` made it. Evidence fetched this run is cited where a sentence of it states the
+    "dialogue", "samples"} as ``draft_answer`` made it; ``embed`` reads how close the answer is to the samples. Evidence fetched this run is cited where a sentence of it states the
     answer (support ``reading``, the model's measured precision reading evidence); it never revises a draft."""
     usage = Usage()
     facts = answering_facts(asked.question, asked.entities, found, aliases)
@@ -223,6 +226,8 @@ def review(
         "p_stated": None if basis["revised"] else draft.get("stated"),  # the draft's own "Confidence:" line
         "agreed": float(basis["agreed"]),
         "revised": float(basis["revised"]),
+        # how close the answer printed is to the short answers sampled beside the draft (``embed``: unit vectors)
+        "agreement": agreement(answer, draft.get("samples") or [], asked.question, embed) if embed else None,
     }
     confidence, scored = _confidence(signals, stated, support, calibration)
     return {
@@ -263,6 +268,10 @@ def _confidence(
     feature = (calibration.about.get("feature") if calibration else None) or "p_true"
     if signals.get(feature) is None:
         return stated * (0.5 + 0.5 * support), {**shown, "stated": stated, "calibrated": False, "source": "stated"}
+    unmeasured = [name for name in (calibration.weights if calibration else {}) if signals.get(name) is None]
+    if unmeasured == ["agreement"]:  # sampling turned off (AMG_ANSWER_SAMPLES=0): the map was fitted with it
+        p = float(signals[feature])
+        return p * (0.5 + 0.5 * support), {**shown, "calibrated": False, "source": "verification probability"}
     if calibration is not None:
         return calibration.score(signals, support), {**shown, "calibrated": True, "source": "open-answer map"}
     p = float(signals[feature])
