@@ -130,7 +130,8 @@ def evaluate_open(method: str, rows: list[dict], model: str, dataset: str, kind:
     return figures, (cmap, calibrated, correct)
 
 
-SECTIONS = ("p_true", "p_answer", "signals", "agreement", "auroc_by_signal", "cross_validated_log_loss")  # reported row by row
+# reported row by row
+SECTIONS = ("p_true", "p_answer", "signals", "agreement", "auroc_by_signal", "cross_validated_log_loss")
 
 
 def auroc(scores: list[float], correct: list[bool]) -> float | None:

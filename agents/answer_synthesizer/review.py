@@ -181,8 +181,9 @@ def review(
 ) -> dict:
     """State update for an open question: the answer (the draft, or its revision by a strong fact), its citations,
     its confidence and how it was made, the conversation, usage. ``draft``: {"answer", "likelihood",
-    "dialogue", "samples"} as ``draft_answer`` made it; ``embed`` reads how close the answer is to the samples. Evidence fetched this run is cited where a sentence of it states the
-    answer (support ``reading``, the model's measured precision reading evidence); it never revises a draft."""
+    "dialogue", "samples"} as ``draft_answer`` made it; ``embed`` reads how close the answer is to the samples.
+    Evidence fetched this run is cited where a sentence of it states the answer (support ``reading``, the model's
+    measured precision reading evidence); it never revises a draft."""
     usage = Usage()
     facts = answering_facts(asked.question, asked.entities, found, aliases)
     answer, dialogue, likelihood = draft["answer"], list(draft["dialogue"]), draft.get("likelihood")

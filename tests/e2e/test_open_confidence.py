@@ -3,6 +3,8 @@ open-answer judge of `amg bench --open`. Scripted model, real graph."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from langchain_core.messages import HumanMessage
 from langchain_openai import ChatOpenAI
@@ -12,7 +14,14 @@ from amg.graphs.context import Context
 from amg.graphs.qa_graph import builder
 from amg.graphs.reply import UNCALIBRATED
 from amg.graphs.resources import Resources, install
-from amg.testing.scripted_llm import answer_lines, asks_for_answer, asks_to_verify, prompt_text, verdict
+from amg.testing.scripted_llm import (
+    answer_lines,
+    asks_for_answer,
+    asks_to_verify,
+    last_turn,
+    prompt_text,
+    verdict,
+)
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 from amg.tools.llm.confidence_maps import CalibrationMap
 from amg.tools.question_kinds import confidence_kind, question_kind
@@ -48,9 +57,12 @@ def ask(store, scripted_server, tmp_path):
             RelationRecord("Creatine", "Guanidines", "is_a", 1.0, [CREATINE.id]),
         ],
     )
-    state = {"p_yes": 0.95, "cite": "Metformin in"}
+    state = {"p_yes": 0.95, "cite": "Metformin in", "samples": ["Type 2 diabetes."]}
 
     def respond(body: dict) -> dict:
+        if "Answer in at most ten words" in last_turn(body):  # a sampled short answer, in turn
+            turn = sum("ten words" in last_turn(b) for b in server.requests) - 1
+            return {"content": state["samples"][turn % len(state["samples"])]}
         if asks_to_verify(body):
             return verdict(state["p_yes"])
         if asks_for_answer(body):
@@ -61,8 +73,9 @@ def ask(store, scripted_server, tmp_path):
     llm = ChatOpenAI(base_url=server.base_url, api_key="t", model="scripted", temperature=0)
     graph = builder.compile(checkpointer=InMemorySaver())
 
-    def run(question: str, open_map: CalibrationMap | None = None, thread: str = "t") -> dict:
+    def run(question: str, open_map: CalibrationMap | None = None, thread: str = "t", samples: int = 3) -> dict:
         ctx = Context(
+            answer_samples=samples,
             data_dir=str(tmp_path),
             evidence_mode="offline",
             query_parser="vocabulary",
@@ -140,3 +153,32 @@ def test_a_map_on_the_answers_likelihood_reads_it(ask):
     result = run("What is metformin used for?", open_map=cmap)
     assert "p_answer" not in result["confidence_basis"], "the scripted endpoint sent no token probabilities"
     assert result["confidence_basis"]["source"] == "stated" and result["confidence_basis"]["calibrated"] is False
+
+
+def test_short_answers_sampled_beside_the_draft_raise_the_confidence_as_they_agree_with_it(ask):
+    """Three short answers are sampled to the bare question (temperature 0.8, each its own seed, kept out of the
+    conversation); under a map weighing their agreement, samples that say the answer again print a higher
+    confidence than samples that say something else, and with sampling off the map is not read."""
+    run, state, server = ask
+    cmap = CalibrationMap(a=1.0, b=0.0, c=-1.0, about={"feature": "p_true"}, weights={"agreement": 4.0})
+    state["samples"] = ["Type 2 diabetes mellitus."] * 3 + ["Weight loss.", "Polycystic ovary syndrome.", "Acne."]
+    agreeing = run("What is metformin used for?", open_map=cmap, thread="a")
+    sampled = [b for b in server.requests if "ten words" in last_turn(b)]
+    assert len(sampled) == 3 and {b["temperature"] for b in sampled} == {0.8} and len({b["seed"] for b in sampled}) == 3
+    assert all(
+        (b.get("max_tokens") or b.get("max_completion_tokens")) == 20 and "What is metformin used for?" in last_turn(b)
+        for b in sampled
+    )
+    assert not any("ten words" in t["content"] for t in agreeing["dialogue"])
+    differing = run("What is metformin used for?", open_map=cmap, thread="b")
+    high, low = agreeing["confidence_basis"]["agreement"], differing["confidence_basis"]["agreement"]
+    assert high > 0.5 > low, "'type 2 diabetes mellitus' is the answer said again; weight loss or acne are not"
+    assert agreeing["confidence"] > differing["confidence"] and agreeing["confidence_basis"]["calibrated"] is True
+    p = differing["confidence_basis"]["p_true"]
+    assert differing["confidence"] == pytest.approx(
+        1 / (1 + math.exp(-(math.log(p / (1 - p)) - 1.0 + 4.0 * low))), abs=1e-3
+    )
+    asked = len(server.requests)
+    off = run("What is metformin used for?", open_map=cmap, thread="c", samples=0)
+    assert not any("ten words" in last_turn(b) for b in server.requests[asked:])
+    assert "agreement" not in off["confidence_basis"] and off["confidence_basis"]["calibrated"] is False

@@ -174,3 +174,63 @@ def test_every_shipped_open_map_is_monotone():
         rising = {name: w for name, w in cmap.weights.items() if name.startswith("p_") or name in MONOTONE}
         assert all(w >= 0 for w in rising.values()), f"{path.name}: no probability or agreement lowers it"
         assert cmap.about["feature"] in ("p_true", "p_answer") and cmap.about["n_eval"] > 0
+
+
+def _bag_of_words(texts: list[str]) -> list[list[float]]:
+    """Unit vectors of word counts over the words of ``texts`` (a fake embedder: alike only in shared words)."""
+    vocabulary = sorted({w.lower() for t in texts for w in t.split()})
+    vectors = []
+    for t in texts:
+        v = np.array([t.lower().split().count(w) for w in vocabulary], dtype=float)
+        vectors.append(list(v / (np.linalg.norm(v) or 1.0)))
+    return vectors
+
+
+def test_agreement_with_sampled_answers_reads_what_they_say_beyond_the_question():
+    from amg.agents.answer_synthesizer.agreement import agreement, beyond_question
+
+    question = "Deficiency of which vitamin causes Wernicke encephalopathy?"
+    assert beyond_question("Wernicke encephalopathy is caused by thiamine deficiency.", question) == (
+        "is caused by thiamine"
+    )
+    assert beyond_question("Vitamin deficiency.", question) == ".", "nothing beyond the question is left"
+    samples = ["Thiamine deficiency causes Wernicke encephalopathy.", "Thiamine.", "Vitamin B12 deficiency."]
+    # beyond the question: "Thiamine", "Thiamine", "B12"; the answer's "thiamine"
+    expected = (1.0 + 1.0 + 0.0) / 3
+    assert agreement("Thiamine deficiency.", samples, question, _bag_of_words) == pytest.approx(expected, abs=1e-4)
+    restating = ["Wernicke encephalopathy is caused by vitamin deficiency of thiamine."] * 3
+    wrong = "Wernicke encephalopathy is caused by vitamin deficiency of niacin."
+    assert agreement(wrong, restating, question, _bag_of_words) == pytest.approx(3 / 4, abs=1e-4), (
+        "is caused by (three shared words of four) agree, not the restated question"
+    )
+    assert agreement("Thiamine.", [], question, _bag_of_words) is None
+    assert agreement("", samples, question, _bag_of_words) is None
+
+
+def _sampled(seed: int) -> list[dict]:
+    """Open answers, 3 in 10 right, P(True) a little higher on right ones; the agreement with the sampled answers
+    high on right ones (the model says it again) and spread on wrong ones."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(200):
+        right = bool(rng.uniform() < 0.3)
+        basis = {
+            "p_true": float(rng.uniform(0.5, 0.99) if right else rng.uniform(0.3, 0.9)),
+            "p_answer": float(rng.uniform(0.5, 0.99)),
+            "agreed": 0.0,
+            "revised": 0.0,
+            "support": 0.0,
+            "agreement": float(rng.uniform(0.5, 1.0) if right else rng.uniform(0.0, 0.7)),
+        }
+        rows.append({"id": f"q{i}", "correct": right, "confidence_basis": basis})
+    return rows
+
+
+def test_the_agreement_with_sampled_answers_is_weighed_when_it_tells_right_from_wrong():
+    figures, (cmap, printed, correct) = evaluate_open("kg-offline-open", _sampled(2), "m", "d")
+    assert figures["chosen_feature"] in ("agreement", "signals") and cmap.weights["agreement"] > 1.0
+    assert figures["auroc_by_signal"]["agreement"] > figures["auroc_by_signal"]["p_true"]
+    assert figures["auroc_printed"] > figures["p_true"]["auroc"]
+    low, high = dict(_sampled(2)[0]["confidence_basis"]), dict(_sampled(2)[0]["confidence_basis"])
+    low["agreement"], high["agreement"] = 0.1, 0.9
+    assert cmap.score(high, 0.0) > cmap.score(low, 0.0), "more agreement, more confidence"
