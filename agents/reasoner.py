@@ -293,6 +293,9 @@ def draft_answer(asked: Asked, llm, samples: int = 0) -> dict:
     ``samples``, that many short answers sampled to the same question go with it (``draft["samples"]``), for the
     answer's confidence to weigh how consistently the model answers (agents/answer_synthesizer/agreement.py)."""
     usage = Usage()
+    # sampled first: the draft's conversation is then the last the server read, and the answer check that follows it
+    # (P(True)) reuses the server's cache of it instead of reading it again (~2.5 s on the embedded 1.5B)
+    sampled = sampled_answers(llm, asked.question, usage, samples) if samples > 0 else None
     reply, dialogue, _ = ask_answer(llm, think_alone(asked.question, {}, llm, usage), asked.question, {}, usage)
     if reply is None:
         return {"degradations": ["reasoner: no usable draft answer"], **usage.as_update()}
@@ -303,7 +306,7 @@ def draft_answer(asked: Asked, llm, samples: int = 0) -> dict:
         "tokens": reply.tokens,
         "stated": reply.confidence,
         "dialogue": dialogue,
-        **({"samples": sampled_answers(llm, asked.question, usage, samples)} if samples > 0 else {}),
+        **({"samples": sampled} if sampled is not None else {}),
     }
     return {"draft": draft, **usage.as_update()}
 

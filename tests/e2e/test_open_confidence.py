@@ -170,6 +170,8 @@ def test_short_answers_sampled_beside_the_draft_raise_the_confidence_as_they_agr
         for b in sampled
     )
     assert not any("ten words" in t["content"] for t in agreeing["dialogue"])
+    check = next(i for i, b in enumerate(server.requests) if asks_to_verify(b))
+    assert asks_for_answer(server.requests[check - 1]), "the answer check follows the draft: its cache is reused"
     differing = run("What is metformin used for?", open_map=cmap, thread="b")
     high, low = agreeing["confidence_basis"]["agreement"], differing["confidence_basis"]["agreement"]
     assert high > 0.5 > low, "'type 2 diabetes mellitus' is the answer said again; weight loss or acne are not"
