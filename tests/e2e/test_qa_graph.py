@@ -8,6 +8,7 @@ import pytest
 from langchain_core.messages import HumanMessage
 from langchain_openai import ChatOpenAI
 
+from amg.agents.answer_synthesizer.agreement import SAMPLES
 from amg.cli.qa import answered_first
 from amg.graphs.context import Context
 from amg.graphs.qa_graph import graph
@@ -18,6 +19,7 @@ from amg.testing.scripted_llm import (
     asks_for_answer,
     asks_for_entities,
     asks_to_verify,
+    last_turn,
     prompt_text,
     requested_tool,
 )
@@ -108,7 +110,8 @@ def test_learning_before_the_answer_writes_traverses_and_cites_in_one_run(qa, st
     )
     assert result["confidence_basis"]["agreed"] and not result["confidence_basis"]["revised"]
     assert result["messages"][-1].content.endswith("this is not medical advice.")
-    assert result["llm_calls"] == 5  # parse, score, the draft (its thinking, its answer), its check
+    # parse, score, the samples, the draft (its thinking, its answer), its check
+    assert result["llm_calls"] == 5 + SAMPLES
 
 
 def test_hybrid_answers_from_the_evidence_first_and_learns_after(qa, store):
@@ -117,7 +120,9 @@ def test_hybrid_answers_from_the_evidence_first_and_learns_after(qa, store):
     run, server, entrez = qa
     result = run({"question": "What is metformin used for?"}, evidence_mode="hybrid")
     asked = [
-        "score"
+        "sample"
+        if "ten words" in last_turn(b)
+        else "score"
         if requested_tool(b) == "EntityAssessment"
         else "answer"
         if asks_for_answer(b)
@@ -126,14 +131,17 @@ def test_hybrid_answers_from_the_evidence_first_and_learns_after(qa, store):
         else "other"
         for b in server.requests
     ]
-    assert asked == ["other", "other", "answer", "check", "score", "score"], (
-        "parse, the draft (its thinking, its answer), its check, then "
+    assert asked == ["other", *["sample"] * SAMPLES, "other", "answer", "check", "score", "score"], (
+        "parse, the short answers sampled for the confidence, the draft (its thinking, its answer), its check, then "
         "the scoring of metformin (a gap) and of Type 2 diabetes mellitus "
         "(the answer names it, from the evidence it cites)"
     )
-    scored = sorted(prompt_text(b).split('describe the\nentity "')[1].split('"')[0] for b in server.requests[4:])
+    scored = sorted(
+        prompt_text(b).split('describe the\nentity "')[1].split('"')[0] for b in server.requests[4 + SAMPLES :]
+    )
     assert scored == ["Type 2 diabetes mellitus", "metformin"]
-    for drafting in server.requests[1:3]:  # the draft is the model's own answer: its thinking and answer see nothing
+    # the draft is the model's own answer: its thinking and answer see nothing
+    for drafting in server.requests[1 + SAMPLES : 3 + SAMPLES]:
         assert "<evidence>\n(none)\n</evidence>" in prompt_text(drafting) and "first-line" not in prompt_text(drafting)
     assert [c["pmid"] for c in result["citations"]] == ["31000001"]
     assert result["confidence"] == pytest.approx(0.8 * (0.5 + 0.5 * 0.6)), (
@@ -142,18 +150,18 @@ def test_hybrid_answers_from_the_evidence_first_and_learns_after(qa, store):
     assert not any(n["key"] == "polyuria" for n in result["subgraph"]["nodes"]), "not learned yet when it answered"
     assert [r["target"] for r in result["new_relations"]] == ["Type 2 diabetes mellitus"]
     assert [r["target"] for r in store.outgoing("metformin")] == ["type 2 diabetes mellitus"]
-    assert result["llm_calls"] == 6 and result["timings_ms"]["learn"] > 0
+    assert result["llm_calls"] == 6 + SAMPLES and result["timings_ms"]["learn"] > 0
     again = run({"question": "What is metformin used for?"}, evidence_mode="hybrid", min_relations=1)
     polyuria = next(n for n in again["subgraph"]["nodes"] if n["key"] == "polyuria")
     assert polyuria["score"] == pytest.approx(0.72) and "learn" not in again["timings_ms"]
 
 
-def test_offline_mode_never_searches_and_uses_at_most_four_calls(qa):
-    """An open question: parse, the draft and its check; with options (the vocabularies find an option's entity,
-    so no parse call): reason and answer, in one conversation."""
+def test_offline_mode_never_searches_and_uses_at_most_four_calls_besides_the_samples(qa):
+    """An open question: parse, the draft and its check (and the short answers sampled for its confidence); with
+    options (the vocabularies find an option's entity, so no parse call): reason and answer, in one conversation."""
     run, server, entrez = qa
     result = run({"question": "What is metformin used for?"}, evidence_mode="offline")
-    assert entrez.requests == [] and result["llm_calls"] <= 4
+    assert entrez.requests == [] and result["llm_calls"] <= 4 + SAMPLES
     assert set(result["timings_ms"]) == {
         "parse_query",
         "check_gaps",
@@ -257,7 +265,7 @@ def test_the_answer_is_shown_before_the_evidence_is_scored(qa, tmp_path):
         ctx,
         lambda text: seen.append((len(server.requests) - before, text)),
     )
-    assert seen == [(4, result["messages"][-1].content)], (
-        "parse, the draft (its thinking, its answer) and its check asked; the scoring not yet"
+    assert seen == [(4 + SAMPLES, result["messages"][-1].content)], (
+        "parse, the samples, the draft (its thinking, its answer) and its check asked; the scoring not yet"
     )
-    assert len(server.requests) - before == 6 and result["new_relations"]
+    assert len(server.requests) - before == 6 + SAMPLES and result["new_relations"]
