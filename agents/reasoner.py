@@ -287,15 +287,11 @@ def think_alone(question: str, options: dict[str, str], llm, usage: Usage) -> li
 
 def draft_answer(asked: Asked, llm, samples: int = 0) -> dict:
     """State update for an open question: the model's own answer with nothing shown, after a short chain of thought
-    (``draft``: its answer, its tokens' likelihood and the conversation that made it), which the graph then reads
-    against (agents/answer_synthesizer/review.py). Empty when the model gave no usable answer. It is the cot
-    baseline's answer: what the graph adds is then measured against the best the model does alone. With
-    ``samples``, that many short answers sampled to the same question go with it (``draft["samples"]``), for the
-    answer's confidence to weigh how consistently the model answers (agents/answer_synthesizer/agreement.py)."""
-    usage = Usage()
-    # sampled first: the draft's conversation is then the last the server read, and the answer check that follows it
-    # (P(True)) reuses the server's cache of it instead of reading it again (~2.5 s on the embedded 1.5B)
-    sampled = sampled_answers(llm, asked.question, usage, samples) if samples > 0 else None
+    (``draft``: its answer, its tokens' likelihood, the conversation that made it and ``samples`` short answers for
+    its confidence, agreement.py), which the graph then reads against (review.py); empty when no answer was usable.
+    It is the cot baseline's answer: what the graph adds is measured against the best the model does alone."""
+    usage = Usage()  # samples first: the answer check after the draft then reuses the server's cache of it
+    sampled = sampled_answers(llm, asked.question, usage, samples)
     reply, dialogue, _ = ask_answer(llm, think_alone(asked.question, {}, llm, usage), asked.question, {}, usage)
     if reply is None:
         return {"degradations": ["reasoner: no usable draft answer"], **usage.as_update()}
@@ -306,7 +302,7 @@ def draft_answer(asked: Asked, llm, samples: int = 0) -> dict:
         "tokens": reply.tokens,
         "stated": reply.confidence,
         "dialogue": dialogue,
-        **({"samples": sampled} if sampled is not None else {}),
+        "samples": sampled,
     }
     return {"draft": draft, **usage.as_update()}
 
