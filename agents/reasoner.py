@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import re
 
-from amg.agents.answer_synthesizer.agreement import sampled_answers, short_request
-from amg.agents.answer_synthesizer.self_check import answer_likelihood, answer_token_probabilities, token_signals
+from amg.agents.answer_synthesizer.agreement import sampled_answers
+from amg.agents.answer_synthesizer.answer_lines import ask_answer
 from amg.agents.finding_reader.reader import FINDING_NAMES
 from amg.prompts import load, quote
 from amg.tools.kg.pipeline_types import Asked, EvidenceItem, Found, GraphPath, Link, read_by_a_model, withdrawn
 from amg.tools.kg.store.protocols import QAReads
 from amg.tools.kg.traversal.ranking import verbalise
-from amg.tools.llm.conversation import request, talk, talk_scored
+from amg.tools.llm.conversation import request, talk
 from amg.tools.llm.structured import Usage
 
 MAX_EVIDENCE = 12
@@ -28,7 +28,6 @@ MAX_PATHS = 10  # in all: a local model reads its context slowly, and most curat
 # per call: a short chain of thought. Generation dominates local latency, and longer chains did not answer better
 # (docs/architecture.md)
 REASONING_TOKENS = 48
-DRAFT_TOKENS = 32  # an open question's draft: "at most ten words" fits with room; a reply cut short still names it
 DESCRIPTION_CHARS = 240  # a local model reads its context slowly: keep each piece short
 NEIGHBOUR_CHARS = 100
 MAX_LINKS = 8
@@ -41,7 +40,6 @@ FINDING_CHARS = 300  # the sentence a learned step was read from (a finding's, w
 # identifiers in a vocabulary entry's title (D009399, HP:0001234, MONDO:0005148) and MeSH tree numbers: ~15 tokens
 # each that tell a model nothing (the citation shown to the reader keeps them)
 _CITED = re.compile(r"\s*\[\d+(?:\s*[,-]\s*\d+)*\]")
-_LABEL = re.compile(r"^\W*answer\s*:\s*", re.IGNORECASE)
 _CODES = re.compile(r"\s*\((?:[A-Z]\d{2}[\d.]*(?:,\s*)?)+\)|\b(?:[A-Za-z]+:)?[A-Z]{0,6}\d{4,}\b")
 _EMPTY = re.compile(r"\s*\([\s,]*\)")
 NO_REASONING = "reasoner: no reasoning (the endpoint rejected the request or replied with nothing); answered without it"
@@ -279,7 +277,7 @@ def studies_read(evidence_index: list[EvidenceItem], links: list[Link] = ()) -> 
 
 def think_alone(question: str, options: dict[str, str], llm, usage: Usage) -> list:
     """The conversation after the model has thought the question through with nothing shown (the chain-of-thought
-    turn, ``REASONING_TOKENS`` at most): the cot baseline's first step."""
+    turn, ``REASONING_TOKENS`` at most): the cot baseline's first step, and an open question's draft's."""
     thinking = load("reasoning").format(
         context="(none: use your own medical knowledge)", evidence=load("evidence").format(evidence="(none)")
     )
@@ -288,34 +286,25 @@ def think_alone(question: str, options: dict[str, str], llm, usage: Usage) -> li
 
 
 def draft_answer(asked: Asked, llm, samples: int = 0) -> dict:
-    """State update for an open question: the model's own short answer with nothing shown, in one call
-    (``draft``: its answer, its tokens' likelihood, the conversation that made it and ``samples`` more short answers
-    sampled for its confidence, agreement.py), which the graph then reads against (review.py); empty when no answer
-    was usable. One call of ``DRAFT_TOKENS`` at most: a chain of thought first took twice the time a question
-    and, read by hand, answered no better (docs/evaluation.md)."""
-    usage = Usage()  # samples first: the draft then reuses their prompt, and the answer check the draft's
+    """State update for an open question: the model's own answer with nothing shown, after a short chain of thought
+    (``draft``: its answer, its tokens' likelihood, the conversation that made it and ``samples`` short answers for
+    its confidence, agreement.py), which the graph then reads against (review.py); empty when no answer was usable.
+    It is the cot baseline's answer: what the graph adds is measured against the best the model does alone."""
+    usage = Usage()  # samples first: the answer check after the draft then reuses the server's cache of it
     sampled = sampled_answers(llm, asked.question, usage, samples)
-    said, dialogue, logprobs = talk_scored(llm, [], short_request(asked.question), usage, DRAFT_TOKENS, 1)
-    answer = first_answer(said)
-    if not answer:
+    reply, dialogue, _ = ask_answer(llm, think_alone(asked.question, {}, llm, usage), asked.question, {}, usage)
+    if reply is None:
         return {"degradations": ["reasoner: no usable draft answer"], **usage.as_update()}
-    probabilities = answer_token_probabilities(logprobs, said, answer)
+    answer = " ".join(_CITED.sub("", reply.answer).split())  # it was shown nothing to cite
     draft = {
         "answer": answer,
-        "likelihood": answer_likelihood(logprobs, said, answer),
-        "tokens": token_signals(probabilities),
+        "likelihood": reply.likelihood,
+        "tokens": reply.tokens,
+        "stated": reply.confidence,
         "dialogue": dialogue,
         "samples": sampled,
     }
     return {"draft": draft, **usage.as_update()}
-
-
-def first_answer(said: str) -> str:
-    """The answer in a short reply: its first non-empty line, without an "Answer:" label, markdown or a citation
-    mark (it was shown nothing to cite); "" when none."""
-    line = next((line.strip() for line in said.splitlines() if line.strip()), "")
-    line = _LABEL.sub("", line).strip().strip('*`"').strip()
-    return " ".join(_CITED.sub("", line).split())
 
 
 def reason(asked: Asked, found: Found, llm, per_entity: bool = False) -> dict:

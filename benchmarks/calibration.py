@@ -111,7 +111,7 @@ def evaluate_open(method: str, rows: list[dict], model: str, dataset: str, kind:
             [float(b[name]) for b in basis if b.get(name) is not None],
             [ok for b, ok in zip(basis, correct) if b.get(name) is not None],
         )
-        for name in ("p_true", "p_answer", "p_first", "p_lowest", "agreement")
+        for name in ("p_true", "p_answer", "p_first", "p_lowest", "p_stated", "agreement")
         if any(b.get(name) is not None for b in basis)
     }
     calibrated = [cmap.score(b, s) for b, s in zip(basis, support)]

@@ -115,7 +115,7 @@ def log_loss(cmap: CalibrationMap, rows: list[dict]) -> float:
 
 # Besides P(True) and support, what an open answer's review records; of them, what never lowers the confidence as it
 # rises (besides the probabilities); and the parts of the fit half a map's shape is chosen on.
-SIGNALS = ("p_answer", "p_first", "p_lowest", "agreed", "revised", "agreement")
+SIGNALS = ("p_answer", "p_first", "p_lowest", "p_stated", "agreed", "revised", "agreement")
 MONOTONE = ("support", "agreed", "agreement")
 FOLDS = 5
 

@@ -121,19 +121,8 @@ def asks_for_entities(body: dict) -> bool:
 
 
 def asks_for_answer(body: dict) -> bool:
-    """A request for the answer: the answer synthesizer's (plain "Key: value" lines, no tool) or an open question's
-    draft (``asks_for_draft``); the draft reads the first line of a reply in the answer format as its answer."""
-    return requested_tool(body) is None and ("final answer" in last_turn(body) or asks_for_draft(body))
-
-
-def asks_for_draft(body: dict) -> bool:
-    """An open question's draft: a short answer to the bare question, asked greedily (agents/reasoner.py)."""
-    return "Answer in at most ten words" in last_turn(body) and not samples_an_answer(body)
-
-
-def samples_an_answer(body: dict) -> bool:
-    """A short answer sampled beside the draft, at a temperature (agents/answer_synthesizer/agreement.py)."""
-    return "Answer in at most ten words" in last_turn(body) and bool(body.get("temperature"))
+    """The answer synthesizer's request (plain "Key: value" lines, no tool)."""
+    return requested_tool(body) is None and "final answer" in last_turn(body)
 
 
 def answer_lines(option: str | None = None, answer: str = "", confidence: float = 0.5, citations: tuple = ()) -> dict:

@@ -26,14 +26,9 @@ SEED = 1000  # sample s is drawn with seed SEED + s: the same question gets the 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
 
 
-def short_request(question: str) -> str:
-    """The request for a short answer to ``question`` asked alone (an open question's draft, and its samples)."""
-    return request([], question, {}, load("short_answer").format())
-
-
 def sampled_answers(llm, question: str, usage: Usage, k: int = SAMPLES) -> list[str]:
     """``k`` short answers to ``question`` asked alone, sampled at ``SAMPLE_TEMPERATURE`` (empty ones left out)."""
-    text = short_request(question)
+    text = request([], question, {}, load("short_answer").format())
     said = [
         talk(llm.bind(temperature=SAMPLE_TEMPERATURE, seed=SEED + s), [], text, usage, SAMPLE_TOKENS)[0]
         for s in range(k)

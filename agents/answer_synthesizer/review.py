@@ -42,7 +42,6 @@ from amg.tools.question_kinds import asked_relations
 STRONG = 0.8  # a fact at this confidence or more, with evidence, may revise a draft (curated entries are 0.8-1.00)
 MAX_CANDIDATES = 3  # more distinct answers than this ("Which drug treats hypertension?") and none of them is *the* one
 REVIEW_TOKENS = 60
-UNCHECKED = 0.5  # an open answer's confidence before support when the endpoint gives no P(True) and no map applies
 SUPPORT_PASSAGES = 2  # passages searched for the draft: the nearest hold its sentence if the store has one
 # an ontology label's qualifiers: "(phenotype)", "(disease)", "(axonal, type 2CC)", ", unspecified", " NOS"
 _QUALIFIER = re.compile(r"\s*\([^()]*\)|,\s*(?:unspecified|not elsewhere classified)\b|\s+NOS\b", re.IGNORECASE)
@@ -189,7 +188,7 @@ def review(
     facts = answering_facts(asked.question, asked.entities, found, aliases)
     answer, dialogue, likelihood = draft["answer"], list(draft["dialogue"]), draft.get("likelihood")
     tokens = dict(draft.get("tokens") or {})
-    stated = UNCHECKED  # a draft states no confidence of its own
+    stated = float(draft.get("stated") or 0.5)
     agreeing = named_by(answer, facts)
     contrary = [f for f in facts if f.strong and f not in agreeing]
     basis: dict = {"draft": answer, "facts_on_the_point": len(facts), "agreed": bool(agreeing), "revised": False}
@@ -225,6 +224,7 @@ def review(
         "p_answer": likelihood,
         "p_first": tokens.get("p_first"),
         "p_lowest": tokens.get("p_lowest"),
+        "p_stated": None if basis["revised"] else draft.get("stated"),  # the draft's own "Confidence:" line
         "agreed": float(basis["agreed"]),
         "revised": float(basis["revised"]),
         # how close the answer printed is to the short answers sampled beside the draft (``embed``: unit vectors)
@@ -264,7 +264,7 @@ def _confidence(
 ) -> tuple[float, dict]:
     """The open answer's confidence from what tells right from wrong (P(True), the draft's likelihood, whether the
     graph agreed or revised it) and the support of what it rests on, through the model's map; without the
-    probability the map reads (or, unmapped, without P(True)) ``stated``, an even chance, marked uncalibrated."""
+    probability the map reads (or, unmapped, without P(True)) the model's stated confidence, marked uncalibrated."""
     shown = {k: round(v, 4) for k, v in signals.items() if v is not None}
     feature = (calibration.about.get("feature") if calibration else None) or "p_true"
     if signals.get(feature) is None:

@@ -17,7 +17,7 @@ from amg.evaluation.citations import quote_check, relevance_figures
 from amg.graphs.context import Context
 from amg.graphs.qa_graph import builder
 from amg.graphs.resources import Resources, install
-from amg.testing.scripted_llm import answer_lines, asks_for_answer, asks_to_verify, prompt_text, verdict
+from amg.testing.scripted_llm import answer_lines, asks_for_answer, prompt_text
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 
 PAPER = EvidenceRecord(
@@ -47,10 +47,7 @@ def cited(body: dict, *titles: str) -> list[int]:
 
 
 def responder(body: dict) -> dict:
-    """A loose citer: every item on metformin's paper and creatine's entry, whatever the answer says; it holds its
-    answers true with P(yes) 0.9."""
-    if asks_to_verify(body):
-        return verdict(0.9)
+    """A loose citer: every item on metformin's paper and creatine's entry, whatever the answer says."""
     if not asks_for_answer(body):
         return {"content": "Metformin is a biguanide."}
     numbers = cited(body, "Metformin as first-line", "creatine")

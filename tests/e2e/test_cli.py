@@ -61,8 +61,8 @@ def test_ask_json_contract_and_picture(cli_env, capsys, tmp_path):
         "quote": "Metformin treats Type 2 diabetes mellitus.",
     }, "the relation it backs"
     assert set(out["trace"]) == {"timings_ms", "llm_calls", "tokens", "degradations", "learning_faults"}
-    assert out["trace"]["llm_calls"] == 2 + SAMPLES, (
-        "the samples, the draft and its check: the vocabularies name metformin, so no parse"
+    assert out["trace"]["llm_calls"] == 3 + SAMPLES, (
+        "the samples, the draft (its thinking, its answer) and its check: the vocabularies name metformin, so no parse"
     )
     assert "Metformin -treats(0.90)-> Type 2 diabetes mellitus = 0.90" in [p["path"] for p in out["paths"]]
     html = picture.read_text()

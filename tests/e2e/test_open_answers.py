@@ -9,11 +9,10 @@ from __future__ import annotations
 import pytest
 from langchain_openai import ChatOpenAI
 
-from amg.agents.reasoner import DRAFT_TOKENS
 from amg.graphs.context import Context
 from amg.graphs.qa_graph import graph
 from amg.graphs.resources import Resources, install
-from amg.testing.scripted_llm import asks_for_draft, asks_to_verify, last_turn, verdict
+from amg.testing.scripted_llm import answer_lines, asks_for_answer, asks_to_verify, last_turn, verdict
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 
 ENTRY = EvidenceRecord(id="vocab:mondo:MONDO:0005223", kind="vocabulary", title="MONDO:0005223 Lyme disease (MONDO)")
@@ -51,8 +50,8 @@ def reply(body: dict, said: dict) -> dict:
         return verdict(0.9)
     if "A curated medical knowledge graph states" in last_turn(body):
         return {"content": f"Answer: {said['revised'] or said['draft']}"}
-    if asks_for_draft(body):
-        return {"content": said["draft"]}
+    if asks_for_answer(body):
+        return answer_lines(answer=said["draft"], confidence=0.7)
     return {"content": "?"}
 
 
@@ -66,9 +65,7 @@ def test_off_topic_paths_leave_a_right_draft_alone(ask):
     assert result["subgraph"]["nodes"], "the graph reaches wrist drop's class and a disease"
     assert result["answer"] == "The radial nerve." and reviews(server) == 0
     assert result["confidence_basis"]["rests_on"] and result["citations"] == []
-    drafts = [b for b in server.requests if asks_for_draft(b)]
-    assert len(drafts) == 1 and (drafts[0].get("max_tokens") or drafts[0].get("max_completion_tokens")) == DRAFT_TOKENS
-    assert len(server.requests) == 5, "three samples, the draft in one call (no chain of thought first), its check"
+    assert result["confidence_basis"]["p_stated"] == 0.7, "the draft's stated confidence, a signal the map may weigh"
     assert "Charcot" not in result["messages"][-1].content
 
 
@@ -88,6 +85,7 @@ def test_a_strong_fact_revises_a_wrong_draft_cited_and_in_a_clinicians_words(ask
         revised="Borrelia burgdorferi (organism) causes Lyme disease.",
     )
     assert reviews(server) == 1 and result["confidence_basis"]["revised"]
+    assert "p_stated" not in result["confidence_basis"], "the draft's stated confidence was for the draft"
     assert result["answer"] == "Borrelia burgdorferi causes Lyme disease.", "the label's qualifier is dropped"
     assert [c["evidence_id"] for c in result["citations"]] == [ENTRY.id]
     assert result["messages"][-1].content.startswith("Borrelia burgdorferi causes Lyme disease.\nConfidence")

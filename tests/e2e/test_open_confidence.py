@@ -20,7 +20,6 @@ from amg.testing.scripted_llm import (
     asks_to_verify,
     last_turn,
     prompt_text,
-    samples_an_answer,
     verdict,
 )
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
@@ -61,8 +60,8 @@ def ask(store, scripted_server, tmp_path):
     state = {"p_yes": 0.95, "cite": "Metformin in", "samples": ["Type 2 diabetes."]}
 
     def respond(body: dict) -> dict:
-        if samples_an_answer(body):  # a sampled short answer, in turn
-            turn = sum(map(samples_an_answer, server.requests)) - 1
+        if "Answer in at most ten words" in last_turn(body):  # a sampled short answer, in turn
+            turn = sum("ten words" in last_turn(b) for b in server.requests) - 1
             return {"content": state["samples"][turn % len(state["samples"])]}
         if asks_to_verify(body):
             return verdict(state["p_yes"])
@@ -164,13 +163,13 @@ def test_short_answers_sampled_beside_the_draft_raise_the_confidence_as_they_agr
     cmap = CalibrationMap(a=1.0, b=0.0, c=-1.0, about={"feature": "p_true"}, weights={"agreement": 4.0})
     state["samples"] = ["Type 2 diabetes mellitus."] * 3 + ["Weight loss.", "Polycystic ovary syndrome.", "Acne."]
     agreeing = run("What is metformin used for?", open_map=cmap, thread="a")
-    sampled = [b for b in server.requests if samples_an_answer(b)]
+    sampled = [b for b in server.requests if "ten words" in last_turn(b)]
     assert len(sampled) == 3 and {b["temperature"] for b in sampled} == {0.8} and len({b["seed"] for b in sampled}) == 3
     assert all(
         (b.get("max_tokens") or b.get("max_completion_tokens")) == 20 and "What is metformin used for?" in last_turn(b)
         for b in sampled
     )
-    assert not any(t["content"] in state["samples"] for t in agreeing["dialogue"]), "the samples stay out of it"
+    assert not any("ten words" in t["content"] for t in agreeing["dialogue"])
     check = next(i for i, b in enumerate(server.requests) if asks_to_verify(b))
     assert asks_for_answer(server.requests[check - 1]), "the answer check follows the draft: its cache is reused"
     differing = run("What is metformin used for?", open_map=cmap, thread="b")
@@ -183,5 +182,5 @@ def test_short_answers_sampled_beside_the_draft_raise_the_confidence_as_they_agr
     )
     asked = len(server.requests)
     off = run("What is metformin used for?", open_map=cmap, thread="c", samples=0)
-    assert not any(map(samples_an_answer, server.requests[asked:]))
+    assert not any("ten words" in last_turn(b) for b in server.requests[asked:])
     assert "agreement" not in off["confidence_basis"] and off["confidence_basis"]["calibrated"] is False

@@ -19,10 +19,9 @@ from amg.testing.scripted_llm import (
     asks_for_answer,
     asks_for_entities,
     asks_to_verify,
+    last_turn,
     prompt_text,
     requested_tool,
-    samples_an_answer,
-    verdict,
 )
 from amg.tools.evidence.finder import EvidenceFinder
 from amg.tools.evidence.pubmed import PubMedClient
@@ -50,8 +49,6 @@ def responder(body: dict) -> dict:
                 ],
             },
         }
-    if asks_to_verify(body):
-        return verdict(0.8)
     if asks_for_answer(body):
         return answer_lines(answer="Metformin treats type 2 diabetes mellitus [1].", confidence=0.8, citations=[1])
     return {"content": "Metformin treats type 2 diabetes, which causes polyuria."}
@@ -109,12 +106,12 @@ def test_learning_before_the_answer_writes_traverses_and_cites_in_one_run(qa, st
     # the answer cites that PMID and the confidence follows the documented formula
     assert [c["pmid"] for c in result["citations"]] == ["31000001"]
     assert result["confidence"] == pytest.approx(0.8 * (0.5 + 0.5 * 0.9)), (
-        "P(True) 0.8, no map; support: the fact the draft agrees with, 0.90"
+        "stated 0.8 (no P(True) from this endpoint); support: the fact the draft agrees with, 0.90"
     )
     assert result["confidence_basis"]["agreed"] and not result["confidence_basis"]["revised"]
     assert result["messages"][-1].content.endswith("this is not medical advice.")
-    # parse, score, the samples, the draft, its check
-    assert result["llm_calls"] == 4 + SAMPLES
+    # parse, score, the samples, the draft (its thinking, its answer), its check
+    assert result["llm_calls"] == 5 + SAMPLES
 
 
 def test_hybrid_answers_from_the_evidence_first_and_learns_after(qa, store):
@@ -124,7 +121,7 @@ def test_hybrid_answers_from_the_evidence_first_and_learns_after(qa, store):
     result = run({"question": "What is metformin used for?"}, evidence_mode="hybrid")
     asked = [
         "sample"
-        if samples_an_answer(b)
+        if "ten words" in last_turn(b)
         else "score"
         if requested_tool(b) == "EntityAssessment"
         else "answer"
@@ -134,26 +131,26 @@ def test_hybrid_answers_from_the_evidence_first_and_learns_after(qa, store):
         else "other"
         for b in server.requests
     ]
-    assert asked == ["other", *["sample"] * SAMPLES, "answer", "check", "score", "score"], (
-        "parse, the short answers sampled for the confidence, the draft (one short answer), its check, then "
+    assert asked == ["other", *["sample"] * SAMPLES, "other", "answer", "check", "score", "score"], (
+        "parse, the short answers sampled for the confidence, the draft (its thinking, its answer), its check, then "
         "the scoring of metformin (a gap) and of Type 2 diabetes mellitus "
         "(the answer names it, from the evidence it cites)"
     )
     scored = sorted(
-        prompt_text(b).split('describe the\nentity "')[1].split('"')[0] for b in server.requests[3 + SAMPLES :]
+        prompt_text(b).split('describe the\nentity "')[1].split('"')[0] for b in server.requests[4 + SAMPLES :]
     )
     assert scored == ["Type 2 diabetes mellitus", "metformin"]
-    # the draft is the model's own answer: it sees nothing but the question
-    drafting = prompt_text(server.requests[1 + SAMPLES])
-    assert "What is metformin used for?" in drafting and "first-line" not in drafting and "</evidence>" not in drafting
+    # the draft is the model's own answer: its thinking and answer see nothing
+    for drafting in server.requests[1 + SAMPLES : 3 + SAMPLES]:
+        assert "<evidence>\n(none)\n</evidence>" in prompt_text(drafting) and "first-line" not in prompt_text(drafting)
     assert [c["pmid"] for c in result["citations"]] == ["31000001"]
     assert result["confidence"] == pytest.approx(0.8 * (0.5 + 0.5 * 0.6)), (
-        "P(True) 0.8, no map; a cited text supports as well as an unmeasured model reads (0.6)"
+        "stated 0.8 (no P(True) from this endpoint); a cited text supports as well as an unmeasured model reads (0.6)"
     )
     assert not any(n["key"] == "polyuria" for n in result["subgraph"]["nodes"]), "not learned yet when it answered"
     assert [r["target"] for r in result["new_relations"]] == ["Type 2 diabetes mellitus"]
     assert [r["target"] for r in store.outgoing("metformin")] == ["type 2 diabetes mellitus"]
-    assert result["llm_calls"] == 5 + SAMPLES and result["timings_ms"]["learn"] > 0
+    assert result["llm_calls"] == 6 + SAMPLES and result["timings_ms"]["learn"] > 0
     again = run({"question": "What is metformin used for?"}, evidence_mode="hybrid", min_relations=1)
     polyuria = next(n for n in again["subgraph"]["nodes"] if n["key"] == "polyuria")
     assert polyuria["score"] == pytest.approx(0.72) and "learn" not in again["timings_ms"]
@@ -164,7 +161,7 @@ def test_offline_mode_never_searches_and_uses_at_most_four_calls_besides_the_sam
     options (the vocabularies find an option's entity, so no parse call): reason and answer, in one conversation."""
     run, server, entrez = qa
     result = run({"question": "What is metformin used for?"}, evidence_mode="offline")
-    assert entrez.requests == [] and result["llm_calls"] <= 3 + SAMPLES
+    assert entrez.requests == [] and result["llm_calls"] <= 4 + SAMPLES
     assert set(result["timings_ms"]) == {
         "parse_query",
         "check_gaps",
@@ -268,7 +265,7 @@ def test_the_answer_is_shown_before_the_evidence_is_scored(qa, tmp_path):
         ctx,
         lambda text: seen.append((len(server.requests) - before, text)),
     )
-    assert seen == [(3 + SAMPLES, result["messages"][-1].content)], (
-        "parse, the samples, the draft and its check asked; the scoring not yet"
+    assert seen == [(4 + SAMPLES, result["messages"][-1].content)], (
+        "parse, the samples, the draft (its thinking, its answer) and its check asked; the scoring not yet"
     )
-    assert len(server.requests) - before == 5 + SAMPLES and result["new_relations"]
+    assert len(server.requests) - before == 6 + SAMPLES and result["new_relations"]

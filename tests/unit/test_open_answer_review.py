@@ -102,6 +102,7 @@ def test_a_follow_up_cites_the_passage_sentence_that_states_its_answer_not_the_c
         "dialogue": [],
         "likelihood": 0.7,
         "tokens": {"p_first": 0.6, "p_lowest": 0.3},
+        "stated": 0.85,
     }
     found = with_passages(Found(), [passage], {passage.id: chapter})
     assert found.fetched_ids == [passage.id] and found.evidence_index[0]["snippet"] == chapter, "the text read"
@@ -112,11 +113,12 @@ def test_a_follow_up_cites_the_passage_sentence_that_states_its_answer_not_the_c
         "The most common adverse effects of metformin are gastrointestinal: diarrhea, nausea and abdominal discomfort."
     ]
     assert update["confidence_basis"]["support"] > 0 and "rests_on" not in update["confidence_basis"]
-    assert {k: update["confidence_basis"][k] for k in ("p_answer", "p_first", "p_lowest")} == {
+    assert {k: update["confidence_basis"][k] for k in ("p_answer", "p_first", "p_lowest", "p_stated")} == {
         "p_answer": 0.7,
         "p_first": 0.6,
         "p_lowest": 0.3,
-    }, "the draft's token signals reach the confidence"
+        "p_stated": 0.85,
+    }, "the draft's token signals and its stated confidence reach the confidence"
     unrelated = EvidenceRecord(id="textbook:cardio.md::0", kind="textbook", title="cardio.md", snippet="")
     text = "Metformin is the first-line drug for most adults with type 2 diabetes mellitus."
     alone = review(asked, with_passages(Found(), [unrelated], {unrelated.id: text}), draft, llm=None, aliases={})
