@@ -192,6 +192,8 @@ def review(
     agreeing = named_by(answer, facts)
     contrary = [f for f in facts if f.strong and f not in agreeing]
     basis: dict = {"draft": answer, "facts_on_the_point": len(facts), "agreed": bool(agreeing), "revised": False}
+    if draft.get("samples"):  # what the model said when asked again, shown beside the agreement read from them
+        basis["samples"] = list(draft["samples"])
     if not agreeing and contrary and len(contrary) <= MAX_CANDIDATES:
         revised, dialogue = _revised(answer, contrary, dialogue, llm, usage)
         backed = named_by(revised or "", contrary)

@@ -170,6 +170,7 @@ def test_short_answers_sampled_beside_the_draft_raise_the_confidence_as_they_agr
         for b in sampled
     )
     assert not any("ten words" in t["content"] for t in agreeing["dialogue"])
+    assert agreeing["confidence_basis"]["samples"] == ["Type 2 diabetes mellitus."] * 3, "shown with the agreement"
     check = next(i for i, b in enumerate(server.requests) if asks_to_verify(b))
     assert asks_for_answer(server.requests[check - 1]), "the answer check follows the draft: its cache is reused"
     differing = run("What is metformin used for?", open_map=cmap, thread="b")
@@ -184,3 +185,4 @@ def test_short_answers_sampled_beside_the_draft_raise_the_confidence_as_they_agr
     off = run("What is metformin used for?", open_map=cmap, thread="c", samples=0)
     assert not any("ten words" in last_turn(b) for b in server.requests[asked:])
     assert "agreement" not in off["confidence_basis"] and off["confidence_basis"]["calibrated"] is False
+    assert "samples" not in off["confidence_basis"]
