@@ -20,6 +20,11 @@ from amg.tools.literature.record_store import connect_wal
 
 SQL_VARIABLES = 900
 Embed = Callable[[list[str]], list[list[float]]]
+_COLUMNS = "(key TEXT, model TEXT, digest TEXT, dim INTEGER, body BLOB, PRIMARY KEY (key, model))"
+SCHEMA = (  # a paper's sentences' vectors; its title's
+    "CREATE TABLE IF NOT EXISTS vectors " + _COLUMNS,
+    "CREATE TABLE IF NOT EXISTS titles " + _COLUMNS,
+)
 
 
 def sentences_digest(sentences: list[str]) -> str:
@@ -30,11 +35,8 @@ class SentenceVectors:
     def __init__(self, path: Path, model: str, embed: Embed):
         path.parent.mkdir(parents=True, exist_ok=True)
         self.db = connect_wal(path, check_same_thread=False)
-        for table in ("vectors", "titles"):  # a paper's sentences; its title
-            self.db.execute(
-                f"CREATE TABLE IF NOT EXISTS {table} (key TEXT, model TEXT, digest TEXT, dim INTEGER, body BLOB, "
-                "PRIMARY KEY (key, model))"
-            )
+        for statement in SCHEMA:
+            self.db.execute(statement)
         self.model, self.embed = model, embed
 
     def of(self, articles: list[Article]) -> dict[str, np.ndarray]:
