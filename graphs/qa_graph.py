@@ -270,7 +270,8 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     update["topic"] = topic_of(entities, update["answer"], named)
     if run_context(runtime).learn == "after" and update.get("citations") and _fetched_ids(state):
         update["answer_entities"] = named
-    update["glossary"] = glossary(res.store, state.get("entities", []), shown, subgraph["links"])
+    read = " ".join([update["answer"], *(c.get("quote") or "" for c in update.get("citations") or [])])
+    update["glossary"] = glossary(res.store, [*state.get("entities", []), *named], shown, subgraph["links"], read)
     update["messages"] = [AIMessage(chat_reply({**state, **update}))]
     return update
 

@@ -1,13 +1,17 @@
-"""The answer's glossary (after MedGraphRAG): the terms its paths and links name, with curated definitions.
+"""The answer's glossary (after MedGraphRAG): the terms a reader meets, with curated definitions.
 
-Only curated definitions are listed (HPO's, WordNet's glosses: above any model's confidence),
-each with its source and the vocabulary id the term carries, so a reader can look it up.
+A reader meets the question's entities and what the answer and its citations' quotes name: the entities the
+answer names and the ends of the paths and links they name. A path end the answer never mentions (a path shown
+beside "What is metformin used for?" that ends in creatine) is not defined. Only curated definitions are listed
+(HPO's, WordNet's glosses: above any model's confidence), each with its source and the vocabulary id the term
+carries, so a reader can look it up.
 """
 
 from __future__ import annotations
 
 import re
 
+from amg.agents.answer_synthesizer.review import mentions
 from amg.tools.kg.pipeline_types import GraphPath, Link
 from amg.tools.kg.schema import LEARNED_DESCRIPTION_CAP, normalize_key
 from amg.tools.kg.store.protocols import QAReads
@@ -26,10 +30,14 @@ SOURCE_NAMES = {
 _ID = re.compile(r"^(HP|MONDO|DOID|CHEBI|MESH|OMIM|ORPHA|ICD10CM):", re.IGNORECASE)
 
 
-def glossary(store: QAReads, entities: list[dict], shown: list[GraphPath], links: list[Link]) -> list[dict]:
-    """[{term, key, definition, source, ids}] for the question entities, the nodes on the shown paths and the links."""
+def glossary(
+    store: QAReads, entities: list[dict], shown: list[GraphPath], links: list[Link], read: str = ""
+) -> list[dict]:
+    """[{term, key, definition, source, ids}] for the ``entities`` (the question's and those the answer names) and
+    the ends of the shown paths' steps and of the links that ``read`` (the answer and its quotes) mentions."""
     steps = [step for path in shown for step in path["steps"]] + list(links)
-    names = [e["name"] for e in entities] + [step[end] for step in steps for end in ("source", "target")]
+    ends = dict.fromkeys(step[end] for step in steps for end in ("source", "target"))
+    names = [e["name"] for e in entities] + [name for name in ends if mentions(read, name)]
     keys = list(dict.fromkeys(hit[0]["key"] for hit in store.lookup(_keys(names)).values()))
     found = store.entities(keys)
     terms = []

@@ -197,7 +197,7 @@ def test_answer_cites_resolvable_evidence_and_combines_confidence(store):
     assert out["dialogue"][-1]["content"].startswith("Option: b"), "the answer turn joins the conversation"
 
 
-def test_glossary_lists_curated_definitions_of_the_terms_on_the_paths(store):
+def test_glossary_lists_curated_definitions_of_the_terms_a_reader_meets(store):
     store.upsert(
         entities=[
             EntityRecord(
@@ -256,11 +256,15 @@ def test_glossary_lists_curated_definitions_of_the_terms_on_the_paths(store):
         forward=True,
         description="",
     )
-    terms = glossary(store, [{"name": "metformin"}], shown, [diarrhea])
-    assert [(t["term"], t["source"], t["ids"]) for t in terms] == [
+    both = glossary(store, [{"name": "metformin"}], shown, [diarrhea], "Metformin causes nausea and diarrhea.")
+    assert [(t["term"], t["source"], t["ids"]) for t in both] == [
         ("Nausea", "HPO", ["HP:0002018"]),
         ("Diarrhea", "HPO", ["HP:0002014"]),
     ], "model-written definitions are not listed"
+    one = glossary(store, [{"name": "metformin"}], shown, [diarrhea], "Metformin most often causes nausea.")
+    assert [t["term"] for t in one] == ["Nausea"], "a link's end the answer never names is not defined"
+    named = glossary(store, [{"name": "metformin"}, {"name": "Diarrhea"}], [], [], "")
+    assert [t["term"] for t in named] == ["Diarrhea"], "an entity the answer names is defined, path or not"
 
 
 def test_a_case_read_only_loosely_is_read_by_the_model_and_a_finding_it_names_otherwise_is_dropped(store, linker):
