@@ -23,11 +23,14 @@ from amg.tools.kg.traversal.differential import fold_subtypes, frequency_of, inh
 from amg.tools.phenotypes.lexicon import hpo_lexicon
 from amg.tools.phenotypes.loose import loosely_read, misread
 from amg.tools.phenotypes.recognizer import recognise
+from amg.tools.question_kinds import describes_a_patient
 
 CANDIDATE_POOL = 200
 RANKED = 20  # candidates ranked before subtypes fold into their diseases
 SHOWN = 5
 ANCESTOR_LEVELS = 12  # the HPO is at most this deep
+CASE_FINDINGS = 2  # findings that make a case without a patient in the text; the reasoner reads a differential
+# only when its leader explains this many
 FINER = 200  # a finding stands for its descendants in diseases' annotations unless it has more (a broad term)
 _NEGATION = re.compile(r"\b(no|not|without|denies|absent|negative for)\b(?:\W+\w+){0,3}\W*$", re.IGNORECASE)
 _EARLIER_ANSWER = re.compile(r"\nPrevious answer: .*\)\s*$", re.DOTALL)  # graphs/question.py's chat context
@@ -53,6 +56,10 @@ def differentiate(entities: list[dict], store: QAReads, answered: dict[str, bool
     present, absent = case_findings(entities, text, answered)
     if not present or (not answered and any(e.get("type") == "disease" for e in entities)):
         return {"differential": [], "follow_up": []}  # no findings, or the question already names its disease
+    if not answered and len(present) < CASE_FINDINGS and not describes_a_patient(text):
+        # one finding asked about, not a patient's ("Which electrolyte disturbance causes peaked T waves?"): its
+        # differential would tie every disease annotated with it; a patient with one finding is asked about more
+        return {"differential": [], "follow_up": []}
     lexicon = hpo_lexicon()
     finer = {f: lexicon.keys_below(f, FINER) for f in present | absent}
     rows = store.disease_annotations({f: [f, *sorted(finer[f])] for f in sorted(present)}, CANDIDATE_POOL)

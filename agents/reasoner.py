@@ -13,6 +13,7 @@ import re
 
 from amg.agents.answer_synthesizer.agreement import sampled_answers
 from amg.agents.answer_synthesizer.answer_lines import ask_answer
+from amg.agents.diagnostician import CASE_FINDINGS
 from amg.agents.finding_reader.reader import FINDING_NAMES
 from amg.prompts import load, quote
 from amg.tools.kg.pipeline_types import Asked, EvidenceItem, Found, GraphPath, Link, read_by_a_model, withdrawn
@@ -32,7 +33,6 @@ DESCRIPTION_CHARS = 240  # a local model reads its context slowly: keep each pie
 NEIGHBOUR_CHARS = 100
 MAX_LINKS = 8
 DIFFERENTIAL_SHOWN = 3
-MIN_CASE_FINDINGS = 2  # one finding ("fever") is not a case: its differential would only distract
 SNIPPET_CHARS = 200
 LEAD_CHARS = 700  # of the best evidence fetched for the question, read at length
 RATIONALE_CHARS = 300
@@ -187,7 +187,7 @@ def links_context(links: list[Link], evidence_index: list[EvidenceItem]) -> str:
 
 def is_case(differential: list[dict]) -> bool:
     """Whether the differential rests on a case: its leader explains two or more of the findings."""
-    return bool(differential) and len(differential[0].get("frequencies", {})) >= MIN_CASE_FINDINGS
+    return bool(differential) and len(differential[0].get("frequencies", {})) >= CASE_FINDINGS
 
 
 def differential_context(differential: list[dict]) -> str:

@@ -103,6 +103,14 @@ def test_a_finding_the_case_already_implies_is_not_asked(case_graph):
     assert asked and "skin abnormality" not in asked, "a rash is a skin abnormality"
 
 
+def test_one_finding_makes_a_differential_only_for_a_patient(case_graph):
+    fever = [{"key": "fever", "name": "fever", "type": "phenotype"}]
+    asked = differentiate(fever, case_graph, {}, "Which infections cause fever?")
+    assert asked == {"differential": [], "follow_up": []}, "a finding asked about, not a patient's"
+    out = differentiate(fever, case_graph, {}, "My son has had a fever for three days.")
+    assert {c["key"] for c in out["differential"]} == {"alpha", "beta", "gamma"}, "a patient's one finding is a start"
+
+
 def test_a_question_that_names_its_disease_gets_no_differential(case_graph):
     entities = [
         {"key": "fever", "name": "fever", "type": "phenotype"},
