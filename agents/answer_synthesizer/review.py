@@ -182,8 +182,9 @@ def review(
     """State update for an open question: the answer (the draft, or its revision by a strong fact), its citations,
     its confidence and how it was made, the conversation, usage. ``draft``: {"answer", "likelihood",
     "dialogue", "samples"} as ``draft_answer`` made it; ``embed`` reads how close the answer is to the samples.
-    Evidence fetched this run is cited where a sentence of it states the answer (support ``reading``, the model's
-    measured precision reading evidence); it never revises a draft."""
+    Evidence fetched this run, or behind a fact on the point that the answer does not name (the passage a relation
+    "diarrhea adverse effect of metformin" was learned from, under "nausea"), is cited where a sentence of it states
+    the answer (support ``reading``, the model's measured precision reading evidence); it never revises a draft."""
     usage = Usage()
     facts = answering_facts(asked.question, asked.entities, found, aliases)
     answer, dialogue, likelihood = draft["answer"], list(draft["dialogue"]), draft.get("likelihood")
@@ -201,9 +202,8 @@ def review(
             answer, agreeing, likelihood, tokens = _cleaned(revised, backed), backed, None, {}
             basis["revised"] = True
     fetched = set(found.fetched_ids)
-    cited = [
-        e["n"] for e in found.evidence_index if e["id"] in fetched or any(e["id"] in f.evidence_ids for f in agreeing)
-    ]
+    on_point = {i for f in facts for i in f.evidence_ids}  # behind the facts on the point, whichever answer they back
+    cited = [e["n"] for e in found.evidence_index if e["id"] in fetched or e["id"] in on_point]
     keys = key_entities(answer, asked.entities, found.nodes)
     claim = answering_sentence(answer, asked.question)
     quotes = quoted(
@@ -211,7 +211,8 @@ def review(
     )
     by_fact = {e["n"] for e in found.evidence_index if any(e["id"] in f.evidence_ids for f in agreeing)}
     valid = [n for n in cited if n in quotes and (n in by_fact or states(quotes[n], claim, keys))]
-    read = [e for e in found.evidence_index if e["n"] in valid and e["id"] in fetched and not withdrawn(e)]
+    stating = [e for e in found.evidence_index if e["n"] in valid and (e["id"] in fetched or e["n"] not in by_fact)]
+    read = [e for e in stating if not withdrawn(e)]  # a sentence of it states the answer
     support = max([*(f.confidence for f in agreeing), *([reading] if read else [])], default=0.0)
     gone = [e for e in found.evidence_index if e["n"] in valid and withdrawn(e)]
     if gone:  # a retracted or deleted paper stays cited, marked, and nothing rests on it

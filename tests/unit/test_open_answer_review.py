@@ -123,3 +123,38 @@ def test_a_follow_up_cites_the_passage_sentence_that_states_its_answer_not_the_c
     text = "Metformin is the first-line drug for most adults with type 2 diabetes mellitus."
     alone = review(asked, with_passages(Found(), [unrelated], {unrelated.id: text}), draft, llm=None, aliases={})
     assert alone["citations"] == [] and alone["confidence_basis"]["rests_on"], "the context restated is not cited"
+
+
+def test_the_passage_behind_a_fact_on_the_point_is_cited_where_it_states_the_answer_the_fact_does_not_name():
+    """Offline, no passage is searched: the chapter a relation "metformin has adverse effect diarrhea" was learned
+    from is what the graph holds on the point. The draft's nausea is not diarrhea, and the fact is not strong enough
+    to revise it, but a sentence of that chapter states nausea: it is cited. A draft it does not state rests on the
+    model's own knowledge."""
+    from dataclasses import asdict
+
+    from amg.agents.answer_synthesizer.review import review
+    from amg.tools.kg.pipeline_types import Asked, Found
+    from amg.tools.kg.records import EvidenceRecord
+
+    chapter = (
+        "Metformin is the first-line drug for most adults with type 2 diabetes mellitus. The most common adverse "
+        "effects of metformin are gastrointestinal: diarrhea, nausea and abdominal discomfort."
+    )
+    passage = EvidenceRecord(id="textbook:endo.md::0", kind="textbook", title="endo.md", snippet=chapter)
+    diarrhea = node("diarrhea", "has_adverse_effect", seed="metformin", score=0.73)
+    diarrhea["steps"] = [{**diarrhea["steps"][0], "evidence_ids": [passage.id]}]
+    found = Found(nodes=[diarrhea], evidence_index=[{"n": 1, **asdict(passage)}])
+    asked = Asked(
+        question="What is the most common side effect of metformin?",
+        entities=[{"key": "metformin", "name": "Metformin", "type": "drug"}],
+    )
+    draft = {"answer": "Nausea is the most common side effect of metformin.", "dialogue": [], "stated": 0.8}
+    update = review(asked, found, draft, llm=None, aliases={})
+    assert update["answer"] == draft["answer"] and not update["confidence_basis"]["revised"]
+    assert [c["quote"] for c in update["citations"]] == [
+        "The most common adverse effects of metformin are gastrointestinal: diarrhea, nausea and abdominal discomfort."
+    ]
+    assert update["confidence_basis"]["support"] > 0 and "rests_on" not in update["confidence_basis"]
+    wrong = {**draft, "answer": "Weight gain is the most common side effect of metformin."}
+    alone = review(asked, found, wrong, llm=None, aliases={})
+    assert alone["citations"] == [] and alone["confidence_basis"]["rests_on"], "a passage that does not state it"
