@@ -211,8 +211,11 @@ def review(
     )
     by_fact = {e["n"] for e in found.evidence_index if any(e["id"] in f.evidence_ids for f in agreeing)}
     valid = [n for n in cited if n in quotes and (n in by_fact or states(quotes[n], claim, keys))]
-    stating = [e for e in found.evidence_index if e["n"] in valid and (e["id"] in fetched or e["n"] not in by_fact)]
-    read = [e for e in stating if not withdrawn(e)]  # a sentence of it states the answer
+    read = [  # a sentence of it states the answer
+        e
+        for e in found.evidence_index
+        if e["n"] in valid and (e["id"] in fetched or e["n"] not in by_fact) and not withdrawn(e)
+    ]
     support = max([*(f.confidence for f in agreeing), *([reading] if read else [])], default=0.0)
     gone = [e for e in found.evidence_index if e["n"] in valid and withdrawn(e)]
     if gone:  # a retracted or deleted paper stays cited, marked, and nothing rests on it
