@@ -79,6 +79,14 @@ def test_words_that_name_no_phenotype():
     assert "Autistic behavior" not in found("She has an ASD"), "an acronym of several terms names none"
 
 
+def test_a_capital_a_after_a_word_designates_and_the_article_does_not():
+    vitamin_a = "Reduced circulating vitamin A concentration"
+    assert vitamin_a not in found("Deficiency of which vitamin causes beriberi?"), "the article is no designator"
+    assert vitamin_a in found("A boy with night blindness from vitamin A deficiency")
+    assert vitamin_a in found("Deficiency of vitamin A")
+    assert "Decreased circulating IgA concentration" in found("Low levels of immunoglobulin A were found.")
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -23,7 +23,17 @@ from typing import NamedTuple
 
 from amg.tools.phenotypes.lexicon import SCOPE_WEIGHT, Lexicon, hpo_lexicon
 from amg.tools.phenotypes.negation import is_negated, negated_ranges
-from amg.tools.phenotypes.word_keys import QUANTITY, SERIES, condition_adjective, key, keys, series, tokens, written
+from amg.tools.phenotypes.word_keys import (
+    QUANTITY,
+    SERIES,
+    condition_adjective,
+    key,
+    key_in_place,
+    keys,
+    series,
+    tokens,
+    written,
+)
 
 GAP_PENALTY = 0.85
 MULTIPLE = key("multiple")
@@ -106,14 +116,17 @@ def _clauses(text: str) -> list[list[Word]]:
         for m in SERIES.finditer(text)
         if (numbers := series(m.group()))
     ]
+    before = None  # where the word before ends
     for word, start, end in tokens(text):
         if current and any(current[-1][2] <= b < start for b in bounds):
             clauses.append(current)
             current = []
+        after_a_word = before is not None and not any(before <= b < start for b in bounds)
+        before = end
         group = next(((a, b, k) for a, b, k in groups if a <= start < b), None)
         if group and current and current[-1][1] >= group[0]:
             continue  # the rest of a quantity or series already read
-        if word_key := (group[2] if group else key(word)):
+        if word_key := (group[2] if group else key_in_place(word, after_a_word)):
             current.append((word_key, start, group[1] if group else end))
     return [c for c in [*clauses, current] if c]
 

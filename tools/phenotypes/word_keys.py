@@ -30,6 +30,7 @@ STOP = frozenset(
     "his her their its is are was were be been has have had very some any this that these those "
     "who which whose as into onto over under".split()
 )
+DESIGNATOR_A = "A"  # the key of a capital "A" after a word (keys are lower case: it is no other word's)
 # words with one meaning for the match: a clinician's word -> the word HPO's labels use
 SAME = {
     "several": "multiple",
@@ -193,6 +194,12 @@ def tokens(text: str) -> list[tuple[str, int, int]]:
     return [(m.group(), m.start(), m.end()) for m in TOKEN.finditer(text)]
 
 
+def key_in_place(word: str, after_a_word: bool) -> str:
+    """``key``, but a capital "A" after another word is a designator ("Vitamin A deficiency", "hepatitis A"), never
+    the article it is anywhere else: without it, "Deficiency of which vitamin" named vitamin A deficiency."""
+    return DESIGNATOR_A if after_a_word and word == "A" else key(word)
+
+
 def keys(text: str) -> tuple[str, ...]:
     """The keys of a label's meaningful words, in order."""
-    return tuple(k for k in (key(w) for w, _, _ in tokens(text)) if k)
+    return tuple(k for n, (w, _, _) in enumerate(tokens(text)) if (k := key_in_place(w, n > 0)))
