@@ -57,7 +57,10 @@ CLAIM_PAPERS = 1  # papers a research question reads: given three, a small model
 
 
 def prepare(state: QAState, runtime: Runtime[Context]) -> dict:
-    question, options, notices, problem = prepare_question(state)
+    def leans_back(said: str) -> bool:  # asked only from a chat's second turn: the linker starts there, not before
+        return refers_back(said, spot_entities(said, resources_for(run_context(runtime)).linker))
+
+    question, options, notices, problem = prepare_question(state, leans_back)
     answered = read_answers(_said(state), state.get("follow_up") or [])
     findings = {**(state.get("findings") or {}), **answered} if answered else {}
     update = {**PER_TURN_RESET, "question": question, "options": options, "notices": notices, "findings": findings}

@@ -1,16 +1,20 @@
 """Turn raw input (chat messages or question + options) into a validated question, and carry a chat's topic.
 
-A follow-up ("And its most common side effect?") is read with the previous question and the previous
-answer's own words (not its citations and glossary, whose names the vocabularies would take for the
-question's entities). When it refers back (a pronoun, or no entity of its own) its entities are the previous
-turn's topic first (the question entities that answer named), then its own, so retrieval and citations stay on
-metformin, not only the wording.
+A follow-up that points back with "it" or "its" at the one thing the previous turn was about is asked on its own
+("And its most common side effect?" after "What is metformin used for?" is "And metformin's most common side
+effect?"), so the model reads it as it reads any question: with the previous turn attached, its short sampled
+answers named other drugs' effects and the answer restated the previous one. Any other follow-up is read with the
+previous question and the previous answer's own words (not its citations and glossary, whose names the
+vocabularies would take for the question's entities). When it refers back (a pronoun, or no entity of its own)
+its entities are the previous turn's topic first (the question entities that answer named), then its own, so
+retrieval and citations stay on metformin, not only the wording.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 
 from langchain_core.messages import AIMessage, HumanMessage
 
@@ -21,6 +25,9 @@ MAX_QUESTION_CHARS = 4000
 MAX_OPTIONS = 10
 _OPTION_LINE = re.compile(r"^\s*\(?([A-Ja-j])[.):]\s+(.+?)\s*$")
 _SURROGATE = re.compile("[\ud800-\udfff]")  # what undecodable bytes become (surrogateescape)
+_IT = re.compile(r"\b(it|its|itself)\b", re.IGNORECASE)
+# "it" as an empty subject ("is it possible to …", "it is likely that …") stands for nothing the turn was about
+_EMPTY_IT = re.compile(r"\bit(?:\s+(?:is|was|would be|will be)|'s)?\s+\w+\s+(?:to|that|whether|if)\b", re.IGNORECASE)
 _ANAPHOR = re.compile(r"\b(?:it|its|itself|they|them|their|this|these|those|he|she|his|her)\b", re.IGNORECASE)
 TOPIC_ENTITIES = 2
 
@@ -53,18 +60,50 @@ def _text(message) -> str:
     return str(content)
 
 
-def _given(state: dict) -> tuple[str, Pairs]:
-    """The question and its (letter, text) options, from the last chat message or the question fields."""
+def _always(said: str) -> bool:
+    return True
+
+
+def _given(state: dict, leans_back: Callable[[str], bool] = _always) -> tuple[str, Pairs]:
+    """The question and its (letter, text) options, from the last chat message or the question fields; a chat
+    message is read with the previous turn only when ``leans_back`` says its words lean on it (``refers_back``)."""
     messages = state.get("messages") or []
     pairs = [(str(k).strip().upper(), str(v).strip()) for k, v in (state.get("options") or {}).items()]
     if not (messages and isinstance(messages[-1], HumanMessage)):
         return str(state.get("question") or ""), pairs
     question, inline = split_options(_text(messages[-1]))
     earlier = [m for m in messages[:-1] if isinstance(m, (HumanMessage, AIMessage))]
-    if len(earlier) >= 2 and visible(question):
+    if len(earlier) >= 2 and visible(question) and leans_back(question):
         said = answer_words(_text(earlier[-1]))
-        question += f"\n(Previous question: {_text(earlier[-2])[:500]}\nPrevious answer: {said[:500]})"
+        before = _text(earlier[-2])
+        alone = standalone(question, state.get("topic") or [], f"{before}\n{said}")
+        question = alone or question + f"\n(Previous question: {before[:500]}\nPrevious answer: {said[:500]})"
     return question, pairs or inline
+
+
+def standalone(follow_up: str, topic: list[dict], earlier: str) -> str | None:
+    """``follow_up`` with its "it" / "its" / "itself" replaced by the one thing the previous turn was about, in the
+    words the conversation wrote it (``earlier``: the previous question and answer); None when that cannot be
+    done safely: another pronoun ("they", "this", "her"), more than one "it", an empty "it" ("is it possible to"),
+    no or two things the turn was about, or a name the conversation never wrote."""
+    its = _IT.findall(follow_up)
+    if len(topic) != 1 or len(its) != 1 or _EMPTY_IT.search(follow_up):
+        return None
+    if any(m.group(0).lower() not in {"it", "its", "itself"} for m in _ANAPHOR.finditer(follow_up)):
+        return None
+    thing = topic[0]
+    names = [thing.get("name") or thing["key"], *thing.get("aliases", []), thing["key"]]
+    written = [re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", earlier, re.IGNORECASE) for n in names if n]
+    found = [m for m in written if m]
+    if not found:
+        return None
+    words = found[0].group(0)
+
+    def replace(match: re.Match) -> str:
+        said = {"it": words, "its": f"{words}'s", "itself": f"{words} itself"}[match.group(1).lower()]
+        return said[0].upper() + said[1:] if match.start() == 0 or follow_up[: match.start()].strip() == "" else said
+
+    return _IT.sub(replace, follow_up)
 
 
 def answer_words(reply: str) -> str:
@@ -126,9 +165,12 @@ def claim_to_check(said: str, asked: bool) -> tuple[str, str | None]:
     return claim, None
 
 
-def prepare_question(state: dict) -> tuple[str, dict[str, str], list[str], str | None]:
-    """(question, options, notices, problem); ``problem`` is a readable reason to stop."""
-    question, pairs = _given(state)
+def prepare_question(
+    state: dict, leans_back: Callable[[str], bool] = _always
+) -> tuple[str, dict[str, str], list[str], str | None]:
+    """(question, options, notices, problem); ``problem`` is a readable reason to stop. ``leans_back``: whether a
+    chat message's own words lean on the previous turn (without it, every message after the first is)."""
+    question, pairs = _given(state, leans_back)
     question, notices = question.strip(), []
     if _SURROGATE.search(question) or any(_SURROGATE.search(text) for _, text in pairs):
         return "", {}, notices, "The input is not valid UTF-8 text; check the terminal's encoding (LANG)."

@@ -51,7 +51,7 @@ def responder(body: dict) -> dict:
     if not asks_for_answer(body):
         return {"content": "Metformin is a biguanide."}
     numbers = cited(body, "Metformin as first-line", "creatine")
-    follow_up = "Previous question" in prompt_text(body)
+    follow_up = "side effect" in prompt_text(body)
     answer = SIDE_EFFECT if follow_up else "Metformin is used for treating type 2 diabetes mellitus."
     return answer_lines(answer=answer, confidence=0.9, citations=numbers)
 
@@ -112,7 +112,7 @@ def test_a_follow_up_keeps_the_entity_and_cites_what_names_it_and_its_side_effec
     assert quote == "Metformin lowered HbA1c; the most common adverse effect was diarrhea, reported by 20% of patients."
     assert follow["answer"] == SIDE_EFFECT and follow["confidence"] > 0.5
     assert f'"{quote}"' in follow["messages"][-1].content, "the chat shows what the citation is cited for"
-    assert "Confidence" not in follow["question"], "read with the previous answer's words, not its citations"
+    assert follow["question"] == "And metformin's most common side effect?", "asked on its own"
 
 
 def test_a_follow_up_naming_other_things_keeps_the_entity_it_refers_to(chat, store):

@@ -22,7 +22,7 @@ def responder(body):
     if asks_for_entities(body):
         return {"content": "metformin | drug"}
     if asks_for_answer(body):
-        follow_up = "Previous question" in prompt_text(body)
+        follow_up = "side effect" in prompt_text(body)
         return answer_lines(
             answer="Diarrhea." if follow_up else "Metformin treats type 2 diabetes.", confidence=0.6, citations=[1]
         )
@@ -79,3 +79,6 @@ def test_chat_keeps_history_for_follow_ups(cli_env, capsys, monkeypatch):
     assert cli.main(["chat", "--thread", "t1"]) == 0
     out = capsys.readouterr().out
     assert "Metformin treats type 2 diabetes." in out and "Diarrhea." in out
+    follow_up = [prompt_text(body) for body in cli_env.requests if "side effect" in prompt_text(body)]
+    assert follow_up and all("metformin's most common side effect" in text for text in follow_up), "asked on its own"
+    assert not any("Previous question" in text for text in follow_up)
