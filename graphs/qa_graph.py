@@ -58,7 +58,8 @@ CLAIM_PAPERS = 1  # papers a research question reads: given three, a small model
 
 def prepare(state: QAState, runtime: Runtime[Context]) -> dict:
     def leans_back(said: str) -> bool:  # asked only from a chat's second turn: the linker starts there, not before
-        return refers_back(said, spot_entities(said, resources_for(run_context(runtime)).linker))
+        linker = resources_for(run_context(runtime)).linker
+        return refers_back(said, lambda text: spot_entities(text, linker))
 
     question, options, notices, problem = prepare_question(state, leans_back)
     answered = read_answers(_said(state), state.get("follow_up") or [])
@@ -108,7 +109,7 @@ def parse(state: QAState, runtime: Runtime[Context]) -> dict:
     )
     topic, said = state.get("topic") or [], _said(state)
     # a follow-up keeps the previous turn's entity; a reply to the differential's questions is the diagnostician's
-    if topic and not state.get("findings") and refers_back(said, spot_entities(said, res.linker)):
+    if topic and not state.get("findings") and refers_back(said, lambda text: spot_entities(text, res.linker)):
         update["entities"] = with_topic(update["entities"], topic, ctx.max_entities)
     return update
 

@@ -29,6 +29,14 @@ _IT = re.compile(r"\b(it|its|itself)\b", re.IGNORECASE)
 # "it" as an empty subject ("is it possible to …", "it is likely that …") stands for nothing the turn was about
 _EMPTY_IT = re.compile(r"\bit(?:\s+(?:is|was|would be|will be)|'s)?\s+\w+\s+(?:to|that|whether|if)\b", re.IGNORECASE)
 _ANAPHOR = re.compile(r"\b(?:it|its|itself|they|them|their|this|these|those|he|she|his|her)\b", re.IGNORECASE)
+_CONTINUATION = re.compile(r"\s*(?:and|but|or|so|also|then|what about|how about|what if|same for)\b", re.IGNORECASE)
+FRAGMENT_WORDS = 4
+_PERSONAL = {"he", "she", "his", "her"}
+_PERSON = re.compile(
+    r"\b(?:man|woman|men|women|boy|girl|child|infant|baby|newborn|neonate|toddler|adolescent|teenager|patient|"
+    r"mother|father|gentleman|lady|male|female|person|individual)s?\b",
+    re.IGNORECASE,
+)
 TOPIC_ENTITIES = 2
 
 Pairs = list[tuple[str, str]]
@@ -76,32 +84,35 @@ def _given(state: dict, leans_back: Callable[[str], bool] = _always) -> tuple[st
     if len(earlier) >= 2 and visible(question) and leans_back(question):
         said = answer_words(_text(earlier[-1]))
         before = _text(earlier[-2])
-        alone = standalone(question, state.get("topic") or [], f"{before}\n{said}")
+        alone = standalone(question, state.get("topic") or [], before, said)
         question = alone or question + f"\n(Previous question: {before[:500]}\nPrevious answer: {said[:500]})"
     return question, pairs or inline
 
 
-def standalone(follow_up: str, topic: list[dict], earlier: str) -> str | None:
+def standalone(follow_up: str, topic: list[dict], question: str, answer: str) -> str | None:
     """``follow_up`` with its "it" / "its" / "itself" replaced by the one thing the previous turn was about, in the
-    words the conversation wrote it (``earlier``: the previous question and answer); None when that cannot be
-    done safely: another pronoun ("they", "this", "her"), more than one "it", an empty "it" ("is it possible to"),
-    no or two things the turn was about, or a name the conversation never wrote."""
+    words the conversation wrote it; None when that is not sure: another pronoun ("they", "this", "her"), more than
+    one "it", an empty "it" ("is it possible to"), no or two things the turn was about, or an answer that does not
+    open on that thing. "It" tends to continue what the last sentence was about, its subject: after "What is the
+    first-line drug for type 2 diabetes?" answered "Metformin is …", "its side effects" are metformin's though the
+    question was about diabetes; there the model reads the follow-up with the previous turn and resolves it."""
     its = _IT.findall(follow_up)
     if len(topic) != 1 or len(its) != 1 or _EMPTY_IT.search(follow_up):
         return None
     if any(m.group(0).lower() not in {"it", "its", "itself"} for m in _ANAPHOR.finditer(follow_up)):
         return None
     thing = topic[0]
-    names = [thing.get("name") or thing["key"], *thing.get("aliases", []), thing["key"]]
-    written = [re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", earlier, re.IGNORECASE) for n in names if n]
-    found = [m for m in written if m]
-    if not found:
+    names = [n for n in [thing.get("name") or thing["key"], *thing.get("aliases", []), thing["key"]] if n]
+    opening = answer[re.match(r"\W*(?:(?:the|a|an)\s+)?", answer, re.IGNORECASE).end() :]
+    opened = [m for n in names if (m := re.match(rf"{re.escape(n)}(?![\w-])", opening, re.IGNORECASE))]
+    if not opened:
         return None
-    words = found[0].group(0)
+    asked = [re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", question, re.IGNORECASE) for n in names]
+    words = next((m.group(0) for m in asked if m), opened[0].group(0))  # the user's spelling, else the answer's
 
     def replace(match: re.Match) -> str:
         said = {"it": words, "its": f"{words}'s", "itself": f"{words} itself"}[match.group(1).lower()]
-        return said[0].upper() + said[1:] if match.start() == 0 or follow_up[: match.start()].strip() == "" else said
+        return said[0].upper() + said[1:] if follow_up[: match.start()].strip() == "" else said
 
     return _IT.sub(replace, follow_up)
 
@@ -112,9 +123,21 @@ def answer_words(reply: str) -> str:
     return "\n".join(line for line in lines if not line.startswith("Note: ")).strip()
 
 
-def refers_back(said: str, own: list[dict]) -> bool:
-    """Whether a chat message's own words lean on the previous turn: a pronoun, or no entity of their own."""
-    return not own or bool(_ANAPHOR.search(said))
+def refers_back(said: str, spot: Callable[[str], list]) -> bool:
+    """Whether a chat message's own words lean on the previous turn (``spot`` lists the entities a text names): it
+    opens as a continuation ("And in children?", "What about pregnancy?"), has a pronoun before anything in the
+    message it could stand for ("Does it interact with alcohol?"; not "A 60-year-old man with chest pain … He …",
+    nor "Metformin: is it safe?"), or is a fragment of a few words naming no entity ("Why?", "How long for?"). A
+    whole question naming nothing the vocabularies know ("Is the INR reliable?") is a question of its own."""
+    if _CONTINUATION.match(said):
+        return True
+    first = _ANAPHOR.search(said)
+    if first:
+        before = said[: first.start()]
+        person = first.group(0).lower() in _PERSONAL and _PERSON.search(before)
+        if not (person or spot(before)):
+            return True
+    return len(said.split()) <= FRAGMENT_WORDS and not spot(said)
 
 
 def with_topic(entities: list[dict], topic: list[dict], limit: int) -> list[dict]:

@@ -122,8 +122,11 @@ def test_a_follow_up_naming_other_things_keeps_the_entity_it_refers_to(chat, sto
     say("What is metformin used for?", thread="u")
     follow = say("Does it cause diarrhea or lactic acidosis?", thread="u", max_entities=2)
     assert [e["key"] for e in follow["entities"]] == ["metformin", "diarrhea"]
-    asked = say("What about lactic acidosis?", thread="u", max_entities=1)
+    more = say("What about lactic acidosis?", thread="u", max_entities=2)
+    assert [e["key"] for e in more["entities"]] == ["metformin", "lactic acidosis"], "it goes on: metformin carried"
+    asked = say("Is lactic acidosis dangerous?", thread="u", max_entities=2)
     assert [e["key"] for e in asked["entities"]] == ["lactic acidosis"], "a new subject, no pronoun: nothing carried"
+    assert asked["question"] == "Is lactic acidosis dangerous?", "asked alone, not with the previous turn"
 
 
 def test_an_unsupported_answer_rests_on_the_models_knowledge_with_a_low_confidence(chat):

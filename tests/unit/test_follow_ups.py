@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
-from amg.graphs.question import prepare_question, standalone
+from amg.graphs.question import prepare_question, refers_back, standalone
 
 METFORMIN = {"key": "metformin", "name": "Metformin"}
-EARLIER = "What is metformin used for?\nMetformin is used for treating type 2 diabetes."
+ASKED, ANSWERED = "What is metformin used for?", "Metformin is used for treating type 2 diabetes."
 
 
 @pytest.mark.parametrize(
@@ -21,7 +21,7 @@ EARLIER = "What is metformin used for?\nMetformin is used for treating type 2 di
     ],
 )
 def test_its_it_becomes_the_topic_in_the_conversations_words(follow_up, alone):
-    assert standalone(follow_up, [METFORMIN], EARLIER) == alone
+    assert standalone(follow_up, [METFORMIN], ASKED, ANSWERED) == alone
 
 
 @pytest.mark.parametrize(
@@ -32,16 +32,30 @@ def test_its_it_becomes_the_topic_in_the_conversations_words(follow_up, alone):
         ("Does it help her?", [METFORMIN], "another pronoun"),
         ("What about in children?", [METFORMIN], "no 'it' to replace"),
         ("What is its dose?", [METFORMIN, {"key": "insulin", "name": "Insulin"}], "two things the turn was about"),
-        ("How is it treated?", [{"key": "t2dm", "name": "Type 2 diabetes mellitus"}], "a name never written"),
+        ("How is it treated?", [{"key": "t2dm", "name": "Type 2 diabetes mellitus"}], "the answer opens on something else"),
     ],
 )
 def test_anything_less_sure_is_read_with_the_previous_turn(follow_up, topic, why):
-    assert standalone(follow_up, topic, EARLIER) is None, why
+    assert standalone(follow_up, topic, ASKED, ANSWERED) is None, why
 
 
-def test_an_alias_the_conversation_wrote_is_the_name_used():
+def test_an_alias_the_user_wrote_is_the_name_used():
     drug = {"key": "metformin", "name": "Metformin", "aliases": ["Glucophage"]}
-    assert standalone("What is its dose?", [drug], "Is Glucophage a biguanide?\nYes.") == "What is Glucophage's dose?"
+    said = standalone("What is its dose?", [drug], "What is Glucophage?", "Metformin, a biguanide.")
+    assert said == "What is Glucophage's dose?"
+
+
+def test_it_is_what_the_answer_is_about_not_only_what_was_asked():
+    """After "Metformin is the first-line drug …", "its side effects" are metformin's, not diabetes's."""
+    diabetes = {"key": "type 2 diabetes", "name": "Type 2 diabetes"}
+    first_line = "What is the first-line drug for type 2 diabetes?"
+    assert standalone("What are its side effects?", [diabetes], first_line, "Metformin is the first-line drug.") is None
+    named = standalone("What are its side effects?", [METFORMIN], first_line, "Metformin.")
+    assert named == "What are Metformin's side effects?", "the answer's own word when the question never wrote it"
+    lyme = {"key": "lyme disease", "name": "Lyme disease"}
+    assert standalone("How is it treated?", [lyme], "What is Lyme disease?", "Lyme disease is an infection.") == (
+        "How is Lyme disease treated?"
+    )
 
 
 def _chat(said: str, topic: list[dict]) -> dict:
@@ -64,3 +78,37 @@ def test_a_follow_up_that_cannot_be_asked_alone_keeps_the_previous_turn():
     question = prepare_question(_chat("And in children?", [METFORMIN]), lambda said: True)[0]
     assert question.startswith("And in children?\n(Previous question: What is metformin used for?")
     assert prepare_question(_chat("And its dose?", [METFORMIN]), lambda said: True)[0] == "And metformin's dose?"
+
+
+def _spot(text: str) -> list[str]:
+    """A stand-in vocabulary: the entities these tests name."""
+    return [w for w in ("metformin", "alcohol", "chest pain", "pregnancy", "lyme disease") if w in text.lower()]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "And in children?",
+        "What about pregnancy?",
+        "Does it interact with alcohol?",
+        "Is this serious?",
+        "Why?",
+        "Does she need insulin?",
+    ],
+)
+def test_a_message_that_leans_on_the_previous_turn(said):
+    assert refers_back(said, _spot)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Which organism causes Lyme disease?",
+        "Metformin: is it safe?",
+        "A 60-year-old man has chest pain. He is sweating.",
+        "A woman in her first pregnancy asks whether her tiredness is normal.",
+        "Is the international normalised ratio reliable?",
+    ],
+)
+def test_a_question_of_its_own(said):
+    assert not refers_back(said, _spot)
