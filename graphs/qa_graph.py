@@ -57,12 +57,15 @@ CLAIM_PAPERS = 1  # papers a research question reads: given three, a small model
 
 
 def prepare(state: QAState, runtime: Runtime[Context]) -> dict:
+    answered = read_answers(_said(state), state.get("follow_up") or [])
+
     def leans_back(said: str) -> bool:  # asked only from a chat's second turn: the linker starts there, not before
+        if answered:  # "No hepatosplenomegaly.": the case goes on, read with what it said before
+            return True
         linker = resources_for(run_context(runtime)).linker
         return refers_back(said, lambda text: spot_entities(text, linker))
 
     question, options, notices, problem = prepare_question(state, leans_back)
-    answered = read_answers(_said(state), state.get("follow_up") or [])
     findings = {**(state.get("findings") or {}), **answered} if answered else {}
     update = {**PER_TURN_RESET, "question": question, "options": options, "notices": notices, "findings": findings}
     said = _said(state) if question else ""  # a claim is its own words, not a follow-up's context

@@ -82,6 +82,7 @@ def test_chat_reply_to_a_follow_up_updates_the_differential(case_graph, scripted
     assert "To tell them apart: Does the patient have hepatosplenomegaly?" in first["messages"][-1].content
     second = chat.invoke({"messages": [HumanMessage("No hepatosplenomegaly.")]}, thread, context=ctx)
     assert second["findings"] == {"hepatosplenomegaly": False}
+    assert "(Previous question: Fever and a rash" in second["question"], "the case goes on: read with what it said"
     assert second["differential"][0]["key"] == "beta", "the answer moved the differential"
 
 
