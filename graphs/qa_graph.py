@@ -63,7 +63,7 @@ def prepare(state: QAState, runtime: Runtime[Context]) -> dict:
         if answered:  # "No hepatosplenomegaly.": the case goes on, read with what it said before
             return True
         linker = resources_for(run_context(runtime)).linker
-        return refers_back(said, lambda text: spot_entities(text, linker))
+        return refers_back(said, lambda text: [e["key"] for e in spot_entities(text, linker)])
 
     question, options, notices, problem = prepare_question(state, leans_back)
     findings = {**(state.get("findings") or {}), **answered} if answered else {}
@@ -112,7 +112,11 @@ def parse(state: QAState, runtime: Runtime[Context]) -> dict:
     )
     topic, said = state.get("topic") or [], _said(state)
     # a follow-up keeps the previous turn's entity; a reply to the differential's questions is the diagnostician's
-    if topic and not state.get("findings") and refers_back(said, lambda text: spot_entities(text, res.linker)):
+    if (
+        topic
+        and not state.get("findings")
+        and refers_back(said, lambda text: [e["key"] for e in spot_entities(text, res.linker)])
+    ):
         update["entities"] = with_topic(update["entities"], topic, ctx.max_entities)
     return update
 

@@ -30,7 +30,37 @@ _IT = re.compile(r"\b(it|its|itself)\b", re.IGNORECASE)
 _EMPTY_IT = re.compile(r"\bit(?:\s+(?:is|was|would be|will be)|'s)?\s+\w+\s+(?:to|that|whether|if)\b", re.IGNORECASE)
 _ANAPHOR = re.compile(r"\b(?:it|its|itself|they|them|their|this|these|those|he|she|his|her)\b", re.IGNORECASE)
 _CONTINUATION = re.compile(r"\s*(?:and|but|or|so|also|then|what about|how about|what if|same for)\b", re.IGNORECASE)
-FRAGMENT_WORDS = 4
+FOLLOW_UP_WORDS = 8  # a longer message naming nothing the vocabularies know still asks a question of its own
+# what one asks about a drug or a disease, never a subject of its own: "What are the side effects?" asks after one
+ASPECTS = frozenset(
+    {
+        "side effect",
+        "adverse effect",
+        "adverse event",
+        "dose",
+        "dosage",
+        "treatment",
+        "therapy",
+        "management",
+        "diagnosis",
+        "prognosis",
+        "mechanism of action",
+        "contraindication",
+        "interaction",
+        "complication",
+        "symptom",
+        "sign",
+        "cause",
+        "risk",
+        "risk factor",
+        "prevention",
+        "cure",
+        "test",
+        "drug",
+        "medication",
+        "medicine",
+    }
+)
 _PERSONAL = {"he", "she", "his", "her"}
 _PERSON = re.compile(
     r"\b(?:man|woman|men|women|boy|girl|child|infant|baby|newborn|neonate|toddler|adolescent|teenager|patient|"
@@ -123,21 +153,25 @@ def answer_words(reply: str) -> str:
     return "\n".join(line for line in lines if not line.startswith("Note: ")).strip()
 
 
-def refers_back(said: str, spot: Callable[[str], list]) -> bool:
-    """Whether a chat message's own words lean on the previous turn (``spot`` lists the entities a text names): it
-    opens as a continuation ("And in children?", "What about pregnancy?"), has a pronoun before anything in the
-    message it could stand for ("Does it interact with alcohol?"; not "A 60-year-old man with chest pain … He …",
-    nor "Metformin: is it safe?"), or is a fragment of a few words naming no entity ("Why?", "How long for?"). A
-    whole question naming nothing the vocabularies know ("Is the INR reliable?") is a question of its own."""
-    if _CONTINUATION.match(said):
+def refers_back(said: str, spot: Callable[[str], list[str]]) -> bool:
+    """Whether a chat message's own words lean on the previous turn (``spot`` lists the keys of the entities a text
+    names): it opens as a continuation ("And in children?", "What about pregnancy?"), names nothing of its own
+    beyond an aspect of a topic ("What are the side effects?", "How long should treatment last?"), or has a pronoun
+    before anything in the message it could stand for ("Does it interact with alcohol?"; not "A 60-year-old man with
+    chest pain … He …", nor "Metformin: is it safe?")."""
+    if _CONTINUATION.match(said) or (len(said.split()) <= FOLLOW_UP_WORDS and not _own(said, spot)):
         return True
     first = _ANAPHOR.search(said)
-    if first:
-        before = said[: first.start()]
-        person = first.group(0).lower() in _PERSONAL and _PERSON.search(before)
-        if not (person or spot(before)):
-            return True
-    return len(said.split()) <= FRAGMENT_WORDS and not spot(said)
+    if not first:
+        return False
+    before = said[: first.start()]
+    person = first.group(0).lower() in _PERSONAL and _PERSON.search(before)
+    return not (person or _own(before, spot))
+
+
+def _own(text: str, spot: Callable[[str], list[str]]) -> list[str]:
+    """The entities ``text`` names that are a subject of their own, not an aspect of one (``ASPECTS``)."""
+    return [key for key in spot(text) if key not in ASPECTS] if text.strip() else []
 
 
 def with_topic(entities: list[dict], topic: list[dict], limit: int) -> list[dict]:
