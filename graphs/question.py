@@ -26,6 +26,12 @@ MAX_OPTIONS = 10
 _OPTION_LINE = re.compile(r"^\s*\(?([A-Ja-j])[.):]\s+(.+?)\s*$")
 _SURROGATE = re.compile("[\ud800-\udfff]")  # what undecodable bytes become (surrogateescape)
 _IT = re.compile(r"\b(it|its|itself)\b", re.IGNORECASE)
+# the words "this …" / "that …" may use for a topic of each kind (an entity's type)
+KIND_WORDS = {
+    "drug": {"drug", "medication", "medicine", "treatment"},
+    "disease": {"disease", "condition", "illness", "infection", "disorder", "syndrome"},
+    "phenotype": {"symptom", "sign", "finding", "condition"},
+}
 # "it" as an empty subject ("is it possible to …", "it is likely that …") stands for nothing the turn was about
 _EMPTY_IT = re.compile(r"\bit(?:\s+(?:is|was|would be|will be)|'s)?\s+\w+\s+(?:to|that|whether|if)\b", re.IGNORECASE)
 _ANAPHOR = re.compile(r"\b(?:it|its|itself|they|them|their|this|these|those|he|she|his|her)\b", re.IGNORECASE)
@@ -120,18 +126,25 @@ def _given(state: dict, leans_back: Callable[[str], bool] = _always) -> tuple[st
 
 
 def standalone(follow_up: str, topic: list[dict], question: str, answer: str) -> str | None:
-    """``follow_up`` with its "it" / "its" / "itself" replaced by the one thing the previous turn was about, in the
-    words the conversation wrote it; None when that is not sure: another pronoun ("they", "this", "her"), more than
-    one "it", an empty "it" ("is it possible to"), no or two things the turn was about, or an answer that does not
-    open on that thing. "It" tends to continue what the last sentence was about, its subject: after "What is the
-    first-line drug for type 2 diabetes?" answered "Metformin is …", "its side effects" are metformin's though the
-    question was about diabetes; there the model reads the follow-up with the previous turn and resolves it."""
-    its = _IT.findall(follow_up)
-    if len(topic) != 1 or len(its) != 1 or _EMPTY_IT.search(follow_up):
-        return None
-    if any(m.group(0).lower() not in {"it", "its", "itself"} for m in _ANAPHOR.finditer(follow_up)):
+    """``follow_up`` with its one reference back ("it", "its", "itself", or "this drug" / "that disease", a word for
+    the topic's kind) replaced by the one thing the previous turn was about, in the words the conversation wrote it;
+    None when that is not sure: another pronoun ("they", "her"), more than one reference, an empty "it" ("is it
+    possible to"), a kind that is not the topic's ("this symptom" after a drug), no or two things the turn was about,
+    or an answer that does not open on that thing. A reference tends to continue what the last sentence was about,
+    its subject: after "What is the first-line drug for type 2 diabetes?" answered "Metformin is …", "its side
+    effects" are metformin's though the question was about diabetes; there the model reads the follow-up with the
+    previous turn and resolves it."""
+    if len(topic) != 1 or _EMPTY_IT.search(follow_up):
         return None
     thing = topic[0]
+    kinds = "|".join(sorted(KIND_WORDS.get(thing.get("type", ""), ())))
+    pointer = re.compile(rf"\b(it|its|itself|(?:this|that) (?:{kinds})(?:'s)?)\b" if kinds else _IT.pattern, re.I)
+    references = pointer.findall(follow_up)
+    if len(references) != 1:
+        return None
+    taken = {m.start() for m in pointer.finditer(follow_up)}
+    if any(m.start() not in taken for m in _ANAPHOR.finditer(follow_up)):
+        return None
     names = [n for n in [thing.get("name") or thing["key"], *thing.get("aliases", []), thing["key"]] if n]
     opening = answer[re.match(r"\W*(?:(?:the|a|an)\s+)?", answer, re.IGNORECASE).end() :]
     opened = [m for n in names if (m := re.match(rf"{re.escape(n)}(?![\w-])", opening, re.IGNORECASE))]
@@ -141,10 +154,13 @@ def standalone(follow_up: str, topic: list[dict], question: str, answer: str) ->
     words = next((m.group(0) for m in asked if m), opened[0].group(0))  # the user's spelling, else the answer's
 
     def replace(match: re.Match) -> str:
-        said = {"it": words, "its": f"{words}'s", "itself": f"{words} itself"}[match.group(1).lower()]
+        said = match.group(1).lower()
+        said = (
+            f"{words}'s" if said == "its" or said.endswith("'s") else f"{words} itself" if said == "itself" else words
+        )
         return said[0].upper() + said[1:] if follow_up[: match.start()].strip() == "" else said
 
-    return _IT.sub(replace, follow_up)
+    return pointer.sub(replace, follow_up)
 
 
 def answer_words(reply: str) -> str:

@@ -120,3 +120,11 @@ def test_a_message_that_leans_on_the_previous_turn(said):
 )
 def test_a_question_of_its_own(said):
     assert not refers_back(said, _spot)
+
+
+def test_this_drug_is_the_topic_when_the_word_fits_its_kind():
+    drug = {**METFORMIN, "type": "drug"}
+    assert standalone("Is this drug safe in pregnancy?", [drug], ASKED, ANSWERED) == "Is metformin safe in pregnancy?"
+    assert standalone("Is that medicine's effect lasting?", [drug], ASKED, ANSWERED) == "Is metformin's effect lasting?"
+    assert standalone("What causes this symptom?", [drug], ASKED, ANSWERED) is None, "a symptom is not the drug"
+    assert standalone("Does this drug interact with it?", [drug], ASKED, ANSWERED) is None, "two references"
