@@ -62,8 +62,7 @@ def prepare(state: QAState, runtime: Runtime[Context]) -> dict:
     def leans_back(said: str) -> bool:  # asked only from a chat's second turn: the linker starts there, not before
         if answered:  # "No hepatosplenomegaly.": the case goes on, read with what it said before
             return True
-        linker = resources_for(run_context(runtime)).linker
-        return refers_back(said, lambda text: [e["key"] for e in spot_entities(text, linker)])
+        return refers_back(said, _entity_keys(resources_for(run_context(runtime)).linker))
 
     question, options, notices, problem = prepare_question(state, leans_back)
     findings = {**(state.get("findings") or {}), **answered} if answered else {}
@@ -94,6 +93,11 @@ def _said(state: QAState) -> str:
     )
 
 
+def _entity_keys(linker):
+    """The keys of the vocabulary entities a text names, as ``refers_back`` reads them."""
+    return lambda text: [e["key"] for e in spot_entities(text, linker)]
+
+
 @timed("parse_query")
 def parse(state: QAState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
@@ -112,11 +116,7 @@ def parse(state: QAState, runtime: Runtime[Context]) -> dict:
     )
     topic, said = state.get("topic") or [], _said(state)
     # a follow-up keeps the previous turn's entity; a reply to the differential's questions is the diagnostician's
-    if (
-        topic
-        and not state.get("findings")
-        and refers_back(said, lambda text: [e["key"] for e in spot_entities(text, res.linker)])
-    ):
+    if topic and not state.get("findings") and refers_back(said, _entity_keys(res.linker)):
         update["entities"] = with_topic(update["entities"], topic, ctx.max_entities)
     return update
 

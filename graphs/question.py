@@ -1,13 +1,13 @@
 """Turn raw input (chat messages or question + options) into a validated question, and carry a chat's topic.
 
-A follow-up that points back with "it" or "its" at the one thing the previous turn was about is asked on its own
-("And its most common side effect?" after "What is metformin used for?" is "And metformin's most common side
-effect?"), so the model reads it as it reads any question: with the previous turn attached, its short sampled
-answers named other drugs' effects and the answer restated the previous one. Any other follow-up is read with the
-previous question and the previous answer's own words (not its citations and glossary, whose names the
-vocabularies would take for the question's entities). When it refers back (a pronoun, or no entity of its own)
-its entities are the previous turn's topic first (the question entities that answer named), then its own, so
-retrieval and citations stay on metformin, not only the wording.
+A chat message is read with the previous turn only when its words lean on it (``refers_back``: a continuation, a
+short question naming only an aspect such as the dose, a pronoun before anything it could stand for). One that
+points back with "it", "its" or "this drug" at the one thing the previous turn was about is asked on its own ("And
+its most common side effect?" after "What is metformin used for?" is "And metformin's most common side effect?"),
+so the model reads it as it reads any question. Any other follow-up is read with the previous question and the
+previous answer's own words (not its citations and glossary, whose names the vocabularies would take for the
+question's entities), and its entities are the previous turn's topic first (the question entities that answer
+named), then its own, so retrieval and citations stay on metformin, not only the wording.
 """
 
 from __future__ import annotations
