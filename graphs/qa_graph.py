@@ -42,10 +42,10 @@ from amg.graphs.claim_path import after_weighing, find_claim_papers, learn_claim
 from amg.graphs.context import Context, run_context
 from amg.graphs.expansion import expand, search
 from amg.graphs.learning import after_answer, learn_entity, learn_study
-from amg.graphs.question import CLAIM_EMPTY, claim_to_check, prepare_question, refers_back, topic_of, with_topic
+from amg.graphs.question import CLAIM_EMPTY, claim_to_check, follows_on, prepare_question, topic_of, with_topic
 from amg.graphs.reply import chat_reply
 from amg.graphs.resources import resources_for
-from amg.graphs.state import CLAIM, KEPT, PER_TURN_RESET, QAInput, QAState, fetched, fetched_texts
+from amg.graphs.state import CLAIM, KEPT, PER_TURN_RESET, QAInput, QAState, fetched, fetched_ids, fetched_texts
 from amg.graphs.timing import timed
 from amg.tools.claim_wording import states_claim
 from amg.tools.kg.pipeline_types import Asked, Found
@@ -59,10 +59,9 @@ CLAIM_PAPERS = 1  # papers a research question reads: given three, a small model
 def prepare(state: QAState, runtime: Runtime[Context]) -> dict:
     answered = read_answers(_said(state), state.get("follow_up") or [])
 
-    def leans_back(said: str) -> bool:  # asked only from a chat's second turn: the linker starts there, not before
-        if answered:  # "No hepatosplenomegaly.": the case goes on, read with what it said before
-            return True
-        return refers_back(said, _entity_keys(resources_for(run_context(runtime)).linker))
+    def leans_back(said: str) -> bool:  # asked from a chat's second turn only: the linker starts there, not before
+        # "No hepatosplenomegaly." answering the differential's questions: the case goes on, whatever it names
+        return bool(answered) or follows_on(said, resources_for(run_context(runtime)).linker)
 
     question, options, notices, problem = prepare_question(state, leans_back)
     findings = {**(state.get("findings") or {}), **answered} if answered else {}
@@ -93,11 +92,6 @@ def _said(state: QAState) -> str:
     )
 
 
-def _entity_keys(linker):
-    """The keys of the vocabulary entities a text names, as ``refers_back`` reads them."""
-    return lambda text: [e["key"] for e in spot_entities(text, linker)]
-
-
 @timed("parse_query")
 def parse(state: QAState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
@@ -116,7 +110,7 @@ def parse(state: QAState, runtime: Runtime[Context]) -> dict:
     )
     topic, said = state.get("topic") or [], _said(state)
     # a follow-up keeps the previous turn's entity; a reply to the differential's questions is the diagnostician's
-    if topic and not state.get("findings") and refers_back(said, _entity_keys(res.linker)):
+    if topic and not state.get("findings") and follows_on(said, res.linker):
         update["entities"] = with_topic(update["entities"], topic, ctx.max_entities)
     return update
 
@@ -188,10 +182,6 @@ def differential(state: QAState, runtime: Runtime[Context]) -> dict:
     return differentiate(state.get("entities", []), store, state.get("findings") or {}, state.get("question", ""))
 
 
-def _fetched_ids(state: QAState) -> list[str]:
-    return [r["id"] for r in fetched(state)]
-
-
 def asked(state: QAState, entities: list[dict] | None = None) -> Asked:
     return Asked(
         state["question"], state.get("options", {}), entities or state.get("entities", []), state.get("dialogue", [])
@@ -252,7 +242,7 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     subgraph, kind = state.get("subgraph") or NO_SUBGRAPH, _kind(state)
     index = state.get("evidence_index", [])
     entities = with_aliases(state.get("entities", []), res.store)
-    found = Found(subgraph["nodes"], subgraph["links"], index, _fetched_ids(state), state.get("differential", []))
+    found = Found(subgraph["nodes"], subgraph["links"], index, fetched_ids(state), state.get("differential", []))
     calibration = res.calibration(kind=confidence_kind(kind, state.get("options", {})), mode=_reading_mode(state))
     if state.get("draft"):
         ctx = run_context(runtime)
@@ -279,7 +269,7 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
     shown = [n for paths in shown_paths(subgraph["nodes"]).values() for n in paths]
     named = spot_entities(update["answer"], res.linker)
     update["topic"] = topic_of(entities, update["answer"], named)
-    if run_context(runtime).learn == "after" and update.get("citations") and _fetched_ids(state):
+    if run_context(runtime).learn == "after" and update.get("citations") and fetched_ids(state):
         update["answer_entities"] = named
     read = " ".join([update["answer"], *(c.get("quote") or "" for c in update.get("citations") or [])])
     update["glossary"] = glossary(res.store, [*state.get("entities", []), *named], shown, subgraph["links"], read)

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from langchain_core.messages import AIMessage, HumanMessage
 
 from amg.agents.answer_synthesizer.quotes import named_in
+from amg.agents.query_parser import spot_entities
 from amg.tools.claim_wording import MAX_CLAIM_WORDS, checked_claim, other_language
 
 MAX_QUESTION_CHARS = 4000
@@ -183,6 +184,11 @@ def refers_back(said: str, spot: Callable[[str], list[str]]) -> bool:
     before = said[: first.start()]
     person = first.group(0).lower() in _PERSONAL and _PERSON.search(before)
     return not (person or _own(before, spot))
+
+
+def follows_on(said: str, linker) -> bool:
+    """``refers_back``, with the entities the vocabularies (``linker``) find."""
+    return refers_back(said, lambda text: [e["key"] for e in spot_entities(text, linker)])
 
 
 def _own(text: str, spot: Callable[[str], list[str]]) -> list[str]:

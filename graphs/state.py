@@ -136,6 +136,11 @@ def fetched(state: QAState) -> list[dict]:
     return [r for _, found in ordered for r in found.get("records", [])]
 
 
+def fetched_ids(state: QAState) -> list[str]:
+    """The ids of ``fetched(state)``, in its order."""
+    return [r["id"] for r in fetched(state)]
+
+
 def fetched_texts(state: QAState) -> dict[str, str]:
     """The texts of ``fetched(state)``, in its order."""
     texts = {i: t for found in state.get("evidence", {}).values() for i, t in (found.get("texts") or {}).items()}
