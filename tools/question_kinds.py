@@ -83,6 +83,19 @@ _PATIENT = re.compile(
 )
 
 
+# a case's question that asks what the patient has: "what is it?", "the most likely diagnosis", "which syndrome"
+_DIAGNOSIS = re.compile(
+    r"\b(?:what is (?:it|this|wrong)|diagnos[ie]s|what (?:does|do|might|could) (?:he|she|they|the patient) have|"
+    r"which (?:disease|condition|disorder|syndrome|illness))\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_diagnosis(question: str) -> bool:
+    """Whether ``question`` asks what a patient has (a differential's leader would answer it)."""
+    return bool(_DIAGNOSIS.search(question))
+
+
 def describes_a_patient(question: str) -> bool:
     """Whether ``question`` describes a person, whose findings may be told in everyday words."""
     return bool(_PATIENT.search(question))

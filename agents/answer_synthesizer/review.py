@@ -37,7 +37,7 @@ from amg.tools.kg.schema import normalize_key
 from amg.tools.llm.confidence_maps import CalibrationMap
 from amg.tools.llm.conversation import Turn, talk
 from amg.tools.llm.structured import Usage
-from amg.tools.question_kinds import asked_relations
+from amg.tools.question_kinds import asked_relations, asks_for_diagnosis
 
 STRONG = 0.8  # a fact at this confidence or more, with evidence, may revise a draft (curated entries are 0.8-1.00)
 MAX_CANDIDATES = 3  # more distinct answers than this ("Which drug treats hypertension?") and none of them is *the* one
@@ -118,10 +118,38 @@ def answering_nodes(question: str, entities: list[dict], nodes: list[GraphPath])
 
 
 def answering_facts(question: str, entities: list[dict], found: Found, aliases: dict[str, list[str]]) -> list[Fact]:
-    """``answering_nodes`` as facts; ``aliases``: other names of the facts' ends (by key), for matching words."""
+    """``answering_nodes`` as facts; ``aliases``: other names of the facts' ends (by key), for matching words. A case
+    that asks what the patient has is answered by its strong diagnoses alone, when it has any: the findings it tells
+    ("mitral regurgitation is present") would otherwise read as asking for their symptom relations."""
+    diagnoses = diagnosis_facts(question, found.differential)
+    if diagnoses:
+        return diagnoses
     return [
         _fact(node, node["steps"][0]["source"], node["steps"][0]["relation"], aliases)
         for node in answering_nodes(question, entities, found.nodes)
+    ]
+
+
+def diagnosis_facts(question: str, differential: list[dict]) -> list[Fact]:
+    """A case's candidates at ``STRONG`` probability or more, with the annotations behind them, as facts that answer
+    a question asking what the patient has: a small model that cannot name the disease ("A patient with severe eye
+    problems and an enlarged aortic root", where HPO's annotations put Marfan syndrome at 0.97 once mitral
+    regurgitation is told) is shown it. On benchmarks/differential.py's simulated patients (400, findings told at
+    their annotations' grain or 30% one level coarser) a leader at 0.8 or more was right 60 times of 60; no MMLU or
+    PubMedQA dev question that asks for a diagnosis has one."""
+    if not (asks_for_diagnosis(question) and differential and len(differential[0].get("present", [])) >= 2):
+        return []
+    return [
+        Fact(
+            end=clinical_name(c["name"]),
+            end_key=c["key"],
+            said=f"The findings ({', '.join(c['present'])}) fit {clinical_name(c['name'])} (HPO's disease annotations)",
+            confidence=float(c["probability"]),
+            evidence_ids=tuple(c.get("evidence_ids") or ()),
+            names=tuple(dict.fromkeys(clinical_name(n) for n in [c["name"], *c.get("subtypes", [])])),
+        )
+        for c in differential
+        if c["probability"] >= STRONG and c.get("evidence_ids")
     ]
 
 

@@ -158,3 +158,35 @@ def test_the_passage_behind_a_fact_on_the_point_is_cited_where_it_states_the_ans
     wrong = {**draft, "answer": "Weight gain is the most common side effect of metformin."}
     alone = review(asked, found, wrong, llm=None, aliases={})
     assert alone["citations"] == [] and alone["confidence_basis"]["rests_on"], "a passage that does not state it"
+
+
+MARFAN = {
+    "key": "marfan syndrome",
+    "name": "Marfan syndrome",
+    "probability": 0.97,
+    "present": ["Arachnodactyly", "Ectopia lentis", "Mitral regurgitation"],
+    "subtypes": [],
+    "evidence_ids": ["pmid:10797416"],
+}
+CASE = "A tall young man with long slender fingers, dislocated lenses and mitral regurgitation: what is it?"
+
+
+def test_a_case_asking_what_the_patient_has_is_answered_from_a_strong_differential():
+    """The draft names no disease; HPO's annotations put Marfan syndrome at 0.97: the model is shown it and says so."""
+    from amg.agents.answer_synthesizer.review import diagnosis_facts, review
+    from amg.testing.fakes import FakeChat
+    from amg.tools.kg.pipeline_types import Asked, Found
+
+    shown = []
+
+    def respond(request):
+        shown.append(request["prompt"])
+        return {"content": "Answer: Marfan syndrome." if "fit Marfan syndrome" in request["prompt"] else "Answer: yes"}
+
+    draft = {"answer": "A patient with severe eye problems.", "dialogue": [], "stated": 0.5}
+    update = review(Asked(question=CASE), Found(differential=[MARFAN]), draft, FakeChat(responder=respond), {})
+    assert update["answer"] == "Marfan syndrome." and update["confidence_basis"]["revised"]
+    assert "Arachnodactyly, Ectopia lentis, Mitral regurgitation" in shown[0], "the findings it rests on are shown"
+    assert diagnosis_facts("Which drug prevents its complications in this man?", [MARFAN]) == [], "not asked"
+    assert diagnosis_facts(CASE, [{**MARFAN, "probability": 0.57}]) == [], "not strong enough to revise"
+    assert diagnosis_facts(CASE, [{**MARFAN, "evidence_ids": []}]) == [], "nothing behind it"
