@@ -84,9 +84,12 @@ _PATIENT = re.compile(
 
 
 # a case's question that asks what the patient has: "what is it?", "the most likely diagnosis", "which syndrome"
+# ("How is the diagnosis confirmed?" asks for a test, "What is it used for?" for a use: neither)
 _DIAGNOSIS = re.compile(
-    r"\b(?:what is (?:it|this|wrong)|diagnos[ie]s|what (?:does|do|might|could) (?:he|she|they|the patient) have|"
-    r"which (?:disease|condition|disorder|syndrome|illness))\b",
+    r"\bwhat(?:'s| is) (?:it|this)\s*\?|\bwhat(?:'s| is) wrong\b|"
+    r"\b(?:likely|probable|what is the|which) diagnos[ie]s\b|"
+    r"\bwhat (?:does|do|might|could) (?:he|she|they|the patient) have\b|"
+    r"\bwhich (?:disease|condition|disorder|syndrome)\b",
     re.IGNORECASE,
 )
 

@@ -190,3 +190,12 @@ def test_a_case_asking_what_the_patient_has_is_answered_from_a_strong_differenti
     assert diagnosis_facts("Which drug prevents its complications in this man?", [MARFAN]) == [], "not asked"
     assert diagnosis_facts(CASE, [{**MARFAN, "probability": 0.57}]) == [], "not strong enough to revise"
     assert diagnosis_facts(CASE, [{**MARFAN, "evidence_ids": []}]) == [], "nothing behind it"
+
+
+def test_a_question_asks_for_a_diagnosis_only_when_it_asks_what_the_patient_has():
+    from amg.tools.question_kinds import asks_for_diagnosis
+
+    for asked in ("… and a dilated aortic root: what is it?", "Which of the following is the most likely diagnosis?"):
+        assert asks_for_diagnosis(asked)
+    for other in ("How is the diagnosis confirmed?", "What test confirms the diagnosis?", "What is it used for?"):
+        assert not asks_for_diagnosis(other), other
