@@ -50,6 +50,11 @@ def case_findings(entities: list[dict], text: str, answered: dict[str, bool]) ->
     return present, (absent - present) | {k for k, v in answered.items() if not v}
 
 
+def is_case(differential: list[dict]) -> bool:
+    """Whether the differential rests on a case: its leader explains ``CASE_FINDINGS`` or more of the findings."""
+    return bool(differential) and len(differential[0].get("frequencies", {})) >= CASE_FINDINGS
+
+
 def differentiate(entities: list[dict], store: QAReads, answered: dict[str, bool], text: str = "") -> dict:
     """State update: ``differential`` (candidates with probability and findings) and ``follow_up`` questions
     for the case in ``text`` (the question) and its ``entities``."""

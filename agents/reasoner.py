@@ -13,7 +13,7 @@ import re
 
 from amg.agents.answer_synthesizer.agreement import sampled_answers
 from amg.agents.answer_synthesizer.answer_lines import ask_answer
-from amg.agents.diagnostician import CASE_FINDINGS
+from amg.agents.diagnostician import is_case
 from amg.agents.finding_reader.reader import FINDING_NAMES
 from amg.prompts import load, quote
 from amg.tools.kg.pipeline_types import Asked, EvidenceItem, Found, GraphPath, Link, read_by_a_model, withdrawn
@@ -183,11 +183,6 @@ def links_context(links: list[Link], evidence_index: list[EvidenceItem]) -> str:
         for x in links[:MAX_LINKS]
     ]
     return "Between the question's entities:\n" + "\n".join(lines) if lines else ""
-
-
-def is_case(differential: list[dict]) -> bool:
-    """Whether the differential rests on a case: its leader explains two or more of the findings."""
-    return bool(differential) and len(differential[0].get("frequencies", {})) >= CASE_FINDINGS
 
 
 def differential_context(differential: list[dict]) -> str:

@@ -21,6 +21,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from amg.agents.answer_synthesizer.quotes import named_in
 from amg.agents.query_parser import spot_entities
 from amg.tools.claim_wording import MAX_CLAIM_WORDS, checked_claim, other_language
+from amg.tools.question_kinds import describes_a_patient
 
 MAX_QUESTION_CHARS = 4000
 MAX_OPTIONS = 10
@@ -69,11 +70,6 @@ ASPECTS = frozenset(
     }
 )
 _PERSONAL = {"he", "she", "his", "her"}
-_PERSON = re.compile(
-    r"\b(?:man|woman|men|women|boy|girl|child|infant|baby|newborn|neonate|toddler|adolescent|teenager|patient|"
-    r"mother|father|gentleman|lady|male|female|person|individual)s?\b",
-    re.IGNORECASE,
-)
 TOPIC_ENTITIES = 2
 
 Pairs = list[tuple[str, str]]
@@ -182,7 +178,7 @@ def refers_back(said: str, spot: Callable[[str], list[str]]) -> bool:
     if not first:
         return False
     before = said[: first.start()]
-    person = first.group(0).lower() in _PERSONAL and _PERSON.search(before)
+    person = first.group(0).lower() in _PERSONAL and describes_a_patient(before)
     return not (person or _own(before, spot))
 
 

@@ -30,6 +30,7 @@ from amg.agents.answer_synthesizer.answer_lines import read_reply
 from amg.agents.answer_synthesizer.quotes import backing, key_entities, quoted
 from amg.agents.answer_synthesizer.self_check import p_true
 from amg.agents.answer_synthesizer.synthesizer import MODEL_KNOWLEDGE, WITHDRAWN_ONLY, cited_items
+from amg.agents.diagnostician import is_case
 from amg.prompts import load
 from amg.tools.kg.pipeline_types import Asked, Found, GraphPath, withdrawn, withdrawn_label
 from amg.tools.kg.records import EvidenceRecord
@@ -137,7 +138,7 @@ def diagnosis_facts(question: str, differential: list[dict]) -> list[Fact]:
     regurgitation is told) is shown it. On benchmarks/differential.py's simulated patients (400, findings told at
     their annotations' grain or 30% one level coarser) a leader at 0.8 or more was right 60 times of 60; no MMLU or
     PubMedQA dev question that asks for a diagnosis has one."""
-    if not (asks_for_diagnosis(question) and differential and len(differential[0].get("present", [])) >= 2):
+    if not (asks_for_diagnosis(question) and is_case(differential)):
         return []
     return [
         Fact(

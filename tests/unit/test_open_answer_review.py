@@ -165,6 +165,7 @@ MARFAN = {
     "name": "Marfan syndrome",
     "probability": 0.97,
     "present": ["Arachnodactyly", "Ectopia lentis", "Mitral regurgitation"],
+    "frequencies": {"Arachnodactyly": 0.9, "Ectopia lentis": 0.6, "Mitral regurgitation": 0.4},
     "subtypes": [],
     "evidence_ids": ["pmid:10797416"],
 }
