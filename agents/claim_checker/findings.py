@@ -16,9 +16,10 @@ stance probability.
 from __future__ import annotations
 
 import json
+import re
 
 from amg.agents.claim_checker.settling import quoted
-from amg.agents.finding_reader.ends import content_words, end_named, head_of, on_question_entities
+from amg.agents.finding_reader.ends import content_words, end_named, head_of, named_words, on_question_entities
 from amg.agents.finding_reader.reader import graph_entities
 from amg.prompts import load
 from amg.tools.kg.grounding import is_generic
@@ -32,19 +33,38 @@ MAX_FINDINGS = 3
 LEARNED_FROM = 2
 FINDING_TOKENS = 120
 _FINDING_TYPES = {r.name for r in FINDINGS}
+_VERSUS = re.compile(r"\b(?:versus|vs\.?|compared (?:with|to))\s", re.IGNORECASE)
+_ARM = re.compile(
+    r"\b(?:placebos?|sham|controls|control (?:group|arm|subjects?|participants?|patients?|condition))\b"
+    r"|^\W*control\W*$",
+    re.IGNORECASE,
+)  # "glycaemic control" is an intervention; "controls", "the control group" are the arm compared against
 
 
-def finding_lines(said: str, numbers: list[int]) -> list[tuple[int, str, str, str]]:
-    """(sentence number, subject, relation, object) of each usable line, the number among ``numbers``."""
+def finding_lines(said: str, sentences: dict[int, str]) -> list[tuple[int, str, str, str]]:
+    """(sentence number, subject, relation, object) of each usable line of ``said``; ``sentences`` are the ones shown
+    ({number: text}). A line may open as a list item ("- 9 | ..."). A small model often numbers its lines 1, 2, 3
+    instead of by sentence: a line whose number is not a shown sentence's is given to the shown sentence that names
+    most of its subject's and object's words, and dropped when none names any."""
     found = []
     for line in said.splitlines():
         parts = [p.strip().strip("*`<>\"'") for p in line.split("|")]
-        if len(parts) != 4 or not parts[0].strip("[]. ").isdigit():
+        head = parts[0].lstrip("-*\u2022 \t").strip("[](). ")
+        if len(parts) != 4 or not head.isdigit() or not all(parts[1:]):
             continue
-        number = int(parts[0].strip("[]. "))
-        if number in numbers and all(parts[1:]):
+        number = int(head) if int(head) in sentences else naming_sentence(f"{parts[1]} {parts[3]}", sentences)
+        if number is not None:
             found.append((number, parts[1], parts[2], parts[3]))
     return found[:MAX_FINDINGS]
+
+
+def naming_sentence(ends: str, sentences: dict[int, str]) -> int | None:
+    """The number of the sentence of ``sentences`` that names most of the content words of ``ends`` (the earliest on
+    a tie), or None when none names any."""
+    words = named_words(ends)
+    shared = {n: len(words & content_words(text)) for n, text in sentences.items()}
+    best = max(shared.values(), default=0)
+    return next((n for n, k in shared.items() if k == best), None) if best else None
 
 
 def grounded(
@@ -56,6 +76,8 @@ def grounded(
     if rel_type not in _FINDING_TYPES:
         return None, f"{relation!r} is not a study finding"
     ends = tuple(head_of(n) for n in ((obj, subject) if flipped else (subject, obj)))
+    if comparison_arm(ends[0]):
+        return None, f"{ends[0]!r} is the comparison arm, not what was tested"
     text_of = {s["n"]: s["text"] for s in paper["sentences"]}
     said = content_words(f"{paper.get('title') or ''} {' '.join(text_of.values())} {claim}")
     for name in ends:
@@ -82,6 +104,14 @@ def grounded(
     except ValueError as exc:
         return None, str(exc)
     return record, None
+
+
+def comparison_arm(subject: str) -> bool:
+    """Whether ``subject``, before any "versus ..." it is compared with, names a placebo, sham or control arm: what a
+    trial compared against, which snapped onto the claim's intervention ("aspirin placebo" is not aspirin) would
+    write the opposite finding."""
+    tested = _VERSUS.split(subject, maxsplit=1)[0]
+    return bool(_ARM.search(tested))
 
 
 def read_from(paper: dict) -> list[int]:
@@ -125,7 +155,7 @@ def learn_claim_paper(
     said, _ = talk(llm, [], prompt, usage, FINDING_TOKENS)
     confidence = reliability * max(paper["probabilities"].get(paper["stance"], 1.0), 0.0)
     records, refused = [], []
-    for line in finding_lines(said, numbers):
+    for line in finding_lines(said, {n: text_of[n] for n in numbers}):
         record, problem = grounded(line, claim, paper, entities, confidence, model_name)
         if record is None:
             refused.append(f"finding of {paper['id']}: {problem}")

@@ -8,7 +8,7 @@ import json
 import pytest
 from langchain_core.messages import AIMessage
 
-from amg.agents.claim_checker.findings import finding_lines, grounded, read_from
+from amg.agents.claim_checker.findings import comparison_arm, finding_lines, grounded, read_from
 from amg.agents.claim_checker.from_graph import papers_from_graph
 from amg.agents.claim_checker.settling import features, quoted, settling
 from amg.agents.claim_checker.stance import (
@@ -163,11 +163,12 @@ def test_the_verdict_counts_the_papers_when_they_disagree():
 def test_finding_lines_are_kept_by_sentence_number_and_grounded_in_the_paper():
     said = "2 | vitamin D | worsens | hip fractures\n7 | a | improves | b\nnot a line\n"
     said += "[3] | cholecalciferol | bogus | falls"
-    assert finding_lines(said, [2, 3]) == [
+    shown = {2: "Vitamin D reduced hip fractures.", 3: "Falls were fewer."}
+    assert finding_lines(said, shown) == [
         (2, "vitamin D", "worsens", "hip fractures"),
         (3, "cholecalciferol", "bogus", "falls"),
     ]
-    sentences = [{"n": 2, "text": "Vitamin D reduced hip fractures."}, {"n": 3, "text": "Falls were fewer."}]
+    sentences = [{"n": n, "text": text} for n, text in shown.items()]
     read = {"id": "s2:9", "title": "Vitamin D", "sentences": sentences, "rationale": [2, 3], "kind": "pubmed"}
     record, problem = grounded((2, "vitamin D", "worsens", "hip fractures"), "claim", read, [], 0.7, "m")
     assert problem is None and record.quotes == [
@@ -177,6 +178,21 @@ def test_finding_lines_are_kept_by_sentence_number_and_grounded_in_the_paper():
     assert record.description == "Vitamin D reduced hip fractures." and record.evidence_ids == ["s2:9"]
     assert grounded((2, "vitamin D", "causes", "hip fractures"), "claim", read, [], 0.7, "m")[0] is None
     assert grounded((2, "vitamin D", "worsens", "kidney stones"), "claim", read, [], 0.7, "m")[0] is None
+
+
+def test_finding_lines_as_list_items_or_numbered_one_two_three_are_given_to_the_sentence_naming_their_ends():
+    shown = {
+        8: "Aspirin use was associated with a lower risk of colorectal cancer (OR 0.66).",
+        11: "Daily aspirin reduced the incidence of colorectal adenomas.",
+    }
+    said = "<sentence number> | <subject> | <relation> | <object>\n- 11 | aspirin | improves | colorectal adenomas"
+    assert finding_lines(said, shown) == [(11, "aspirin", "improves", "colorectal adenomas")]
+    said = "1 | NSAID use | improves | risk of colorectal cancer\n2 | aspirin | improves | colorectal adenomas\n"
+    said += "3 | statins | improves | myocardial infarction\n4 |"
+    assert finding_lines(said, shown) == [
+        (8, "NSAID use", "improves", "risk of colorectal cancer"),
+        (11, "aspirin", "improves", "colorectal adenomas"),
+    ], "numbered 1, 2, 3 by the model: each line goes to the sentence that names its ends, or is dropped"
 
 
 def test_findings_are_read_from_the_two_likeliest_sentences_though_one_is_quoted():
@@ -227,3 +243,15 @@ class _Kept:
 def test_a_paper_reached_by_its_finding_is_read_offline_with_the_sentences_it_was_read_with():
     (paper,) = papers_from_graph("Vitamin D supplements prevent hip fractures", [], _Kept())
     assert paper["id"] == "s2:9" and [s["n"] for s in paper["sentences"]] == [1, 4]
+
+
+def test_a_comparison_arm_is_not_learned_as_the_intervention_it_was_compared_with():
+    sentences = [{"n": 9, "text": "Aspirin reduced cancer incidence compared with placebo (HR 0.63)."}]
+    read = {"id": "s2:1", "title": "Aspirin and cancer", "sentences": sentences, "rationale": [9], "kind": "pubmed"}
+    aspirin = [{"key": "aspirin", "name": "Aspirin"}]
+    for arm in ("aspirin placebo", "placebo", "sham aspirin", "healthy controls", "the control group"):
+        record, problem = grounded((9, arm, "worsens", "cancer incidence"), "claim", read, aspirin, 0.7, "m")
+        assert record is None and "comparison arm" in problem, arm
+    for tested in ("aspirin", "aspirin versus placebo", "tight glycaemic control"):
+        assert not comparison_arm(tested), tested
+    assert grounded((9, "aspirin versus placebo", "improves", "cancer incidence"), "c", read, aspirin, 0.7, "m")[0]
