@@ -16,10 +16,16 @@ stance probability.
 from __future__ import annotations
 
 import json
-import re
 
 from amg.agents.claim_checker.settling import quoted
-from amg.agents.finding_reader.ends import content_words, end_named, head_of, named_words, on_question_entities
+from amg.agents.finding_reader.ends import (
+    comparison_arm,
+    content_words,
+    end_named,
+    head_of,
+    named_words,
+    on_question_entities,
+)
 from amg.agents.finding_reader.reader import graph_entities
 from amg.prompts import load
 from amg.tools.kg.grounding import is_generic
@@ -33,12 +39,6 @@ MAX_FINDINGS = 3
 LEARNED_FROM = 2
 FINDING_TOKENS = 120
 _FINDING_TYPES = {r.name for r in FINDINGS}
-_VERSUS = re.compile(r"\b(?:versus|vs\.?|compared (?:with|to))\s", re.IGNORECASE)
-_ARM = re.compile(
-    r"\b(?:placebos?|sham|controls|control (?:group|arm|subjects?|participants?|patients?|condition))\b"
-    r"|^\W*control\W*$",
-    re.IGNORECASE,
-)  # "glycaemic control" is an intervention; "controls", "the control group" are the arm compared against
 
 
 def finding_lines(said: str, sentences: dict[int, str]) -> list[tuple[int, str, str, str]]:
@@ -104,14 +104,6 @@ def grounded(
     except ValueError as exc:
         return None, str(exc)
     return record, None
-
-
-def comparison_arm(subject: str) -> bool:
-    """Whether ``subject``, before any "versus ..." it is compared with, names a placebo, sham or control arm: what a
-    trial compared against, which snapped onto the claim's intervention ("aspirin placebo" is not aspirin) would
-    write the opposite finding."""
-    tested = _VERSUS.split(subject, maxsplit=1)[0]
-    return bool(_ARM.search(tested))
 
 
 def read_from(paper: dict) -> list[int]:

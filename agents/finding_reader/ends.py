@@ -1,5 +1,7 @@
 """How a study finding's ends are worded: in full, on the question's entities, short enough to be an entity,
-and named by the abstract or the question. agents/finding_reader/reader.py grounds a finding with these.
+and named by the abstract or the question. agents/finding_reader/reader.py grounds a finding with these, and
+agents/claim_checker/findings.py a claim check's, which also refuses a subject that is only the arm a trial compared
+against (``comparison_arm``).
 
 A model names a finding's ends the way the paper's sentence does: often longer than an entity ("tumour response to
 pre-operative chemo-radiotherapy in locally advanced rectal cancer", cut to its head by ``head_of``) or a word
@@ -7,6 +9,8 @@ apart from both the abstract's and the question's wording ("Type 2 diabetes mell
 """
 
 from __future__ import annotations
+
+import re
 
 from abbreviations.schwartz_hearst import extract_abbreviation_definition_pairs
 
@@ -20,6 +24,12 @@ QUALIFIERS = frozenset(
     "did does was were is are versus vs compared by".split()
 )
 DANGLING = frozenset("both and or the a an of to".split())  # words a name does not end on
+_VERSUS = re.compile(r"\b(?:versus|vs\.?|compared (?:with|to))\s", re.IGNORECASE)
+_ARM = re.compile(
+    r"\b(?:placebos?|sham|controls|control (?:group|arm|subjects?|participants?|patients?|condition))\b"
+    r"|^\W*control\W*$",
+    re.IGNORECASE,
+)  # "glycaemic control" is an intervention; "controls", "the control group" are the arm compared against
 
 
 def head_of(name: str) -> str:
@@ -95,3 +105,11 @@ def content_words(text: str) -> set[str]:
 def named_words(name: str) -> set[str]:
     """The words of a name, each written as one word ("peri-sinusoidal" is "perisinusoidal")."""
     return {normalize_key(word).replace(" ", "") for word in query_words(name, limit=100_000)}
+
+
+def comparison_arm(subject: str) -> bool:
+    """Whether ``subject``, before any "versus ..." it is compared with, names a placebo, sham or control arm: what a
+    trial compared against, which snapped onto the question's or claim's intervention ("aspirin placebo" is not
+    aspirin) would write the opposite finding."""
+    tested = _VERSUS.split(subject, maxsplit=1)[0]
+    return bool(_ARM.search(tested))

@@ -8,7 +8,7 @@ import json
 import pytest
 from langchain_core.messages import AIMessage
 
-from amg.agents.claim_checker.findings import comparison_arm, finding_lines, grounded, read_from
+from amg.agents.claim_checker.findings import finding_lines, grounded, read_from
 from amg.agents.claim_checker.from_graph import papers_from_graph
 from amg.agents.claim_checker.settling import features, quoted, settling
 from amg.agents.claim_checker.stance import (
@@ -22,6 +22,7 @@ from amg.agents.claim_checker.stance import (
     yes_probability,
 )
 from amg.agents.claim_checker.verdict import submission, weigh
+from amg.agents.finding_reader.ends import comparison_arm
 from amg.testing.claim_replies import yes_no
 from amg.tools.llm.structured import Usage
 
