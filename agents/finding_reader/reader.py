@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field, create_model
 
 from amg.agents.finding_reader.ends import (
     abbreviations_in,
+    comparison_arm,
     content_words,
     end_named,
     head_of,
@@ -123,7 +124,8 @@ def grounded_finding(
     Its relation agrees with ``verdict``, the answer read from the same paper (of two readings that disagree,
     one is wrong); its ends are named by the abstract or by the question (the prompt asks for the question's
     terms), an abbreviation the abstract spells out written in full ("SGA": "small for gestational age"); its
-    sentence is the abstract's own: the one holding nearly all the words the model copied."""
+    subject is what was tested, not the placebo, sham or control arm it was compared with; its sentence is the
+    abstract's own: the one holding nearly all the words the model copied."""
     rel_type, flipped = relation_type(finding.relation)
     if rel_type not in _FINDING_TYPES:
         return None, f"{finding.relation!r} is not a study finding"
@@ -136,6 +138,8 @@ def grounded_finding(
         head_of(spelled_out(n, defined))
         for n in ((finding.object, finding.subject) if flipped else (finding.subject, finding.object))
     )
+    if comparison_arm(ends[0]):  # "placebo improves pain", snapped onto the question's drug, would say the opposite
+        return None, f"{ends[0]!r} is the comparison arm, not what was tested"
     said = content_words(f"{abstract} {question}")
     for name in ends:
         if not end_named(name, said):

@@ -106,6 +106,25 @@ def test_a_finding_must_agree_with_the_answer_read_from_its_paper():
     assert "improves" in finding_schema("").model_json_schema()["properties"]["relation"]["enum"]
 
 
+def test_a_studys_comparison_arm_is_not_learned_as_what_it_tested():
+    from amg.agents.finding_reader.reader import StudyFinding, grounded_finding
+
+    paper = {"id": "pmid:5", "kind": "pubmed", "title": "Gabapentin for neuropathic pain"}
+    text = "CONCLUSIONS: Pain scores fell more with gabapentin than with placebo in patients with neuropathy."
+    said = lambda subject, relation="improves": StudyFinding(  # noqa: E731
+        subject=subject, relation=relation, object="pain scores", sentence=text, score=8
+    )
+    entities = [{"name": "gabapentin", "key": "gabapentin"}]
+    for arm in ("placebo", "gabapentin placebo", "the control group"):
+        record, why = grounded_finding(said(arm), paper, text, READER, entities, verdict="yes")
+        assert record is None and why == f"{arm!r} is the comparison arm, not what was tested", arm
+    record, why = grounded_finding(said("gabapentin versus placebo"), paper, text, READER, entities, verdict="yes")
+    assert (record.source, record.type, why) == ("gabapentin", "improves", None)
+    # named backwards ("pain scores improved_by placebo"), the subject is still the arm
+    flipped = StudyFinding(subject="pain scores", relation="improved_by", object="placebo", sentence=text, score=8)
+    assert "comparison arm" in grounded_finding(flipped, paper, text, READER, entities, verdict="yes")[1]
+
+
 def test_an_abbreviated_end_is_written_in_full_and_lands_on_the_question_entity():
     from amg.agents.finding_reader.reader import StudyFinding, grounded_finding
 
