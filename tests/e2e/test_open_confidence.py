@@ -10,10 +10,12 @@ from langchain_core.messages import HumanMessage
 from langchain_openai import ChatOpenAI
 from langgraph.checkpoint.memory import InMemorySaver
 
+from amg.agents.answer_synthesizer.agreement import SAMPLE_TOKENS
 from amg.graphs.context import Context
 from amg.graphs.qa_graph import builder
 from amg.graphs.reply import UNCALIBRATED
 from amg.graphs.resources import Resources, install
+from amg.prompts import load
 from amg.testing.scripted_llm import (
     answer_lines,
     asks_for_answer,
@@ -35,6 +37,8 @@ PAPER = EvidenceRecord(
 )
 CREATINE = EvidenceRecord(id="vocab:chebi:CHEBI:16919", kind="vocabulary", title="CHEBI:16919 creatine (ChEBI)")
 ANSWER = "Metformin is used for treating type 2 diabetes mellitus."
+
+SAMPLE_ASK = load("short_answer").format().strip()  # how a sampled short answer is asked
 
 
 def numbered(body: dict, title: str) -> list[int]:
@@ -60,8 +64,8 @@ def ask(store, scripted_server, tmp_path):
     state = {"p_yes": 0.95, "cite": "Metformin in", "samples": ["Type 2 diabetes."]}
 
     def respond(body: dict) -> dict:
-        if "Answer in at most ten words" in last_turn(body):  # a sampled short answer, in turn
-            turn = sum("ten words" in last_turn(b) for b in server.requests) - 1
+        if SAMPLE_ASK in last_turn(body):  # a sampled short answer, in turn
+            turn = sum(SAMPLE_ASK in last_turn(b) for b in server.requests) - 1
             return {"content": state["samples"][turn % len(state["samples"])]}
         if asks_to_verify(body):
             return verdict(state["p_yes"])
@@ -163,13 +167,14 @@ def test_short_answers_sampled_beside_the_draft_raise_the_confidence_as_they_agr
     cmap = CalibrationMap(a=1.0, b=0.0, c=-1.0, about={"feature": "p_true"}, weights={"agreement": 4.0})
     state["samples"] = ["Type 2 diabetes mellitus."] * 3 + ["Weight loss.", "Polycystic ovary syndrome.", "Acne."]
     agreeing = run("What is metformin used for?", open_map=cmap, thread="a")
-    sampled = [b for b in server.requests if "ten words" in last_turn(b)]
+    sampled = [b for b in server.requests if SAMPLE_ASK in last_turn(b)]
     assert len(sampled) == 3 and {b["temperature"] for b in sampled} == {0.8} and len({b["seed"] for b in sampled}) == 3
     assert all(
-        (b.get("max_tokens") or b.get("max_completion_tokens")) == 20 and "What is metformin used for?" in last_turn(b)
+        (b.get("max_tokens") or b.get("max_completion_tokens")) == SAMPLE_TOKENS
+        and "What is metformin used for?" in last_turn(b)
         for b in sampled
     )
-    assert not any("ten words" in t["content"] for t in agreeing["dialogue"])
+    assert not any(SAMPLE_ASK in t["content"] for t in agreeing["dialogue"])
     assert agreeing["confidence_basis"]["samples"] == ["Type 2 diabetes mellitus."] * 3, "shown with the agreement"
     check = next(i for i, b in enumerate(server.requests) if asks_to_verify(b))
     assert asks_for_answer(server.requests[check - 1]), "the answer check follows the draft: its cache is reused"
@@ -183,6 +188,6 @@ def test_short_answers_sampled_beside_the_draft_raise_the_confidence_as_they_agr
     )
     asked = len(server.requests)
     off = run("What is metformin used for?", open_map=cmap, thread="c", samples=0)
-    assert not any("ten words" in last_turn(b) for b in server.requests[asked:])
+    assert not any(SAMPLE_ASK in last_turn(b) for b in server.requests[asked:])
     assert "agreement" not in off["confidence_basis"] and off["confidence_basis"]["calibrated"] is False
     assert "samples" not in off["confidence_basis"]
