@@ -19,6 +19,8 @@ import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from amg.prompts import load
+
 Responder = Callable[[dict], dict]
 
 
@@ -130,6 +132,12 @@ def answer_lines(option: str | None = None, answer: str = "", confidence: float 
     first = f"Option: {option}" if option else f"Answer: {answer}"
     cited = ", ".join(map(str, citations)) or "none"
     return {"content": f"{first}\nConfidence: {confidence}\nCitations: {cited}"}
+
+
+def asks_for_sample(body: dict) -> bool:
+    """One of the short answers sampled for an open answer's confidence (agents/answer_synthesizer/agreement.py),
+    recognised by its prompt's own text."""
+    return requested_tool(body) is None and load("short_answer").format().strip() in last_turn(body)
 
 
 def asks_to_verify(body: dict) -> bool:

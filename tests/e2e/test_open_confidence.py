@@ -15,10 +15,10 @@ from amg.graphs.context import Context
 from amg.graphs.qa_graph import builder
 from amg.graphs.reply import UNCALIBRATED
 from amg.graphs.resources import Resources, install
-from amg.prompts import load
 from amg.testing.scripted_llm import (
     answer_lines,
     asks_for_answer,
+    asks_for_sample,
     asks_to_verify,
     last_turn,
     prompt_text,
@@ -37,8 +37,6 @@ PAPER = EvidenceRecord(
 )
 CREATINE = EvidenceRecord(id="vocab:chebi:CHEBI:16919", kind="vocabulary", title="CHEBI:16919 creatine (ChEBI)")
 ANSWER = "Metformin is used for treating type 2 diabetes mellitus."
-
-SAMPLE_ASK = load("short_answer").format().strip()  # how a sampled short answer is asked
 
 
 def numbered(body: dict, title: str) -> list[int]:
@@ -64,8 +62,8 @@ def ask(store, scripted_server, tmp_path):
     state = {"p_yes": 0.95, "cite": "Metformin in", "samples": ["Type 2 diabetes."]}
 
     def respond(body: dict) -> dict:
-        if SAMPLE_ASK in last_turn(body):  # a sampled short answer, in turn
-            turn = sum(SAMPLE_ASK in last_turn(b) for b in server.requests) - 1
+        if asks_for_sample(body):  # a sampled short answer, in turn
+            turn = sum(asks_for_sample(b) for b in server.requests) - 1
             return {"content": state["samples"][turn % len(state["samples"])]}
         if asks_to_verify(body):
             return verdict(state["p_yes"])
@@ -167,14 +165,14 @@ def test_short_answers_sampled_beside_the_draft_raise_the_confidence_as_they_agr
     cmap = CalibrationMap(a=1.0, b=0.0, c=-1.0, about={"feature": "p_true"}, weights={"agreement": 4.0})
     state["samples"] = ["Type 2 diabetes mellitus."] * 3 + ["Weight loss.", "Polycystic ovary syndrome.", "Acne."]
     agreeing = run("What is metformin used for?", open_map=cmap, thread="a")
-    sampled = [b for b in server.requests if SAMPLE_ASK in last_turn(b)]
+    sampled = [b for b in server.requests if asks_for_sample(b)]
     assert len(sampled) == 3 and {b["temperature"] for b in sampled} == {0.8} and len({b["seed"] for b in sampled}) == 3
     assert all(
         (b.get("max_tokens") or b.get("max_completion_tokens")) == SAMPLE_TOKENS
         and "What is metformin used for?" in last_turn(b)
         for b in sampled
     )
-    assert not any(SAMPLE_ASK in t["content"] for t in agreeing["dialogue"])
+    assert not any(asks_for_sample({"messages": [turn]}) for turn in agreeing["dialogue"]), "kept out of the chat"
     assert agreeing["confidence_basis"]["samples"] == ["Type 2 diabetes mellitus."] * 3, "shown with the agreement"
     check = next(i for i, b in enumerate(server.requests) if asks_to_verify(b))
     assert asks_for_answer(server.requests[check - 1]), "the answer check follows the draft: its cache is reused"
@@ -188,6 +186,6 @@ def test_short_answers_sampled_beside_the_draft_raise_the_confidence_as_they_agr
     )
     asked = len(server.requests)
     off = run("What is metformin used for?", open_map=cmap, thread="c", samples=0)
-    assert not any(SAMPLE_ASK in last_turn(b) for b in server.requests[asked:])
+    assert not any(asks_for_sample(b) for b in server.requests[asked:])
     assert "agreement" not in off["confidence_basis"] and off["confidence_basis"]["calibrated"] is False
     assert "samples" not in off["confidence_basis"]

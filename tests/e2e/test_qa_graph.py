@@ -13,14 +13,13 @@ from amg.cli.qa import answered_first
 from amg.graphs.context import Context
 from amg.graphs.qa_graph import graph
 from amg.graphs.resources import Resources, install
-from amg.prompts import load
 from amg.testing.fakes import RecordedEntrez
 from amg.testing.scripted_llm import (
     answer_lines,
     asks_for_answer,
     asks_for_entities,
+    asks_for_sample,
     asks_to_verify,
-    last_turn,
     prompt_text,
     requested_tool,
 )
@@ -28,8 +27,6 @@ from amg.tools.evidence.finder import EvidenceFinder
 from amg.tools.evidence.pubmed import PubMedClient
 from amg.tools.evidence.request_cache import RequestCache
 from amg.tools.kg.records import EvidenceRecord, RelationRecord
-
-SAMPLE_ASK = load("short_answer").format().strip()  # how a sampled short answer is asked
 
 
 def responder(body: dict) -> dict:
@@ -124,7 +121,7 @@ def test_hybrid_answers_from_the_evidence_first_and_learns_after(qa, store):
     result = run({"question": "What is metformin used for?"}, evidence_mode="hybrid")
     asked = [
         "sample"
-        if SAMPLE_ASK in last_turn(b)
+        if asks_for_sample(b)
         else "score"
         if requested_tool(b) == "EntityAssessment"
         else "answer"
