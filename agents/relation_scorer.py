@@ -25,6 +25,7 @@ from amg.tools.kg.grounding import (
     mentions,
     sentence_problem,
     signature_problem,
+    with_sentence_before,
 )
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 from amg.tools.kg.schema import (
@@ -242,7 +243,8 @@ def _grounds(
     """The evidence items that hold the quoted sentence and name both ends; or why the relation may not be written.
 
     The sentence itself must name one end ("Diarrhea is its most common adverse effect" names the other through
-    "its"), so a relation is never read off an item that merely mentions both.
+    "its"), so a relation is never read off an item that merely mentions both; an end it does not name is named in
+    the item's sentence it is quoted from or the one right before, where such a reference points.
     """
     for name in (source, target):
         if is_generic(name):
@@ -255,4 +257,8 @@ def _grounds(
     if not any(mentions(sentence, names[n]) for n in names):
         return [], "its sentence names neither entity"
     cited = [i for i in cited if all(mentions(texts[i], names[n]) for n in names)]
-    return cited, None if cited else "no evidence item names both entities"
+    if not cited:
+        return [], "no evidence item names both entities"
+    unnamed = [n for n in names if not mentions(sentence, names[n])]
+    cited = [i for i in cited if all(mentions(with_sentence_before(texts[i], sentence), names[n]) for n in unnamed)]
+    return cited, None if cited else f"neither its sentence nor the one before names {unnamed[0]!r}"

@@ -68,6 +68,38 @@ def test_a_cause_needs_a_sentence_that_states_one(store):
     assert out["refused"] == ["Metformin -causes-> blood glucose: its sentence states no cause"]
 
 
+def test_an_end_the_sentence_only_refers_to_is_named_right_before_it(store):
+    """The demo learned "vitamin B12 risk factor for type 2 diabetes" (0.51) from "Long-term use can lower vitamin B12
+    levels", two sentences after the chapter names the disease and one after it names metformin."""
+    first = "Metformin is the first-line drug for type 2 diabetes mellitus."
+    adverse = "The most common adverse effects of metformin are gastrointestinal."
+    b12 = "Long-term use can lower vitamin B12 levels."
+    store.upsert(entities=[EntityRecord("Type 2 diabetes mellitus", "disease"), EntityRecord("Vitamin B12", "drug")])
+    snippet = f"{first} {adverse} {b12}"
+    out = scored(
+        store,
+        {"key": "type 2 diabetes mellitus", "name": "Type 2 diabetes mellitus", "type": "disease"},
+        snippet,
+        [{"sentence": b12, "relation": "has_risk_factor", "other": "Vitamin B12", "score": 8}],
+    )
+    assert out["new_relations"] == []
+    assert out["refused"] == [
+        "Vitamin B12 -risk_factor_for-> Type 2 diabetes mellitus: neither its sentence nor the one before names "
+        "'Type 2 diabetes mellitus'"
+    ]
+    its = "Diarrhea is its most common adverse effect."
+    store.upsert(entities=[EntityRecord("Diarrhea", "phenotype")])
+    out = scored(
+        store,
+        {"key": "metformin", "name": "Metformin", "type": "drug"},
+        f"{first} {adverse} {its}",
+        [{"sentence": its, "relation": "has_adverse_effect", "other": "Diarrhea", "score": 8}],
+    )
+    assert [(r["source"], r["type"], r["target"]) for r in out["new_relations"]] == [
+        ("Diarrhea", "adverse_effect_of", "Metformin")
+    ], "the sentence before names metformin"
+
+
 def test_a_symptom_cannot_rest_on_a_sentence_about_adverse_effects(store):
     """The demo's scorer read metformin's adverse effects as "Diarrhea symptom of T2DM" (0.73)."""
     adverse = "The most common adverse effects of metformin are gastrointestinal: diarrhea, nausea."

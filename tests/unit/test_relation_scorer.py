@@ -29,3 +29,36 @@ def test_relation_types_have_one_home():
     assert listed == {n for t in set(RELATION_TYPES) - CURATED_ONLY - study for n in (t, RELATION_INVERSES[t])}
     assert set(grounding.SIGNATURES) == set(RELATION_TYPES)
     assert set(grounding._SENTENCE_RULES) <= set(RELATION_TYPES)
+
+
+def test_a_quote_is_read_with_its_whole_sentences_and_the_one_before():
+    first = "# Type 2 diabetes: drug therapy Metformin is first-line."
+    text = f"{first} The adverse effects of metformin are gastrointestinal. Long-term use can lower B12."
+    assert grounding.with_sentence_before(text, "long term use can lower B12") == (
+        "The adverse effects of metformin are gastrointestinal. Long-term use can lower B12."
+    ), "found by its words, not its punctuation; the sentence before it whole"
+    assert grounding.with_sentence_before(text, "are gastrointestinal. Long-term use") == text, (
+        "a quote across two sentences, each whole, and the one before the first"
+    )
+    assert grounding.with_sentence_before(text, "Metformin is") == first, "nothing is before the first"
+    assert grounding.with_sentence_before(text, "Aspirin is first-line.") == "", "a quote not in the text"
+    assert grounding.with_sentence_before(text, "") == ""
+    warfarin = "Warfarin is an anticoagulant. It prevents stroke. Bleeding is its major adverse effect."
+    assert grounding.with_sentence_before(warfarin, "Bleeding is its major adverse effect.") == warfarin, (
+        "back past a sentence that opens by referring to what was named before it"
+    )
+    adverse = "The adverse effects of metformin are gastrointestinal."
+    assert grounding.with_sentence_before(f"{warfarin} {adverse}", "Bleeding is its") == warfarin
+    sildenafil = (
+        "Sildenafil treats erectile dysfunction. Taken with nitrates it can cause severe hypotension. "
+        "Headache is a common adverse effect."
+    )
+    assert grounding.with_sentence_before(sildenafil, "Headache is a common adverse effect.") == sildenafil, (
+        "back past an opening participle whose subject is a pronoun"
+    )
+    used = "Metformin is first-line for diabetes. Metformin is a biguanide: it lowers glucose. Used alone it is safe."
+    assert grounding.with_sentence_before(used, "Used alone it is safe.") == (
+        "Metformin is a biguanide: it lowers glucose. Used alone it is safe."
+    ), "a sentence that opens with what it is about ends the way back, whatever pronoun follows"
+    its = f"{first} Its adverse effects are gastrointestinal. Long-term use lowers B12."
+    assert grounding.with_sentence_before(its, "Long-term use") == its, "back past 'Its adverse effects'"

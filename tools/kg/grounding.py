@@ -2,7 +2,12 @@
 
 - Both endpoints are medical entities: never generic words (textbook, study, patient, entity...).
 - The relation rests on an evidence item whose text names both endpoints (by name or alias;
-  case-, punctuation- and plural-insensitive, through ``normalize_key``).
+  case-, punctuation- and plural-insensitive, through ``normalize_key``). Its sentence names one
+  end; the other, if the sentence only refers to it ("its", "long-term use"), is named in that
+  sentence of the item or the one right before (further back while those refer back, "It is …"):
+  a pronoun or an elided subject points back that far, not to a topic named paragraphs earlier
+  ("Long-term use can lower vitamin B12 levels", two sentences after type 2 diabetes is named,
+  is about metformin, not a risk factor for diabetes).
 - The endpoints' types fit the relation ("Type 2 diabetes treats metformin" is refused: a
   disease treats nothing). A drug's "symptom" is read as its adverse effect; so is a "symptom"
   the drug is named as, when the sentence states an adverse effect or a cause. An endpoint of
@@ -21,6 +26,7 @@ from __future__ import annotations
 import re
 
 from amg.tools.kg.schema import ACTS, RELATIONS, normalize_key
+from amg.tools.literature.sentences import split_sentences
 
 GENERIC_TERMS = frozenset(
     normalize_key(w)
@@ -128,6 +134,42 @@ def mentions(text: str, names: list[str]) -> bool:
     """Whether ``text`` names any of ``names`` as whole words (normalised like entity keys)."""
     haystack = f" {normalize_key(text)} "
     return any(f" {key} " in haystack for key in {normalize_key(n) for n in names} if key)
+
+
+# words that open a sentence about something named before it ("It is used to prevent stroke.")
+_REFERRING = frozenset("it its they their them this these that those such both he she his her".split())
+_PRONOUNS = frozenset("it its they their them".split())
+_WORDS = re.compile(r"[a-z]+")
+
+
+def _refers_back(sentence: str) -> bool:
+    """Whether ``sentence`` is about something named before it: it opens with a referring word ("It is used …",
+    "These drugs …") or with a participle whose subject is a pronoun ("Taken with nitrates it can cause …")."""
+    words = _WORDS.findall(sentence.lower())
+    if not words:
+        return False
+    return words[0] in _REFERRING or (words[0].endswith(("ed", "en", "ing")) and not _PRONOUNS.isdisjoint(words[1:]))
+
+
+def with_sentence_before(text: str, quoted: str) -> str:
+    """The sentences of ``text`` that ``quoted`` (a sentence, part of one or a run of them, compared as
+    ``normalize_key`` words) lies in, with the sentence right before them, and further back while that one is about
+    something named before it ("It is used …"); "" when ``quoted`` is not in ``text``."""
+    wanted = normalize_key(quoted).split()
+    sentences = split_sentences(text)
+    words, owner = [], []  # the text's words, and the sentence each one is in
+    for index, sentence in enumerate(sentences):
+        for word in normalize_key(sentence).split():
+            words.append(word)
+            owner.append(index)
+    for start in range(len(words) - len(wanted) + 1) if wanted else ():
+        if words[start : start + len(wanted)] == wanted:
+            first, last = owner[start], owner[start + len(wanted) - 1]
+            first = max(first - 1, 0)
+            while first and _refers_back(sentences[first]):
+                first -= 1
+            return " ".join(sentences[first : last + 1])
+    return ""
 
 
 def echoes(text: str, sources: list[str], size: int = 4) -> bool:
