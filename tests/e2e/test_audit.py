@@ -124,3 +124,43 @@ def test_audit_finds_causes_and_symptoms_read_off_sentences_that_state_neither(s
             "its sentence names a treatment's adverse effect, not a symptom of the disease",
         ),
     }
+
+
+def test_audit_finds_an_end_named_only_paragraphs_before_the_sentence_read(store):
+    """What the demo learned before the rule: "Long-term use can lower vitamin B12 levels" is about metformin."""
+    first = "Metformin is the first-line drug for type 2 diabetes mellitus."
+    adverse = "The most common adverse effects of metformin are gastrointestinal."
+    b12 = "Long-term use can lower vitamin B12 levels."
+    result = "Type 2 diabetes mellitus improved with the drug (p < 0.01)."
+    text = EvidenceRecord(id="textbook:1", kind="textbook", title="", snippet=f"{first} {adverse} {b12} {result}")
+    store.upsert(
+        entities=[EntityRecord("Metformin", "drug"), EntityRecord("Type 2 diabetes mellitus", "disease")],
+        evidence=[text],
+        relations=[
+            RelationRecord(
+                "Vitamin B12",
+                "Type 2 diabetes mellitus",
+                "risk_factor_for",
+                0.51,
+                ["textbook:1"],
+                7,
+                b12,
+                "textbook",
+                "m",
+            ),
+            RelationRecord(
+                "Vitamin B12", "Metformin", "adverse_effect_of", 0.51, ["textbook:1"], 7, b12, "textbook", "m"
+            ),
+            RelationRecord(
+                "Metformin", "Type 2 diabetes mellitus", "improves", 0.5, ["textbook:1"], 7, result, "pubmed", "m"
+            ),
+        ],
+    )
+    found = {(v["s"], v["t"], v["reason"]) for v in audit(store, echo_sources()).violations}
+    assert found == {
+        (
+            "vitamin b12",
+            "type 2 diabetes mellitus",
+            "neither its sentence nor the one before names 'Type 2 diabetes mellitus'",
+        )
+    }, "the one about metformin passes, and so does a study's finding, whose sentence need not name its subject"

@@ -1,8 +1,10 @@
 """``amg kg audit``: how confident the graph is, by origin and model, and what breaks the grounding rules.
 
 Model-written relations are checked again (tools/kg/grounding.py): evidence present and stored,
-specific endpoints, a cited item whose stored text names both, endpoint types that fit the
-relation; model-written descriptions must not echo the prompt. ``fix`` marks what breaks a rule
+specific endpoints, a cited item whose stored text names both, an end its sentence only refers to
+named right before that sentence (not for a study's finding, whose sentence may state a result
+without naming its ends), endpoint types that fit the relation; model-written descriptions must
+not echo the prompt. ``fix`` marks what breaks a rule
 as weakened: confidence 0, the reason in its history; nothing is deleted. Earlier versions wrote relations these rules
 now refuse; the
 audit is how an existing data dir is cleaned.
@@ -14,10 +16,19 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from amg.tools.kg.grounding import echoes, is_generic, mentions, sentence_problem, signature_problem
+from amg.tools.kg.grounding import (
+    echoes,
+    is_generic,
+    mentions,
+    sentence_problem,
+    signature_problem,
+    with_sentence_before,
+)
+from amg.tools.kg.schema import RELATIONS
 from amg.tools.kg.store.protocols import AuditStore
 
 PAGE = 2000
+FINDINGS = frozenset(r.name for r in RELATIONS if r.finding)  # the finding reader's, read from a result
 
 
 @dataclass
@@ -82,6 +93,12 @@ def relation_problem(row: dict, texts: dict[str, str]) -> str | None:
     source, target = [row["source"], *row["source_aliases"]], [row["target"], *row["target_aliases"]]
     if not any(mentions(texts[i], source) and mentions(texts[i], target) for i in row["evidence_ids"]):
         return "no cited item names both entities"
+    sentence = row.get("sentence") or ""
+    near = [n for n in (with_sentence_before(texts[i], sentence) for i in row["evidence_ids"]) if n]
+    if near and row["type"] not in FINDINGS:  # a sentence found in a cited item: is each end named near it?
+        missing = [names[0] for names in (source, target) if not any(mentions(n, names) for n in near)]
+        if missing:
+            return f"neither its sentence nor the one before names {missing[0]!r}"
     return signature_problem(row["type"], row.get("source_type"), row.get("target_type")) or sentence_problem(
         row["type"], row.get("sentence") or ""
     )
