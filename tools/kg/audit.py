@@ -94,13 +94,13 @@ def relation_problem(row: dict, texts: dict[str, str]) -> str | None:
     if not any(mentions(texts[i], source) and mentions(texts[i], target) for i in row["evidence_ids"]):
         return "no cited item names both entities"
     sentence = row.get("sentence") or ""
-    near = [n for n in (with_sentence_before(texts[i], sentence) for i in row["evidence_ids"]) if n]
-    if near and row["type"] not in FINDINGS:  # a sentence found in a cited item: is each end named near it?
-        missing = [names[0] for names in (source, target) if not any(mentions(n, names) for n in near)]
+    if row["type"] not in FINDINGS:  # where the sentence is found in a cited item: is each end named near it?
+        near = [n for n in (with_sentence_before(texts[i], sentence) for i in row["evidence_ids"]) if n]
+        missing = [names[0] for names in (source, target) if near and not any(mentions(n, names) for n in near)]
         if missing:
             return f"neither its sentence nor the one before names {missing[0]!r}"
     return signature_problem(row["type"], row.get("source_type"), row.get("target_type")) or sentence_problem(
-        row["type"], row.get("sentence") or ""
+        row["type"], sentence
     )
 
 
