@@ -16,7 +16,6 @@ from amg.graphs.resources import Resources
 from amg.tools.evidence.finder import pubmed_record
 from amg.tools.kg.grounding import mentions
 from amg.tools.kg.schema import normalize_key
-from amg.tools.llm.confidence_maps import extraction_reliability
 
 POPULATION = " [studied in:"  # how a finding's description appends its population to its sentence
 
@@ -48,18 +47,15 @@ def reread_paper(paper: dict, res: Resources, ctx: Context) -> dict:
     learned, usage = [], {"llm_calls": 0, "tokens": 0}
     if any(r["type"] in FINDING_NAMES for r in unstated):
         props = record.as_props()
-        ends = {(r["source"], r["target"]) for r in unstated if r["type"] in FINDING_NAMES}
-        for source, target in sorted(ends):
+        ends = {(r["s"], r["source"], r["t"], r["target"]) for r in unstated if r["type"] in FINDING_NAMES}
+        for source_key, source, target_key, target in sorted(ends):
             done = learn_finding(
                 f"What did this study find about {source} and {target}?",
-                [{"name": source}, {"name": target}],
+                [{"key": source_key, "name": source}, {"key": target_key, "name": target}],
                 props,
                 text,
-                res.llm,
-                res.model_name,
-                extraction_reliability(res.model_name),
+                res.reader(ctx.keep_score),
                 res.store,
-                ctx.keep_score,
             )
             learned += done["new_relations"]
             usage = {k: usage[k] + done.get(k, 0) for k in usage}
