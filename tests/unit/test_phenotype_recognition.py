@@ -212,6 +212,22 @@ def test_the_reach_of_a_negation():
     assert not is_negated(text, text.index("hemoptysis"), text.index("hemoptysis") + 10)
 
 
+def test_a_heading_of_absence_negates_its_list_to_the_end_of_its_line_or_sentence():
+    case = "Observed features: Lipodystrophy; Hypertension.\nExplicitly absent (excluded) features: Hepatomegaly; Gout."
+    assert found(case) == {"Lipodystrophy": False, "Hypertension": False, "Hepatomegaly": True, "Gout": True}
+    assert found("Pertinent negatives: fever, rash. She has seizures.") == {
+        "Fever": True,
+        "Skin rash": True,
+        "Seizure": False,
+    }, "the heading's list ends with its sentence"
+    assert found("He does not have: ataxia, nystagmus\nHe has hypotonia.") == {
+        "Ataxia": True,
+        "Nystagmus": True,
+        "Hypotonia": False,
+    }
+    assert found("Features: ataxia; absent ankle reflexes") == {"Ataxia": False, "Absent Achilles reflex": False}
+
+
 def test_a_negation_word_in_a_findings_own_name_negates_nothing():
     said = "Generalized muscular hypotonia, absent ankle reflexes and defective or absent horizontal voluntary eye "
     assert found(said + "movements.") == {

@@ -9,7 +9,9 @@ the whole list when it is joined by "or"/"nor" ("no fever, chills or night sweat
 a finding ("... was absent", "... ruled out") negates the finding just before it. Pseudo-triggers ("not
 only", "no change in", "cannot be excluded") negate nothing, and so does a trigger that is a word of a finding's own
 name ("absent ankle reflexes, hypotonia", "defective or absent horizontal eye movements, ataxia", "absence of the
-corpus callosum and seizures": the findings around it are there).
+corpus callosum and seizures": the findings around it are there). A heading of absence before a colon negates the
+list after it to the end of its line or sentence ("Explicitly absent (excluded) features: Hepatomegaly; Gout", "Pertinent
+negatives: fever, rash", "Ruled out: ..."); a heading that only names findings ("Observed features:") negates nothing.
 """
 
 from __future__ import annotations
@@ -43,6 +45,13 @@ _POST = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"\w+")
+# a line's heading that says what follows the colon is absent: its list is negated to the end of the line
+_ABSENT_HEADING = re.compile(
+    r"^[^\S\n]*(?:[-*\u2022][^\S\n]*)?[^:\n]{0,60}?\b(?:absent|excluded|ruled out|not present|not observed|not seen|"
+    r"negatives?|denie[sd]|denies having|without|none of|no signs? of|did not have|does not have|do not have)\b"
+    r"[^:\n]{0,40}:",
+    re.IGNORECASE | re.MULTILINE,
+)
 
 
 Span = tuple[int, int]
@@ -51,7 +60,7 @@ Span = tuple[int, int]
 def negated_ranges(text: str, named: list[Span] = ()) -> list[Span]:
     """(start, end) character ranges that a preceding trigger negates; a trigger inside one of the ``named``
     findings' spans is a word of its name, no trigger."""
-    ranges = []
+    ranges = [(m.end(), _line_end(text, m.end())) for m in _ABSENT_HEADING.finditer(text)]
     for match in _TRIGGER.finditer(text):
         if match.group("pseudo") or _inside(match.start(), named):
             continue
@@ -74,6 +83,12 @@ def is_negated(text: str, start: int, end: int, ranges: list[Span] | None = None
     scopes = negated_ranges(text, named) if ranges is None else ranges
     post = _POST.match(text[end:])
     return any(a <= start < b for a, b in scopes) or bool(post and not _inside(end + post.start("trigger"), named))
+
+
+def _line_end(text: str, start: int) -> int:
+    """Where a heading's list ends: the end of its line or of its sentence."""
+    end = re.compile(r"\n|\.(?:\s|$)").search(text, start)
+    return len(text) if end is None else end.start()
 
 
 def _inside(at: int, spans: list[Span]) -> bool:
