@@ -128,3 +128,28 @@ class WriteSummary:
     relations_written: int = 0
     relations_unchanged: int = 0
     keys: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PatientFinding:
+    """A patient's finding as the graph links it: to the vocabulary node ``key`` when the graph has one, else to the
+    record tier's own finding node of that key and ``name``."""
+
+    key: str
+    name: str
+    present: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class PatientWrite:
+    """A patient record as the graph keeps it (the private tier): who, findings, and the disease nodes its diagnoses
+    resolved to (``diseases``: graph keys), beside the diagnoses as the record states them."""
+
+    id: str
+    source: str
+    age: str
+    sex: str
+    findings: tuple[PatientFinding, ...]
+    diseases: tuple[str, ...]
+    diagnosis_names: tuple[str, ...]
+    diagnosis_ids: tuple[str, ...]

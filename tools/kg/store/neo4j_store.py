@@ -32,6 +32,7 @@ from amg.tools.kg.store.neo4j_bookkeeping import BookkeepingQueries
 from amg.tools.kg.store.neo4j_inspection import InspectionQueries
 from amg.tools.kg.store.neo4j_literature import LiteratureQueries
 from amg.tools.kg.store.neo4j_reads import KnowledgeQueries
+from amg.tools.kg.store.neo4j_records import RECORD_SCHEMA, RecordQueries
 from amg.tools.kg.store.neo4j_writes import EXISTING_RELATIONS, UPDATE_RELATIONS, write_unit
 
 SCHEMA = (
@@ -72,7 +73,7 @@ EXPORT_PAGE = 2000
 _RETRYABLE = (ConstraintError, TransientError, ServiceUnavailable, SessionExpired)
 
 
-class Neo4jStore(KnowledgeQueries, BookkeepingQueries, InspectionQueries, LiteratureQueries):
+class Neo4jStore(KnowledgeQueries, BookkeepingQueries, InspectionQueries, LiteratureQueries, RecordQueries):
     """The ``GraphStore`` contracts (tools/kg/store/protocols.py) over the neo4j driver."""
 
     def __init__(self, driver: Driver, database: str | None = None):
@@ -96,7 +97,7 @@ class Neo4jStore(KnowledgeQueries, BookkeepingQueries, InspectionQueries, Litera
             return session.execute_write(work, *args)
 
     def ensure_schema(self) -> None:
-        for statement in SCHEMA:
+        for statement in (*SCHEMA, *RECORD_SCHEMA):
             self._driver.execute_query(statement, database_=self._database)
 
     def server_agent(self) -> str:

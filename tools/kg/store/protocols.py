@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Protocol
 
-from amg.tools.kg.records import EntityRecord, EvidenceRecord, GapReport, RelationRecord, WriteSummary
+from amg.tools.kg.records import EntityRecord, EvidenceRecord, GapReport, PatientWrite, RelationRecord, WriteSummary
 
 
 class QAReads(Protocol):
@@ -131,8 +131,28 @@ class TransferStore(Protocol):
     def evidence(self, ids: list[str]) -> list[dict]: ...
 
 
+class RecordTier(Protocol):
+    """What the record tier (tools/records) keeps in the graph: patients linked to the vocabularies' findings and
+    diseases, and the lookups that resolve a record's diagnoses to disease nodes."""
+
+    def lookup(self, keys: list[str]) -> dict[str, list[dict]]: ...
+    def existing_keys(self, keys: list[str]) -> set[str]: ...
+    def write_patients(self, patients: list[PatientWrite]) -> None: ...
+    def delete_patients(self, ids: list[str]) -> int: ...
+    def patient_ids(self) -> set[str]: ...
+    def patient_links(self, patient_id: str) -> list[dict]: ...
+
+
 class GraphStore(
-    QAStore, BuildProgress, RefreshWork, SeedingStore, AuditStore, LiteratureChanges, TransferStore, Protocol
+    QAStore,
+    BuildProgress,
+    RefreshWork,
+    SeedingStore,
+    AuditStore,
+    LiteratureChanges,
+    TransferStore,
+    RecordTier,
+    Protocol,
 ):
     """Every contract, plus what the CLI, the doctor and the benchmarks read, and the connection's end."""
 
