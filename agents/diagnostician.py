@@ -15,15 +15,26 @@ A finding the case already settles is never asked: one it states, an ancestor of
 from __future__ import annotations
 
 import re
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, replace
 
 from amg.tools.kg.schema import normalize_key
 from amg.tools.kg.store.protocols import QAReads
-from amg.tools.kg.traversal.differential import fold_subtypes, frequency_of, inherit, is_close, questions, rank
+from amg.tools.kg.traversal.differential import (
+    Candidate,
+    blend,
+    fold_subtypes,
+    frequency_of,
+    inherit,
+    is_close,
+    pool,
+    questions,
+    rank,
+)
 from amg.tools.phenotypes.lexicon import hpo_lexicon
 from amg.tools.phenotypes.loose import loosely_read, misread
 from amg.tools.phenotypes.recognizer import recognise
 from amg.tools.question_kinds import describes_a_patient
+from amg.tools.records.similarity import PatientIndex, Similar
 
 CANDIDATE_POOL = 200
 RANKED = 20  # candidates ranked before subtypes fold into their diseases
@@ -32,6 +43,12 @@ ANCESTOR_LEVELS = 12  # the HPO is at most this deep
 CASE_FINDINGS = 2  # findings that make a case without a patient in the text; the reasoner reads a differential
 # only when its leader explains this many
 FINER = 200  # a finding stands for its descendants in diseases' annotations unless it has more (a broad term)
+# the records' half (stored patients, tools/records), chosen on the fit half of the phenopackets dev cases
+SIMILAR = 3  # similar patients shown, and whose diagnoses vote
+PATIENT_POOL = 30  # the most similar patients whose diagnoses join the candidates
+PRIOR_PATIENTS = 2.0  # the knowledge's frequency counts as this many patients beside the stored ones
+VOTE_WEIGHT = 3.0  # how much the similar patients' vote weighs beside the frequencies
+VOTE_FLOOR = 0.01  # a candidate no similar patient has keeps this share of a vote
 _NEGATION = re.compile(r"\b(no|not|without|denies|absent|negative for)\b(?:\W+\w+){0,3}\W*$", re.IGNORECASE)
 _EARLIER_ANSWER = re.compile(r"\nPrevious answer: .*\)\s*$", re.DOTALL)  # graphs/question.py's chat context
 
@@ -55,40 +72,111 @@ def is_case(differential: list[dict]) -> bool:
     return bool(differential) and len(differential[0].get("frequencies", {})) >= CASE_FINDINGS
 
 
-def differentiate(entities: list[dict], store: QAReads, answered: dict[str, bool], text: str = "") -> dict:
-    """State update: ``differential`` (candidates with probability and findings) and ``follow_up`` questions
-    for the case in ``text`` (the question) and its ``entities``."""
+@dataclass(frozen=True, kw_only=True)
+class CaseDiagnosis:
+    """A case's diagnosis from both halves: candidates best first (subtypes folded), the similar patients, the
+    follow-up findings worth asking, and what was needed to show them."""
+
+    present: set[str]
+    absent: set[str]
+    ranked: list[Candidate]  # every candidate, best first, subtypes apart (what a benchmark scores by disease id)
+    candidates: list[Candidate]
+    similar: list[Similar]
+    asked: list[tuple[str, float]]
+    annotations: dict[str, dict[str, float]]
+    names: dict[str, str]
+    labels: dict[str, str]
+    behind: dict[tuple[str, str], list[str]]
+
+
+def diagnose(
+    entities: list[dict],
+    store: QAReads,
+    answered: dict[str, bool],
+    text: str = "",
+    *,
+    index: PatientIndex | None = None,
+    exclude: frozenset[str] = frozenset(),
+) -> CaseDiagnosis | None:
+    """The case in ``text`` (the question) and its ``entities`` diagnosed from the graph's disease-phenotype
+    annotations and, with stored patients (``index``; ``exclude``: ids not to find, e.g. the case's own record), the
+    most similar patients: their diagnoses join the candidates, their findings' frequencies blend with the
+    knowledge's, and their vote weighs in. None when the text is no case."""
     present, absent = case_findings(entities, text, answered)
     if not present or (not answered and any(e.get("type") == "disease" for e in entities)):
-        return {"differential": [], "follow_up": []}  # no findings, or the question already names its disease
+        return None  # no findings, or the question already names its disease
     if not answered and len(present) < CASE_FINDINGS and not describes_a_patient(text):
         # one finding asked about, not a patient's ("Which electrolyte disturbance causes peaked T waves?"): its
         # differential would tie every disease annotated with it; a patient with one finding is asked about more
-        return {"differential": [], "follow_up": []}
+        return None
     lexicon = hpo_lexicon()
     finer = {f: lexicon.keys_below(f, FINER) for f in present | absent}
     rows = store.disease_annotations({f: [f, *sorted(finer[f])] for f in sorted(present)}, CANDIDATE_POOL)
     annotations, names, finding_names = read_annotations(rows)
     annotations = inherit(annotations, finer)
     behind = {(row["disease"], row["finding"]): row.get("evidence_ids") or [] for row in rows}
-    ranked = rank(annotations, names, present, absent, limit=RANKED)
-    candidates, annotations = fold_subtypes(ranked, annotations, store.parents([c.key for c in ranked]))
+    similar: list[Similar] = []
+    votes: dict[str, float] = {}
+    if index is not None and len(index):
+        similar = index.similar(present, absent, k=PATIENT_POOL, exclude=set(exclude))
+        votes = _votes(similar[:SIMILAR])
+        counts = index.frequencies(sorted({d for p in similar for d in p.diagnoses} | set(annotations)), present)
+        annotations = blend(
+            annotations, {d: (c.patients, c.present) for d, c in counts.items()}, present, PRIOR_PATIENTS
+        )
+        unnamed = [d for d in annotations if d not in names]
+        names.update({k: e.get("name") or k for k, e in store.entities(unnamed).items()} if unnamed else {})
+        names.update({k: index.names.get(k, k) for k in annotations if k not in names})
+    ranked = rank(annotations, names, present, absent, limit=CANDIDATE_POOL)
+    ranked = pool(ranked, annotations, (present, absent), votes, weight=VOTE_WEIGHT, floor=VOTE_FLOOR)
+    top = [replace(c) for c in ranked[:RANKED]]  # folding changes what it folds
+    candidates, annotations = fold_subtypes(top, annotations, store.parents([c.key for c in top]))
     candidates = candidates[:10]
     known = present | absent | implied_by(present, store) | lexicon.implied(present, absent)
     asked = questions(annotations, candidates, known) if is_close(candidates) else []
-    label = {**finding_names, **{e["key"]: e["name"] for e in entities}, **lexicon.names(present | absent)}
+    labels = {**finding_names, **{e["key"]: e["name"] for e in entities}, **lexicon.names(present | absent)}
+    return CaseDiagnosis(
+        present=present,
+        absent=absent,
+        ranked=ranked,
+        candidates=candidates,
+        similar=similar[:SIMILAR],
+        asked=asked,
+        annotations=annotations,
+        names=names,
+        labels=labels,
+        behind=behind,
+    )
+
+
+def differentiate(
+    entities: list[dict],
+    store: QAReads,
+    answered: dict[str, bool],
+    text: str = "",
+    *,
+    index: PatientIndex | None = None,
+    exclude: frozenset[str] = frozenset(),
+) -> dict:
+    """State update: ``differential`` (candidates with probability and findings), ``follow_up`` questions and, with
+    stored patients, the ``similar`` ones (``diagnose``)."""
+    case = diagnose(entities, store, answered, text, index=index, exclude=exclude)
+    if case is None:
+        return {"differential": [], "follow_up": [], "similar": []}
+    label, names = case.labels, case.names
     shown = [
         {
             **asdict(c),
             "present": [label.get(f, f) for f in c.present],
             "absent": [label.get(f, f) for f in c.absent],
             "subtypes": [names.get(k, k) for k in c.subtypes],
-            "frequencies": {label.get(f, f): round(annotations[c.key].get(f, 0.0), 3) for f in c.present},
+            "frequencies": {label.get(f, f): round(case.annotations[c.key].get(f, 0.0), 3) for f in c.present},
             "evidence_ids": sorted(
-                {i for d in [c.key, *c.subtypes] for f in c.present for i in behind.get((d, f), [])}
+                {i for d in [c.key, *c.subtypes] for f in c.present for i in case.behind.get((d, f), [])}
             ),
+            "patients": [p.id for p in case.similar if {c.key, *c.subtypes} & set(p.diagnoses)],
         }
-        for c in candidates[:SHOWN]
+        for c in case.candidates[:SHOWN]
     ]
     follow = [
         {
@@ -97,9 +185,29 @@ def differentiate(entities: list[dict], store: QAReads, answered: dict[str, bool
             "question": f"Does the patient have {label.get(f, f).lower()}?",
             "information_gain_bits": round(g, 3),
         }
-        for f, g in asked
+        for f, g in case.asked
     ]
-    return {"differential": shown, "follow_up": follow}
+    like = [
+        {
+            "id": p.id,
+            "similarity": p.score,
+            "diagnoses": [names.get(d, d) for d in p.diagnoses],
+            "shared": [label.get(f, f) for f in p.shared],
+            "contradicted": [label.get(f, f) for f in p.contradicted],
+        }
+        for p in case.similar
+    ]
+    return {"differential": shown, "follow_up": follow, "similar": like}
+
+
+def _votes(similar: list) -> dict[str, float]:
+    """{diagnosis: share}: the similar patients' diagnoses, weighted by similarity."""
+    votes: dict[str, float] = {}
+    for patient in similar:
+        for d in patient.diagnoses:
+            votes[d] = votes.get(d, 0.0) + patient.score / max(len(patient.diagnoses), 1)
+    total = sum(votes.values())
+    return {d: v / total for d, v in votes.items()} if total > 0 else {}
 
 
 def implied_by(findings: set[str], store: QAReads) -> set[str]:
@@ -142,3 +250,82 @@ def read_answers(message: str, follow_up: list[dict]) -> dict[str, bool]:
     if not answers and bare and len(follow_up) == 1:
         return {follow_up[0]["finding"]: bare.group(1).startswith("y")}
     return answers
+
+
+@dataclass(frozen=True, kw_only=True)
+class Levels:
+    """A diagnosis at three levels, as MedRAG names them: the ICD-10 chapter (category), its block (subcategory),
+    and the disease; ``code`` is the ICD-10-CM code they were read from ("" when none was found)."""
+
+    category: str
+    subcategory: str
+    disease: str
+    code: str
+
+
+_ICD = re.compile(r"ICD-10-CM ([A-Z]\d{2}(?:\.\w{1,4})?)$")
+_CHAPTER = re.compile(r"ICD-10-CM \d{1,2}$")
+_BLOCK = re.compile(r"\(([A-Z]\d\w)-([A-Z]\d\w{1,2})\)$")
+LEVEL_HOPS = 3  # is_a steps looked up from a disease for one that carries an ICD-10-CM code
+
+
+def levels(keys: list[str], names: dict[str, str], store: QAReads) -> dict[str, Levels]:
+    """Each disease's category (ICD-10 chapter) and subcategory (block), through the ICD-10-CM code it carries, or
+    the nearest is_a ancestor's, and the graph's ICD-10-CM hierarchy (code -> block -> chapter)."""
+    codes = _codes(keys, store)
+    wanted = sorted({c for c in codes.values() if c})
+    found = store.lookup([normalize_key(f"ICD-10-CM {c}") for c in wanted]) if wanted else {}
+    out = {}
+    for key in keys:
+        code = codes.get(key, "")
+        node = next(iter(found.get(normalize_key(f"ICD-10-CM {code}"), [])), None) if code else None
+        block, chapter = _block_and_chapter(node["key"], store) if node else ("", "")
+        out[key] = Levels(category=chapter, subcategory=block, disease=names.get(key, key), code=code)
+    return out
+
+
+def with_levels(differential: list[dict], store: QAReads) -> list[dict]:
+    """The differential's candidates, each with its ``levels`` (category, subcategory, disease, ICD-10-CM code)."""
+    if not differential:
+        return differential
+    found = levels([c["key"] for c in differential], {c["key"]: c["name"] for c in differential}, store)
+    return [{**c, "levels": asdict(found[c["key"]])} for c in differential]
+
+
+def _codes(keys: list[str], store: QAReads) -> dict[str, str]:
+    """{disease key: its ICD-10-CM code}, the shortest of its own, else the nearest ancestor's."""
+    codes: dict[str, str] = {}
+    frontier = {k: k for k in keys}  # node -> the disease it was reached from
+    for _ in range(LEVEL_HOPS + 1):
+        entities = store.entities(sorted(frontier))
+        for node, disease in frontier.items():
+            own = sorted(
+                (m.group(1) for a in entities.get(node, {}).get("aliases") or [] if (m := _ICD.match(a))),
+                key=lambda c: (len(c), c),
+            )
+            if own and disease not in codes:
+                codes[disease] = own[0]
+        left = {n: d for n, d in frontier.items() if d not in codes}
+        if not left:
+            break
+        parents = store.parents(sorted(left))
+        frontier = {p["key"]: d for n, d in left.items() for p in parents.get(n, []) if p.get("type") == "disease"}
+    return codes
+
+
+def _block_and_chapter(code_key: str, store: QAReads) -> tuple[str, str]:
+    block = chapter = ""
+    level = [code_key]
+    for _ in range(4):
+        parents = store.parents(level)
+        level = [p["key"] for ps in parents.values() for p in ps]
+        if not level:
+            break
+        entities = store.entities(level)
+        for key in level:
+            entity = entities.get(key, {})
+            if any(_CHAPTER.match(a) for a in entity.get("aliases") or []):
+                chapter = chapter or entity.get("name", key)
+            elif _BLOCK.search(entity.get("name", "")):
+                block = block or entity.get("name", key)
+    return block, chapter

@@ -28,6 +28,8 @@ def json_result(result: dict) -> dict:
         "glossary": result.get("glossary", []),
         "differential": result.get("differential", []),
         "follow_up": result.get("follow_up", []),
+        "similar": result.get("similar", []),
+        **({"records_differential": result["records_differential"]} if result.get("records_differential") else {}),
         "paths": [{"path": n["path"], "score": n["score"], "weak": n["weak"]} for n in nodes if n["depth"] > 0],
         "reasoning": result.get("reasoning", {}),
         "notices": result.get("notices", []),

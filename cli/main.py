@@ -117,6 +117,34 @@ def build_parser() -> argparse.ArgumentParser:
         help="the first full load: the annual baseline too (~1,300 files, ~30 GB); default: the update files",
     )
 
+    records = sub.add_parser(
+        "records", help="your own patients, kept on this machine: ingest, list, show, delete, similar"
+    ).add_subparsers(dest="records_command", required=True)
+    records_in = records.add_parser(
+        "ingest",
+        help="read patient records: GA4GH phenopackets (JSON, JSON lines), DDXPlus patients (the dataset's "
+        "dictionaries beside the file), AMG's own JSON lines (docs/records.md); a record with the same id is replaced",
+    )
+    records_in.add_argument("paths", nargs="+", metavar="FILE")
+    records_list = records.add_parser("list", help="the stored patients")
+    records_list.add_argument("--limit", type=int, default=50)
+    records_list.add_argument("--offset", type=int, default=0)
+    records_list.add_argument("--json", action="store_true")
+    records_show = records.add_parser("show", help="one patient: findings, diagnoses, what it links to in the graph")
+    records_show.add_argument("id")
+    records_show.add_argument("--json", action="store_true")
+    records_delete = records.add_parser(
+        "delete", help="remove patients: graph, record store and similarity index keep nothing of them"
+    )
+    records_delete.add_argument("ids", nargs="+", metavar="ID")
+    records_similar = records.add_parser(
+        "similar", help="the stored patients most like a case (text) or a stored patient (--record ID)"
+    )
+    records_similar.add_argument("case", nargs="?", default="", help="the case in words: findings present and absent")
+    records_similar.add_argument("--record", metavar="ID", help="a stored patient instead of a case in words")
+    records_similar.add_argument("-k", type=int, default=3, help="how many (default 3)")
+    records_similar.add_argument("--json", action="store_true")
+
     build = sub.add_parser("build", help="build the KG from topics, a question set or the ingested corpus")
     source = build.add_mutually_exclusive_group(required=True)
     source.add_argument("--topics", metavar="FILE", help="one entity or topic a line")
@@ -160,10 +188,13 @@ def build_parser() -> argparse.ArgumentParser:
     _context_flags(bench)
 
     ask = sub.add_parser("ask", help="answer one question")
-    ask.add_argument("question")
+    ask.add_argument("question", nargs="?", default=None)
     ask.add_argument("--option", action="append", default=[], metavar="A=TEXT", help="a multiple-choice option")
     ask.add_argument("--json", action="store_true", help="print one JSON object")
     ask.add_argument("--graph", metavar="FILE.html", help="write the evidence subgraph as an HTML picture")
+    ask.add_argument(
+        "--record", metavar="ID", help="diagnose a stored patient (amg records list): the record is the case"
+    )
     _context_flags(ask)
     check = sub.add_parser(
         "check", help="check a claim against the literature index: each paper's stance, with its sentences, a verdict"
@@ -201,6 +232,10 @@ def run(args: argparse.Namespace) -> int:
         from amg.cli import kg
 
         return kg.run(args, context_from(args))
+    if args.command == "records":
+        from amg.cli import records
+
+        return records.run(args, Context())
     if args.command == "pubmed":
         from amg.cli import pubmed_sync
 

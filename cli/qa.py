@@ -36,7 +36,7 @@ def run(args, context: Context) -> int:
         resources_for(context).close()
 
 
-ANSWERING = ("answer", "weigh_claim")  # the nodes whose update is the turn's reply
+ANSWERING = ("answer", "weigh_claim", "record_answer")  # the nodes whose update is the turn's reply
 
 
 def answered_first(run_graph, payload: dict, context: Context, show=None, config: dict | None = None) -> dict:
@@ -54,10 +54,19 @@ def answered_first(run_graph, payload: dict, context: Context, show=None, config
 
 
 def _ask(args, context: Context) -> int:
-    payload = {"question": args.question, "options": parse_options(args.option)}
+    record = getattr(args, "record", None)
+    if record and (args.question or args.option):
+        raise ValueError("--record ID diagnoses a stored patient: give no question or options with it")
+    if args.question is None and not record:
+        raise ValueError("give a question, or --record ID to diagnose a stored patient")
+    payload = {"question": args.question or "", "options": parse_options(args.option)}
+    if record:
+        payload = {"record": record}
     from amg.graphs.qa_graph import graph  # langgraph, the agents and their model client: seconds to load
 
-    if args.question.strip():
+    if record:
+        resources_for(context).start_in_background("store")  # no model: a record's case is answered without one
+    elif args.question.strip():
         resources_for(context).start_in_background("store", "llm", "embedder")
     show = None if args.json else (lambda text: print(printable(text), flush=True))
     result = answered_first(graph, payload, context, show)

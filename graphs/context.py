@@ -20,6 +20,7 @@ from amg.tools.kg.traversal.traverse import HUB_DEGREE, MAX_DEPTH, MAX_NODES, ST
 from amg.tools.llm.weights import LOCAL_MODELS
 
 EVIDENCE_MODES = ("offline", "dynamic", "hybrid")
+RECORDS_REMOTE = ("withhold", "allow")
 LEARNING = ("after", "before", "off")
 SOURCES = ("pubmed", "wikipedia", "textbook")  # each also the kind of the evidence it finds
 PARSERS = ("llm", "vocabulary", "auto")  # AMG_QUERY_PARSER: how agents/query_parser.py finds entities
@@ -57,6 +58,13 @@ class Context:
         "embedded model: 1.5b | 0.5b (fast, for the speed benchmarks) | smollm2 (the real-model tests)",
         choices=tuple(LOCAL_MODELS),
         connection=True,
+    )
+    records_remote: str = _setting(
+        "AMG_RECORDS_REMOTE",
+        "withhold",
+        "your patient records with a model endpoint off this machine: withhold (nothing of them is sent; the model "
+        "reads the knowledge graph's differential) | allow",
+        choices=RECORDS_REMOTE,
     )
     neo4j_uri: str = _setting("NEO4J_URI", "", "Neo4j 5 URI; empty = embedded ArcadeDB Bolt server", connection=True)
     neo4j_user: str = _setting("NEO4J_USER", "neo4j", "Neo4j user", connection=True)
@@ -202,6 +210,19 @@ class Context:
     def connection(self) -> tuple:
         """The values of the fields that choose what Resources connect to (one shared Resources per tuple)."""
         return tuple(getattr(self, f.name) for f in fields(self) if f.metadata["connection"])
+
+    @property
+    def model_is_remote(self) -> bool:
+        """Whether the model endpoint is off this machine (a configured URL whose host is not a loopback one)."""
+        if not self.openai_base_url:
+            return False
+        host = (urlsplit(self.openai_base_url).hostname or "").lower()
+        return host not in ("localhost", "127.0.0.1", "::1") and not host.startswith("127.")
+
+    @property
+    def records_withheld(self) -> bool:
+        """Whether patient records must not reach the model: it is remote and the user did not allow it."""
+        return self.model_is_remote and self.records_remote != "allow"
 
     @property
     def data_path(self) -> Path:

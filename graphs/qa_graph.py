@@ -13,6 +13,8 @@ takes its own path: papers, stances, verdict, findings learned (graphs/claim_pat
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
@@ -22,7 +24,7 @@ from amg.agents.answer_synthesizer.glossary import glossary
 from amg.agents.answer_synthesizer.quotes import with_aliases
 from amg.agents.answer_synthesizer.review import SUPPORT_PASSAGES, answering_nodes, review, with_passages
 from amg.agents.answer_synthesizer.synthesizer import synthesize
-from amg.agents.diagnostician import differentiate, read_answers
+from amg.agents.diagnostician import differentiate, read_answers, with_levels
 from amg.agents.evidence_searcher import search_evidence
 from amg.agents.gap_detector import detect_gaps
 from amg.agents.kept_papers import kept_papers
@@ -37,6 +39,7 @@ from amg.agents.reasoner import (
     with_lead_text,
     with_stored_lead,
 )
+from amg.agents.record_diagnosis import case_sentence, record_answer
 from amg.agents.traverser import TraversalSettings, traverse_subgraph, without_studies
 from amg.graphs.claim_path import after_weighing, find_claim_papers, learn_claim, read_stances, weigh_claim
 from amg.graphs.context import Context, run_context
@@ -57,6 +60,8 @@ CLAIM_PAPERS = 1  # papers a research question reads: given three, a small model
 
 
 def prepare(state: QAState, runtime: Runtime[Context]) -> dict:
+    if state.get("record"):
+        return _record_case(state["record"], runtime)
     answered = read_answers(_said(state), state.get("follow_up") or [])
 
     def leans_back(said: str) -> bool:  # asked from a chat's second turn only: the linker starts there, not before
@@ -77,6 +82,21 @@ def prepare(state: QAState, runtime: Runtime[Context]) -> dict:
     if problem:
         update.update(answer=problem, problem=problem, confidence=0.0, messages=[AIMessage(problem)])
     return update
+
+
+def _record_case(record_id: str, runtime: Runtime[Context]) -> dict:
+    """A stored patient as the case: its findings, told as a sentence; nothing of it is searched or sent anywhere."""
+    records = resources_for(run_context(runtime)).records
+    stored = records.get(record_id) if records is not None else None
+    update = {**PER_TURN_RESET, "record": record_id, "kind": "exam"}
+    if stored is None:
+        problem = f"No stored patient {record_id!r}: `amg records list` shows them, `amg records ingest` adds them."
+        return {**update, "answer": problem, "problem": problem, "confidence": 0.0, "messages": [AIMessage(problem)]}
+    r = stored.record
+    absent = [f for f in r.absent if f.key not in {p.key for p in r.present}]
+    question = case_sentence(r.age, r.sex, [f.label for f in r.present], [f.label for f in absent])
+    findings = {**{f.key: False for f in absent}, **{f.key: True for f in r.present}}
+    return {**update, "question": question, "findings": findings, "options": {}}
 
 
 def _kind(state: QAState) -> str:
@@ -178,8 +198,43 @@ def traverse(state: QAState, runtime: Runtime[Context]) -> dict:
 @timed("differential")
 def differential(state: QAState, runtime: Runtime[Context]) -> dict:
     """Candidate diagnoses for the case's findings, and follow-up questions when the leaders are close."""
-    store = resources_for(run_context(runtime)).store
-    return differentiate(state.get("entities", []), store, state.get("findings") or {}, state.get("question", ""))
+    ctx = run_context(runtime)
+    res = resources_for(ctx)
+    record = state.get("record")
+    own = frozenset({record}) if record else frozenset()
+    text = "" if record else state.get("question", "")  # a record's case is its findings, not words to read again
+    args = (state.get("entities", []), res.store, state.get("findings") or {}, text)
+    index = res.patient_index
+    update = differentiate(*args, index=index, exclude=own)
+    if record or index is None:
+        update["differential"] = with_levels(update["differential"], res.store)
+        return update
+    if ctx.records_withheld:  # the model reads the graph's differential; the one with your patients is only shown
+        graph_only = differentiate(*args)
+        host = urlsplit(ctx.openai_base_url).hostname
+        notice = (
+            f"Your patient records were not sent to the model at {host}: it read the knowledge graph's differential; "
+            "the similar patients and the differential with your records are shown beside its answer "
+            "(AMG_RECORDS_REMOTE=allow sends them)."
+        )
+        return {
+            "differential": with_levels(graph_only["differential"], res.store),
+            "follow_up": graph_only["follow_up"],
+            "similar": update["similar"],
+            "records_differential": with_levels(update["differential"], res.store),
+            "notices": [*(state.get("notices") or []), notice] if update["similar"] else state.get("notices") or [],
+        }
+    update["differential"] = with_levels(update["differential"], res.store)
+    return update
+
+
+@timed("record_answer")
+def record_answer_node(state: QAState, runtime: Runtime[Context]) -> dict:
+    """A stored patient's diagnosis, written from its differential without a model (agents/record_diagnosis.py)."""
+    res = resources_for(run_context(runtime))
+    update = record_answer(state.get("differential") or [], state.get("similar") or [], res.store)
+    update["messages"] = [AIMessage(chat_reply({**state, **update}))]
+    return update
 
 
 def asked(state: QAState, entities: list[dict] | None = None) -> Asked:
@@ -278,7 +333,14 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
 
 
 def after_prepare(state: QAState) -> str:
-    return END if state.get("answer") else "parse_query"
+    if state.get("answer"):
+        return END
+    return "differential" if state.get("record") else "parse_query"
+
+
+def after_differential(state: QAState) -> list[str]:
+    """A stored patient's case is answered from its differential; any other goes on to ``reason`` (the join edge)."""
+    return ["record_answer"] if state.get("record") else []
 
 
 def after_parse(state: QAState) -> str:
@@ -322,6 +384,7 @@ builder.add_node("differential", differential)
 builder.add_node("draft", draft)
 builder.add_node("reason", reason_node)
 builder.add_node("answer", answer)
+builder.add_node("record_answer", record_answer_node)
 builder.add_node("learn_entity", learn_entity)
 builder.add_node("learn_study", learn_study)
 builder.add_node("find_papers", find_claim_papers)
@@ -329,13 +392,15 @@ builder.add_node("read_stances", read_stances)
 builder.add_node("weigh_claim", weigh_claim)
 builder.add_node("learn_claim", learn_claim)
 builder.add_edge(START, "prepare")
-builder.add_conditional_edges("prepare", after_prepare, ["parse_query", END])
+builder.add_conditional_edges("prepare", after_prepare, ["parse_query", "differential", END])
 builder.add_conditional_edges("parse_query", after_parse, ["check_gaps", "answer", "find_papers"])
 builder.add_conditional_edges("check_gaps", after_gaps, ["expand_entity", "search_claim", "traverse", "draft"])
 builder.add_edge("expand_entity", "traverse")
 builder.add_edge("search_claim", "traverse")
 builder.add_edge("traverse", "differential")
 builder.add_edge(["draft", "differential"], "reason")  # waits for both branches, whichever ends last
+builder.add_conditional_edges("differential", after_differential, ["record_answer"])
+builder.add_edge("record_answer", END)
 builder.add_edge("reason", "answer")
 builder.add_conditional_edges("answer", after_answer, ["learn_entity", "learn_study", END])
 builder.add_edge("learn_entity", END)

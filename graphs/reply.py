@@ -8,6 +8,19 @@ DISCLAIMER = "AMG is a research tool: this is not medical advice."
 UNCALIBRATED = " (uncalibrated: no measured map for this model and kind of question)"
 
 
+def _levels(candidate: dict) -> str:
+    """The leading diagnosis at three levels: category (ICD-10 chapter), subcategory (block), disease."""
+    levels = candidate.get("levels") or {}
+    if not (levels.get("category") or levels.get("subcategory")):
+        return ""
+    said = [x for x in (levels.get("category"), levels.get("subcategory"), candidate["name"]) if x]
+    return (
+        "Leading diagnosis by level: "
+        + " > ".join(said)
+        + (f" (ICD-10 {levels['code']})" if levels.get("code") else "")
+    )
+
+
 def chat_reply(result: dict) -> str:
     """The answer as shown in chat and on the terminal."""
     lines = [*(f"Note: {n}" for n in result.get("notices", [])), result.get("answer", "")]
@@ -33,9 +46,23 @@ def chat_reply(result: dict) -> str:
     if result.get("confidence_basis", {}).get("rests_on"):
         lines.append(f"Rests on {result['confidence_basis']['rests_on']}.")
     if result.get("differential"):
+        both = bool(result.get("similar")) and not result.get("records_differential")
         lines.append(
-            "Differential (HPO annotations): "
+            ("Differential (HPO annotations and your patients): " if both else "Differential (HPO annotations): ")
             + "; ".join(f"{c['name']} {c['probability']:.2f}" for c in result["differential"][:3])
+        )
+        lines.append(_levels(result["differential"][0]))
+    if result.get("records_differential"):
+        lines.append(
+            "With your patients (not sent to the model): "
+            + "; ".join(f"{c['name']} {c['probability']:.2f}" for c in result["records_differential"][:3])
+        )
+    for p in result.get("similar", []):
+        shared = f"; shares {', '.join(p['shared'][:5])}" if p.get("shared") else ""
+        against = f"; contradicts {', '.join(p['contradicted'][:3])}" if p.get("contradicted") else ""
+        lines.append(
+            f"Similar patient {p['id']}: {', '.join(p['diagnoses']) or 'no diagnosis'} "
+            f"(similarity {p['similarity']:.2f}{shared}{against})"
         )
     for item in result.get("follow_up", []):
         lines.append(f"To tell them apart: {item['question']}")

@@ -23,6 +23,8 @@ from amg.tools.vectors.embeddings import embed, load_embedder, model_path
 if TYPE_CHECKING:  # each is imported where it is built: neo4j, chromadb, openai take seconds to load
     from amg.tools.evidence.finder import EvidenceFinder
     from amg.tools.kg.linking import EntityLinker
+    from amg.tools.records.similarity import PatientIndex
+    from amg.tools.records.store import RecordStore
     from amg.tools.vectors.passages import PassageStore
 
 
@@ -130,6 +132,29 @@ class Resources:
         from amg.tools.kg.linking import EntityLinker
 
         return EntityLinker(self.store, self.context.data_path / "vectors", self.embedding_path)
+
+    @cached_property
+    def records(self) -> RecordStore | None:
+        """The clinician's own patients (`amg records ingest`), or None when none were ever ingested."""
+        from amg.tools.records.store import RecordStore
+
+        folder = self.context.data_path / "records"
+        return RecordStore(folder) if (folder / "records.sqlite").is_file() else None
+
+    @property
+    def patient_index(self) -> PatientIndex | None:
+        """The stored patients as a similarity index (rebuilt when the records changed), or None when there are none."""
+        records = self.records
+        if records is None or records.count() == 0:
+            return None
+        version = records.version()
+        cached = self.__dict__.get("_patient_index")
+        if cached is None or cached[0] != version:
+            from amg.tools.records.weights import hpo_ancestors, patient_specificity
+
+            cached = (version, records.index(hpo_ancestors(), patient_specificity))
+            self.__dict__["_patient_index"] = cached
+        return cached[1]
 
     @cached_property
     def literature(self) -> LiteratureIndex | None:

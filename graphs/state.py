@@ -88,6 +88,9 @@ class Turn(TypedDict, total=False):
     glossary: list[dict]  # curated definitions of the terms the answer rests on (agents/answer_synthesizer/glossary.py)
     differential: list[dict]  # candidate diagnoses for the case's findings (agents.diagnostician)
     follow_up: list[dict]  # findings worth asking about next, as questions
+    similar: list[dict]  # the stored patients most like the case (tools/records), each with its diagnoses
+    record: str  # the id of a stored patient whose record is the case (`amg ask --record ID`)
+    records_differential: list[dict]  # with your patients, when the model may not read them (AMG_RECORDS_REMOTE)
     rationale: str
     notices: list[str]
     problem: str | None  # set when the input cannot be answered (empty, options without question, ...)
@@ -110,6 +113,7 @@ class QAInput(TypedDict, total=False):
     question: str
     options: dict[str, str]
     check: bool  # check the message as a claim, whatever its wording
+    record: str  # diagnose this stored patient (`amg ask --record ID`)
 
 
 def emptied(hint: Any) -> Any:

@@ -107,7 +107,7 @@ def test_a_finding_the_case_already_implies_is_not_asked(case_graph):
 def test_one_finding_makes_a_differential_only_for_a_patient(case_graph):
     fever = [{"key": "fever", "name": "fever", "type": "phenotype"}]
     asked = differentiate(fever, case_graph, {}, "Which infections cause fever?")
-    assert asked == {"differential": [], "follow_up": []}, "a finding asked about, not a patient's"
+    assert asked == {"differential": [], "follow_up": [], "similar": []}, "a finding asked about, not a patient's"
     out = differentiate(fever, case_graph, {}, "My son has had a fever for three days.")
     assert {c["key"] for c in out["differential"]} == {"alpha", "beta", "gamma"}, "a patient's one finding is a start"
 
@@ -118,7 +118,7 @@ def test_a_question_that_names_its_disease_gets_no_differential(case_graph):
         {"key": "rash", "name": "rash", "type": "phenotype"},
         {"key": "alpha", "name": "Alpha", "type": "disease"},
     ]
-    assert differentiate(entities, case_graph, {}) == {"differential": [], "follow_up": []}
+    assert differentiate(entities, case_graph, {}) == {"differential": [], "follow_up": [], "similar": []}
 
 
 # Look-alikes in HPO's own names: ectopia lentis tells the first from the second; the third has multiple
