@@ -118,6 +118,10 @@ def _answered(question: str, options: dict, context: Context) -> tuple[dict, flo
 
 
 def _bench(args, context: Context, res) -> int:
+    if getattr(args, "records", None):
+        from amg.cli.records_bench import run as run_records
+
+        return run_records(args, context, res)
     dataset = load(Path(args.dataset))
     if dataset.kind == "claims":
         from amg.cli.claim_bench import run_claims

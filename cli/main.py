@@ -165,7 +165,13 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument(
         "dataset", help="JSONL (ours, MedQA), MedMCQA JSON lines, PubMedQA JSON, or SciFact claims (JSON lines)"
     )
-    bench.add_argument("--method", default="kg", choices=METHODS, help="how questions are answered (default kg: AMG)")
+    bench.add_argument(
+        "--method",
+        default="kg",
+        choices=(*METHODS, "graph", "patients"),
+        help="how questions are answered (default kg: AMG); with --records also graph (the differential alone) "
+        "and patients (the similar patients' vote)",
+    )
     bench.add_argument("--limit", type=int, help="first N questions")
     bench.add_argument(
         "--split",
@@ -173,6 +179,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="claims files: the tune (even ids) or held-out (odd ids) claims; default all",
     )
     bench.add_argument("--seed", type=int, default=0)
+    bench.add_argument(
+        "--records",
+        metavar="RECORDS",
+        help="diagnose patient cases (DDXPlus or phenopackets, the dataset's case files) with these records stored",
+    )
+    bench.add_argument(
+        "--interactive",
+        action="store_true",
+        help="with --records: a DDXPlus case from its chief complaint, then up to 5 follow-ups a simulated "
+        "patient answers",
+    )
     bench.add_argument("--out", help="output folder (default bench-out/DATASET)")
     bench.add_argument("--resume", action="store_true", help="skip questions already answered in --out")
     bench.add_argument("--shuffle-options", action="store_true", help="permute options (seeded) against position bias")

@@ -53,6 +53,12 @@ def _store(res: Resources, create: bool = False):
 
 
 def _ingest(args, res: Resources) -> int:
+    report = ingest_files([Path(p) for p in args.paths], res)
+    return 1 if report.refused and not report.stored else 0
+
+
+def ingest_files(paths: list[Path], res: Resources, quiet: bool = False):
+    """Ingest record files into ``res``'s graph and record store, saying what was stored, refused and warned."""
     from tqdm import tqdm
 
     from amg.tools.phenotypes.lexicon import hpo_lexicon
@@ -65,26 +71,28 @@ def _ingest(args, res: Resources) -> int:
     names = FindingNames(hpo_lexicon(), recognise)
     with tqdm(desc="ingesting records", unit=" records", leave=False, disable=None) as bar:
         report = ingest(
-            [Path(p) for p in args.paths],
+            paths,
             records=records,
             graph=res.store,
             names=names,
             ddxplus_for=lambda path: reader_beside(path, names, res.store),
             progress=bar.update,
         )
+    res.__dict__.pop("records", None)  # opened again with what was just stored
     print(
         f"stored {report.stored:,} patient(s) from {report.files} file(s) in {report.seconds:.1f} s "
         f"({report.per_second:,.0f}/s); {len(report.refused)} refused; {records.count():,} stored in all"
     )
-    for problem in report.refused[:20]:
+    shown = 3 if quiet else 20
+    for problem in report.refused[:shown]:
         print(printable(f"  refused {problem}"))
-    if len(report.refused) > 20:
-        print(f"  ... and {len(report.refused) - 20} more refused")
-    for warning in report.warnings[:10]:
+    if len(report.refused) > shown:
+        print(f"  ... and {len(report.refused) - shown} more refused")
+    for warning in report.warnings[: shown // 2]:
         print(printable(f"  warning: {warning}"))
-    if len(report.warnings) > 10:
-        print(f"  ... and {len(report.warnings) - 10} more warnings")
-    return 1 if report.refused and not report.stored else 0
+    if len(report.warnings) > shown // 2:
+        print(f"  ... and {len(report.warnings) - shown // 2} more warnings")
+    return report
 
 
 def _list(args, res: Resources) -> int:
