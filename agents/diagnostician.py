@@ -47,8 +47,9 @@ FINER = 200  # a finding stands for its descendants in diseases' annotations unl
 SIMILAR = 3  # similar patients shown, and whose diagnoses vote
 PATIENT_POOL = 30  # the most similar patients whose diagnoses join the candidates
 PRIOR_PATIENTS = 2.0  # the knowledge's frequency counts as this many patients beside the stored ones
-VOTE_WEIGHT = 3.0  # how much the similar patients' vote weighs beside the frequencies
+VOTE_WEIGHT = 2.0  # how much the similar patients' vote weighs beside the frequencies
 VOTE_FLOOR = 0.01  # a candidate no similar patient has keeps this share of a vote
+TEMPERATURE = 2.0  # the pooled log-score is divided by this before it is normalised (calibration)
 _NEGATION = re.compile(r"\b(no|not|without|denies|absent|negative for)\b(?:\W+\w+){0,3}\W*$", re.IGNORECASE)
 _EARLIER_ANSWER = re.compile(r"\nPrevious answer: .*\)\s*$", re.DOTALL)  # graphs/question.py's chat context
 
@@ -128,7 +129,9 @@ def diagnose(
         names.update({k: e.get("name") or k for k, e in store.entities(unnamed).items()} if unnamed else {})
         names.update({k: index.names.get(k, k) for k in annotations if k not in names})
     ranked = rank(annotations, names, present, absent, limit=CANDIDATE_POOL)
-    ranked = pool(ranked, annotations, (present, absent), votes, weight=VOTE_WEIGHT, floor=VOTE_FLOOR)
+    ranked = pool(
+        ranked, annotations, (present, absent), votes, weight=VOTE_WEIGHT, floor=VOTE_FLOOR, temperature=TEMPERATURE
+    )
     top = [replace(c) for c in ranked[:RANKED]]  # folding changes what it folds
     candidates, annotations = fold_subtypes(top, annotations, store.parents([c.key for c in top]))
     candidates = candidates[:10]

@@ -192,10 +192,16 @@ def differential_context(differential: list[dict]) -> str:
     lines = [
         f"- {c['name']} {c['probability']:.2f} ("
         + ", ".join(f"{f} in {p:.0%} of patients" for f, p in c.get("frequencies", {}).items())
+        + (f"; like the stored patients {', '.join(c['patients'])}" if c.get("patients") else "")
         + ")"
         for c in differential[:DIFFERENTIAL_SHOWN]
     ]
-    return "Candidate diagnoses for the findings (disease annotations, ranked naive-Bayes style):\n" + "\n".join(lines)
+    source = (
+        "disease annotations and stored patients"
+        if any(c.get("patients") for c in differential)
+        else ("disease annotations")
+    )
+    return f"Candidate diagnoses for the findings ({source}, ranked naive-Bayes style):\n" + "\n".join(lines)
 
 
 def joint_context(contexts: dict[str, str], links: str = "") -> str:

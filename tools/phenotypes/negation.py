@@ -10,8 +10,9 @@ a finding ("... was absent", "... ruled out") negates the finding just before it
 only", "no change in", "cannot be excluded") negate nothing, and so does a trigger that is a word of a finding's own
 name ("absent ankle reflexes, hypotonia", "defective or absent horizontal eye movements, ataxia", "absence of the
 corpus callosum and seizures": the findings around it are there). A heading of absence before a colon negates the
-list after it to the end of its line or sentence ("Explicitly absent (excluded) features: Hepatomegaly; Gout", "Pertinent
-negatives: fever, rash", "Ruled out: ..."); a heading that only names findings ("Observed features:") negates nothing.
+list after it to the end of its line or sentence ("Explicitly absent (excluded) features: Hepatomegaly; Gout",
+"Pertinent negatives: fever, rash", "Ruled out: ..."); a heading that only names findings ("Observed features:")
+negates nothing.
 """
 
 from __future__ import annotations

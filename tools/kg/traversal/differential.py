@@ -82,6 +82,59 @@ def inherit(annotations: dict[str, dict[str, float]], finer: dict[str, set[str]]
     return inherited
 
 
+def blend(
+    annotations: dict[str, dict[str, float]],
+    counts: dict[str, tuple[int, dict[str, int]]],
+    findings: set[str],
+    prior_patients: float,
+) -> dict[str, dict[str, float]]:
+    """p(f | d) from both halves, for the case's ``findings``: the knowledge's frequency counted as ``prior_patients``
+    patients beside the stored patients with d (``counts``: d -> (patients, {f: how many have it})),
+
+        p(f | d) = (n(f, d) + m x p_kg(f | d)) / (n(d) + m)
+
+    A disease only the records know starts from ``UNANNOTATED``; one only the knowledge knows keeps its frequencies."""
+    blended = {d: dict(freq) for d, freq in annotations.items()}
+    for disease, (patients, having) in counts.items():
+        known = annotations.get(disease, {})
+        row = blended.setdefault(disease, {})
+        for f in findings:
+            if f not in known and not having.get(f):
+                continue  # neither half links f to d: rank's default for an unannotated finding
+            prior = known.get(f, UNANNOTATED)
+            row[f] = min(max((having.get(f, 0) + prior_patients * prior) / (patients + prior_patients), 0.0), 1.0)
+    return blended
+
+
+def pool(
+    candidates: list[Candidate],
+    annotations: dict[str, dict[str, float]],
+    case: tuple[set[str], set[str]],
+    votes: dict[str, float],
+    *,
+    weight: float,
+    floor: float,
+    temperature: float = 1.0,
+) -> list[Candidate]:
+    """``candidates`` re-weighed by the similar patients' ``votes`` (d -> share), p(case | d) x (vote(d) +
+    floor)^weight, tempered (the log-score divided by ``temperature``, fitted so the leader's probability is as often
+    right as it says), normalised over the candidates, best first (scored from the log-likelihoods, not from rounded
+    probabilities)."""
+    if not votes or weight <= 0 or not candidates:
+        return candidates
+    present, absent = case
+    logs = {
+        c.key: (_log_score(annotations[c.key], present, absent) + weight * math.log(votes.get(c.key, 0.0) + floor))
+        / temperature
+        for c in candidates
+    }
+    top = max(logs.values())
+    total = sum(math.exp(v - top) for v in logs.values())
+    for c in candidates:
+        c.probability = round(math.exp(logs[c.key] - top) / total, 4)
+    return sorted(candidates, key=lambda c: (-logs[c.key], c.name))
+
+
 def _log_score(freq: dict[str, float], present: set[str], absent: set[str]) -> float:
     score = sum(math.log(freq.get(f, UNANNOTATED)) for f in present)
     return score + sum(math.log(1 - freq.get(f, 0.0)) for f in absent)
