@@ -67,3 +67,24 @@ def test_the_rooms_of_tools_do_not_lean_on_each_other():
             )
     leaning = sorted(f"{a} <-> {b}" for a in rooms for b in rooms[a] if a < b and a in rooms.get(b, set()))
     assert leaning == []
+
+
+def test_no_module_imports_itself_through_others():
+    """No import circle among the package's modules, counting imports inside functions too (the cli's formatting
+    once imported the command that used it)."""
+    graph = {name: {o for o in _imported(name) if o in MODULES} for name in MODULES}
+    circles, state = [], {}
+
+    def visit(name: str, path: list[str]) -> None:
+        state[name] = "open"
+        for other in sorted(graph[name]):
+            if state.get(other) == "open":
+                circles.append(" -> ".join(path[path.index(other) :] + [name, other]) if other in path else other)
+            elif other not in state:
+                visit(other, [*path, name])
+        state[name] = "done"
+
+    for name in MODULES:
+        if name not in state:
+            visit(name, [])
+    assert circles == []
