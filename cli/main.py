@@ -320,6 +320,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"amg: error: {problem}", file=sys.stderr)
         return 2
     args = build_parser().parse_args(argv)
+    from amg.cli.input_checks import problem as input_problem
+
+    refused = input_problem(args)
+    if refused:  # before anything starts for the command
+        print(f"amg: error: {printable(refused)}", file=sys.stderr)
+        return 2
     quiet_libraries(args.verbose)
     try:
         return run(args)

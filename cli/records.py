@@ -16,10 +16,6 @@ def run(args, context: Context) -> int:
     command = args.records_command
     if command == "similar":
         _check_case(args)
-    if command == "ingest":
-        missing = [p for p in args.paths if not Path(p).exists()]
-        if missing:
-            raise ValueError(f"no such file: {', '.join(missing)}")
     res = resources_for(context)
     try:
         if command == "ingest":

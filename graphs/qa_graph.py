@@ -45,7 +45,7 @@ from amg.graphs.claim_path import after_weighing, find_claim_papers, learn_claim
 from amg.graphs.context import Context, run_context
 from amg.graphs.expansion import expand, search
 from amg.graphs.learning import after_answer, learn_entity, learn_study
-from amg.graphs.question import CLAIM_EMPTY, claim_to_check, follows_on, prepare_question, topic_of, with_topic
+from amg.graphs.question import follows_on, prepare_question, topic_of, with_topic
 from amg.graphs.reply import chat_reply
 from amg.graphs.resources import resources_for
 from amg.graphs.state import CLAIM, KEPT, PER_TURN_RESET, QAInput, QAState, fetched, fetched_ids, fetched_texts
@@ -53,6 +53,7 @@ from amg.graphs.timing import timed
 from amg.tools.claim_wording import states_claim
 from amg.tools.kg.pipeline_types import Asked, Found
 from amg.tools.llm.confidence_maps import extraction_reliability
+from amg.tools.question_input import CLAIM_EMPTY, claim_to_check
 from amg.tools.question_kinds import confidence_kind, is_research_question, question_kind
 
 NO_SUBGRAPH = {"nodes": [], "seeds": [], "links": []}  # a question with no entity the graph knows

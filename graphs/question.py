@@ -13,14 +13,13 @@ named), then its own, so retrieval and citations stay on metformin, not only the
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable
 
 from langchain_core.messages import AIMessage, HumanMessage
 
 from amg.agents.answer_synthesizer.quotes import named_in
 from amg.agents.query_parser import spot_entities
-from amg.tools.claim_wording import MAX_CLAIM_WORDS, checked_claim, other_language
+from amg.tools.question_input import EMPTY_QUESTION, visible
 from amg.tools.question_kinds import describes_a_patient
 
 MAX_QUESTION_CHARS = 4000
@@ -87,11 +86,6 @@ def split_options(text: str) -> tuple[str, Pairs]:
     if len(options) < 2:
         return text, []
     return "\n".join(lines).strip(), options
-
-
-def visible(text: str) -> bool:
-    """Whether ``text`` shows anything: not only spaces, controls and zero-width or format characters."""
-    return any(unicodedata.category(c)[0] not in "CZ" for c in text)
 
 
 def _text(message) -> str:
@@ -217,29 +211,6 @@ def _option_problem(pairs: Pairs) -> str | None:
     return None
 
 
-CLAIM_EMPTY = "Please state a claim to check: the input was empty."
-
-
-def claim_to_check(said: str, asked: bool) -> tuple[str, str | None]:
-    """(the claim a message states, a readable reason it cannot be checked). ``asked``: by `amg check`."""
-    claim = checked_claim(said)
-    words = len(claim.split())
-    if not visible(claim):
-        return "", CLAIM_EMPTY
-    if words > MAX_CLAIM_WORDS:
-        return claim, (
-            f"A claim to check is one statement of at most {MAX_CLAIM_WORDS} words; this one has {words:,}: "
-            "state its main point."
-        )
-    language = other_language(claim)
-    if language:
-        return claim, (
-            f"AMG checks claims in English (its literature index and model read English); this claim reads as "
-            f"{language}."
-        )
-    return claim, None
-
-
 def prepare_question(
     state: dict, leans_back: Callable[[str], bool] = _always
 ) -> tuple[str, dict[str, str], list[str], str | None]:
@@ -256,7 +227,7 @@ def prepare_question(
     if not visible(question):
         if options:
             return "", options, notices, "Options were given without a question; please add the question."
-        return "", {}, notices, "Please ask a medical question: the input was empty."
+        return "", {}, notices, EMPTY_QUESTION
     if len(question) > MAX_QUESTION_CHARS:
         notices.append(
             f"The question was {len(question):,} characters; only the first {MAX_QUESTION_CHARS:,} were used."
