@@ -103,12 +103,23 @@ class RecordsBench:
         self._ids: dict[str, tuple[str, ...]] = {}
 
     def diagnose(self, kind: str, case: dict) -> dict:
+        if self.method == "closed-book":
+            return self._bare(kind, case)
         if kind == "ddxplus":
             if self.ddxplus is None:
                 raise ValueError("a DDXPlus case needs the DDXPlus dictionaries beside the records file")
             answered = self.ddxplus.read_text(case.get("text") or "")
             return self._line(case["id"], self._diagnosis(answered, ""), [])
         return self._line(case["id"], self._diagnosis({}, case.get("text") or ""), [])
+
+    def _bare(self, kind: str, case: dict) -> dict:
+        from amg.evaluation.records_baselines import bare_model
+
+        if kind != "ddxplus" or self.ddxplus is None:
+            raise ValueError("closed-book chooses among DDXPlus's pathologies: the cases must be DDXPlus patients")
+        ranked = bare_model(case.get("text") or "", self.ddxplus.pathologies(), self.res.llm)
+        diagnoses = [{"name": n, "id": "", "p": 1.0 if i == 0 else 0.0} for i, n in enumerate(ranked[:SHOWN])]
+        return {"id": case["id"], "diagnoses": diagnoses, "similar": [], "turns": []}
 
     def _diagnosis(self, answered: dict[str, bool], text: str) -> CaseDiagnosis | None:
         if self.method == "closed-book":
