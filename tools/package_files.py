@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import sys
 from pathlib import Path
@@ -41,3 +42,33 @@ def npm_package(name: str, version: str) -> Path:
     if not tarball.exists():
         raise FileNotFoundError(f"{tarball.name} is missing: run `make install` (it fetches it from the npm registry)")
     return tarball
+
+
+class ChecksumMismatch(RuntimeError):
+    """A model file does not have the sha256 AMG knows for it; the message says which file and how to reinstall."""
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def verified(path: Path, sha256: str, hint: str) -> Path:
+    """``path`` once its sha256 is the expected one, hashed once per file state: a note beside the package's file
+    (or, where that folder is read-only, none: it is hashed each time) records what was checked, by size and
+    modification time, so a changed file is hashed again."""
+    stat = path.stat()
+    stamp = f"{sha256} {stat.st_size} {stat.st_mtime_ns}"
+    note = path.with_name(path.name + ".sha256-ok")
+    if note.is_file() and note.read_text(encoding="utf-8") == stamp:
+        return path
+    if sha256_of(path) != sha256:
+        raise ChecksumMismatch(f"{path} fails its sha256 check: reinstall it ({hint})")
+    try:
+        note.write_text(stamp, encoding="utf-8")
+    except OSError:
+        pass
+    return path

