@@ -215,16 +215,16 @@ def test_two_syncs_at_once_one_stops_with_one_line(tmp_path):
     with MirrorServer(FIXTURE_TREE, seconds_per_block=0.2) as server:
         env = {**os.environ, "AMG_DATA_DIR": str(tmp_path)}
         argv = [sys.executable, "-m", "amg.cli.main", "pubmed", "sync", "--base-url", server.base_url, "--baseline"]
-        procs = [
-            subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            for _ in range(2)
-        ]
-        outs = [(p.wait(timeout=300), *p.communicate()) for p in procs]
-    codes = sorted(code for code, _, _ in outs)
-    assert codes in ([0, 3], [0, 0]), outs
-    for code, _, err in outs:
-        if code == 3:
-            assert err.strip().startswith("amg: another `amg pubmed sync` is running on") and len(err.splitlines()) == 1
+        first = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while not any(p.endswith(".xml.gz") for p, _ in server.requests) and time.monotonic() < deadline:
+            time.sleep(0.05)  # the first sync holds the lock once it is downloading (slowly: 0.2 s a block)
+        assert first.poll() is None, "the first sync is still downloading when the second starts"
+        second = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        outs = [(p.wait(timeout=300), *p.communicate()) for p in (first, second)]
+    assert [code for code, _, _ in outs] == [0, 3], outs
+    err = outs[1][2]
+    assert err.strip().startswith("amg: another `amg pubmed sync` is running on") and len(err.splitlines()) == 1
     index = LiteratureIndex(index_path(tmp_path))
     assert index.stats()["records"] == 4 and index.in_step()
     index.close()

@@ -1,4 +1,4 @@
-"""Each agent alone: fake chat model, real graph server, recorded evidence."""
+"""Each agent's reading and answering alone, on a fake chat model and recorded evidence (no graph)."""
 
 from __future__ import annotations
 

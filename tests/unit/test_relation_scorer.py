@@ -1,4 +1,4 @@
-"""The relation scorer alone: fake chat model, real graph server."""
+"""The relation scorer's relation list, prompt and grounding rules, read without a model or a graph."""
 
 from __future__ import annotations
 
