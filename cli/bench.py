@@ -31,6 +31,7 @@ from amg.evaluation.metrics import (
 )
 from amg.evaluation.open_answers import judged_option
 from amg.evaluation.report import write_report
+from amg.evaluation.splits import select
 from amg.graphs.context import Context
 from amg.graphs.qa_graph import graph
 from amg.graphs.resources import resources_for
@@ -40,8 +41,8 @@ from amg.tools.question_kinds import question_kind
 
 
 def run(args, context: Context) -> int:
-    if getattr(args, "split", None) and args.split != "all" and not args.dataset.endswith(".jsonl"):
-        raise ValueError("--split picks claims of a SciFact claims file (.jsonl)")
+    if getattr(args, "split", None) in ("tune", "held-out") and not args.dataset.endswith(".jsonl"):
+        raise ValueError("--split tune|held-out picks claims of a SciFact claims file (.jsonl); others take fit|report")
     if args.model in LOCAL_MODELS:
         context = context.with_overrides(local_model=args.model, openai_base_url="")
     elif args.model:
@@ -127,7 +128,8 @@ def _bench(args, context: Context, res) -> int:
         from amg.cli.claim_bench import run_claims
 
         return run_claims(args, context, res, dataset)
-    items = dataset.items[: args.limit] if args.limit else dataset.items
+    items = select(dataset.name, dataset.items, getattr(args, "split", None))
+    items = items[: args.limit] if args.limit else items
     if args.shuffle_options:
         items = [shuffled(item, args.seed) for item in items]
     out = Path(args.out or f"bench-out/{dataset.name}") / label(args.method, context, args.open)

@@ -23,6 +23,7 @@ from amg.evaluation import claim_baselines
 from amg.evaluation.datasets import split_of
 from amg.evaluation.metrics import percentile
 from amg.evaluation.scifact_metrics import retrieval_recall, scifact_metrics, verdict_figures
+from amg.evaluation.splits import select
 from amg.graphs.claim_path import CLAIM_PAPERS
 from amg.graphs.context import Context
 from amg.graphs.qa_graph import graph
@@ -72,7 +73,10 @@ def run_claims(args, context: Context, res, dataset) -> int:
     if args.method not in CLAIM_METHODS:
         raise ValueError(f"a claims file is checked by {', '.join(CLAIM_METHODS)}; not {args.method}")
     split = getattr(args, "split", None) or "all"
-    items = [i for i in dataset.items if split == "all" or split_of(i) == split]
+    if split in ("fit", "report"):
+        items = select(dataset.name, dataset.items, split)
+    else:
+        items = [i for i in dataset.items if split == "all" or split_of(i) == split]
     items = items[: args.limit] if args.limit else items
     method = f"kg-{context.evidence_mode}" if args.method == "kg" else args.method
     out = Path(args.out or f"bench-out/{dataset.name}-{split}") / method

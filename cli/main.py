@@ -175,8 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--limit", type=int, help="first N questions")
     bench.add_argument(
         "--split",
-        choices=("tune", "held-out", "all"),
-        help="claims files: the tune (even ids) or held-out (odd ids) claims; default all",
+        choices=("fit", "report", "all", "tune", "held-out"),
+        help="the dev set's fit or report part (evaluation/splits.py: figures are reported from the report part); "
+        "claims files also tune (even ids) or held-out (odd ids); default all",
     )
     bench.add_argument("--seed", type=int, default=0)
     bench.add_argument(

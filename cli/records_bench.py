@@ -24,6 +24,7 @@ from tqdm import tqdm
 from amg.agents.diagnostician import CaseDiagnosis, diagnose
 from amg.evaluation.metrics import percentile
 from amg.evaluation.records_metrics import Predicted, level_accuracy, top_k
+from amg.evaluation.splits import select
 from amg.graphs.context import Context
 from amg.graphs.resources import Resources
 from amg.tools.kg.schema import normalize_key
@@ -41,7 +42,11 @@ def run(args, context: Context, res: Resources) -> int:
     method = args.method
     if method not in RECORD_METHODS:
         raise ValueError(f"--records benchmarks take --method {', '.join(RECORD_METHODS)}")
-    cases = _cases(Path(args.dataset), args.limit)
+    cases = _cases(Path(args.dataset), None)
+    parts = select(Path(args.dataset).stem, [row for _, row in cases], getattr(args, "split", None))
+    chosen = {id(row) for row in parts}
+    cases = [(kind, row) for kind, row in cases if id(row) in chosen]
+    cases = cases[: args.limit] if args.limit else cases
     if args.interactive and any(kind != "ddxplus" for kind, _ in cases):
         raise ValueError("--interactive asks a DDXPlus case's follow-ups: the case file must be DDXPlus patients")
     records = Path(args.records)
@@ -239,6 +244,7 @@ def _summary(
         "interactive": bool(args.interactive),
         "cases": len(predictions),
         "records": str(args.records),
+        "split": getattr(args, "split", None) or "all",
         "figures": figures,
         "seconds_p50": round(percentile(seconds, 50), 3) if seconds else None,
         "seconds_p95": round(percentile(seconds, 95), 3) if seconds else None,
