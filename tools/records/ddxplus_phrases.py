@@ -1,0 +1,164 @@
+"""Key phrases of the DDXPlus evidences, derived from their questions: what a case must say to name one.
+
+A question's frame ("Do you have", "Have you ever been diagnosed with") is left out and its other words kept as keys
+(ddxplus_words: stems, with the lay words that stand for them), in any order: "Do you have a sore throat?" is
+{sore, throat}, which "my throat hurts" holds ("hurts" keys {hurt, pain}, "sore" {sore, pain}). A question that asks
+several things ("nasal congestion or a clear runny nose") gives each its own phrase; an aside in brackets is one more
+when it is an acronym ("COPD") or the finding the question names ("(double vision)"), else it stands in for the word
+before it ("diffuse (widespread) muscle pain": widespread muscle pain). A phrase the HPO term of the evidence names
+whole (ddxplus_hpo) adds that term's names and synonyms ("shortness of breath": trouble breathing, panting).
+Each key weighs its rarity across the questions (idf), so "pain" says less than "cough".
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from amg.tools.phenotypes.lexicon import Lexicon
+from amg.tools.phenotypes.word_keys import key as stem
+from amg.tools.records.ddxplus import Dictionary, Evidence
+from amg.tools.records.ddxplus_words import FAMILY_KEY, FRAME, KIN, MOTHER, OTHER_KEY, OTHERS, word_keys
+
+_ASIDE = re.compile(r"\s*\(+([^()]*)\)")
+_OR = re.compile(r"\bor\b(?!\s+(?:more|both|several|were|was)\b)|/", re.IGNORECASE)
+_AND_OR = re.compile(r"\band/or\b", re.IGNORECASE)
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+_ACRONYM = re.compile(r"[A-Z]{2,}s?")
+HPO_LABEL_WEIGHT = 0.9  # names and exact/related synonyms only
+
+
+@dataclass(frozen=True)
+class Slot:
+    keys: frozenset[str]  # a word of the case with any of these keys fills it
+    weight: float  # idf of the word's own key
+
+
+@dataclass(frozen=True)
+class Phrase:
+    evidence: str
+    slots: tuple[Slot, ...]
+    source: str  # question, part, aside, hpo
+    text: str
+
+    @property
+    def weight(self) -> float:
+        return sum(s.weight for s in self.slots)
+
+
+def phrases(dictionary: Dictionary, terms: dict[str, list[str]] | None = None, lexicon: Lexicon | None = None):
+    """Every evidence's phrases, {code: [Phrase]}; ``terms`` ({code: [HPO id]}, ddxplus_hpo) adds the names of the
+    terms that name a phrase whole."""
+    texts = {code: _texts(e, lexicon) for code, e in dictionary.evidences.items()}
+    if terms and lexicon:
+        for code, ids in terms.items():
+            texts[code].extend(_term_texts(texts[code], ids, lexicon))
+    idf = _idf(dictionary)
+    found = {}
+    for code, listed in texts.items():
+        seen, own = set(), []
+        for source, text in listed:
+            slots = _slots(text, idf)
+            signature = frozenset(s.keys for s in slots)
+            if slots and signature not in seen:
+                seen.add(signature)
+                own.append(Phrase(code, slots, source, text))
+        found[code] = own
+    return found
+
+
+def core(question: str) -> str:
+    """The question without its asides in brackets."""
+    return _ASIDE.sub("", question).strip()
+
+
+def asides(question: str) -> list[str]:
+    return [m.group(1).strip() for m in _ASIDE.finditer(question) if m.group(1).strip()]
+
+
+def asks_about_others(evidence: Evidence) -> bool:
+    """A question about someone else's finding ("Have any of your family members ...", "contact with a person")."""
+    words = {w.lower() for w in _WORD.findall(evidence.question)}
+    return bool(words & (KIN | {"member", "members", "contact"}))
+
+
+def _texts(evidence: Evidence, lexicon: Lexicon | None) -> list[tuple[str, str]]:
+    question = _AND_OR.sub("and", evidence.question)
+    whole = core(question)
+    found = [("question", whole)]
+    parts = [p.strip(" ,?:") for p in _OR.split(whole)]
+    if len(parts) > 1:
+        listed = [item for part in parts[:-1] for item in part.split(",")] + [parts[-1]]
+        for part in listed:
+            words = _content(part)
+            if len(words) > 1 or (words and _finding(words[0], lexicon)):
+                found.append(("part", part))
+    for aside in asides(question):
+        words = _content(aside)
+        if not words:
+            continue
+        if _ACRONYM.fullmatch(aside) or (len(words) > 1 and lexicon and _names_term(aside, lexicon)):
+            found.append(("aside", aside))
+        elif len(words) == 1:  # a gloss of the word before it: "diffuse (widespread)", "fast (racing)"
+            before = question[: question.find(f"({aside}")].rstrip()
+            glossed = before.rsplit(" ", 1)[0] + " " + aside + question[question.find(f"({aside})") + len(aside) + 2 :]
+            found.append(("aside", core(glossed)))
+    return found
+
+
+def _term_texts(listed: list[tuple[str, str]], ids: list[str], lexicon: Lexicon) -> list[tuple[str, str]]:
+    """The names of each term that names one of the evidence's phrases (all but one word of it, at most)."""
+    found = []
+    for term_id in ids:
+        term = lexicon.terms.get(term_id)
+        if term is None:
+            continue
+        names = {stem(w) for label, _ in term.labels for w in _content(label)}
+        if any(_nearly_all(_content(text), names) for _, text in listed):
+            found.extend(("hpo", label) for label, weight in term.labels if weight >= HPO_LABEL_WEIGHT)
+    return found
+
+
+def _nearly_all(words: list[str], names: set[str]) -> bool:
+    keys = {stem(w) for w in words}
+    return bool(keys) and len(keys - names) <= (len(keys) - 1) // 2
+
+
+def _content(text: str) -> list[str]:
+    """The words of a question that say what it asks (its frame words and stop words left out)."""
+    return [w for w in _WORD.findall(text) if w.lower() not in FRAME and stem(w)]
+
+
+def _slots(text: str, idf: dict[str, float]) -> tuple[Slot, ...]:
+    slots, seen = [], set()
+    for word in _content(text):
+        own = stem(word)
+        keys = word_keys(word)
+        if word.lower() in KIN:  # "family members", "your mother": any kin word fills it
+            keys = frozenset({FAMILY_KEY} | ({stem("mother")} if word.lower() in MOTHER else set()))
+        elif word.lower() in OTHERS:
+            keys = frozenset({OTHER_KEY})
+        if own in seen:
+            continue
+        seen.add(own)
+        slots.append(Slot(keys, idf.get(own, max(idf.values(), default=1.0))))
+    return tuple(slots)
+
+
+def _idf(dictionary: Dictionary) -> dict[str, float]:
+    counts = Counter()
+    for evidence in dictionary.evidences.values():
+        counts.update({stem(w) for w in _content(evidence.question)})
+    total = len(dictionary.evidences)
+    return {k: math.log((1 + total) / (1 + n)) + 1.0 for k, n in counts.items()}
+
+
+def _finding(word: str, lexicon: Lexicon | None) -> bool:
+    """Whether one word names an HPO finding ("palpitations", "weakness"), so it may stand alone as a phrase."""
+    return bool(lexicon) and frozenset({stem(word)}) in lexicon.labels
+
+
+def _names_term(text: str, lexicon: Lexicon) -> bool:
+    return frozenset(stem(w) for w in _content(text)) in lexicon.labels
