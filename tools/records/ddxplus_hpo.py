@@ -31,8 +31,8 @@ from amg.tools.phenotypes.loose import NEAR
 from amg.tools.phenotypes.recognizer import recognise
 from amg.tools.phenotypes.word_keys import key as stem
 from amg.tools.records.ddxplus import NOWHERE, Dictionary, Evidence, join_code, load_dictionary
-from amg.tools.records.ddxplus_phrases import asks_about_others, core
-from amg.tools.records.ddxplus_words import FRAME, PLACES, ROLE_WORDS, word_keys
+from amg.tools.records.ddxplus_phrases import asks_about_others, core, role
+from amg.tools.records.ddxplus_words import FILLER, FRAME, PLACES, word_keys
 from amg.tools.records.vectors import Embed, minilm
 
 PAIN, EDEMA = "HP:0012531", "HP:0000969"
@@ -41,13 +41,6 @@ _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 _OR = re.compile(r"\bor\b(?!\s+(?:more|both|several)\b)|/", re.IGNORECASE)
 _AGENT = re.compile(r"\s*(?:virus|viral|bacteri\w*|infection|vaccine)\b", re.IGNORECASE)
 COVERED = 0.5  # of its part's words a term must name
-# words that time, grade or link what a question asks without saying what it is: not counted for COVERED
-FILLER = frozenset(
-    "after before when while during since until then than also even still just only so too very much more less most "
-    "such same other another one both each every all again last past over within month months week weeks year years "
-    "day days today ago time times several significantly significant way disease diseases problem problems issue "
-    "sound symptoms symptom condition compared people usual usually like".split()
-)
 _UNABLE = re.compile(r"\b(?:inability to|unable to|hard time|difficulty|trouble)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
 _SIDE = re.compile(r"\((?:R|L)\)$")
 _SITE_KEYS = frozenset(stem(w) for names in PLACES.values() for name in names for w in _WORD.findall(name)) - {
@@ -73,7 +66,7 @@ def hpo_links(dictionary: Dictionary, lexicon: Lexicon | None = None, embed: Emb
     links = []
     for evidence in dictionary.evidences.values():
         links.append(_evidence_link(evidence, dictionary, lexicon, embed))
-        if _role(evidence, dictionary) in ("pain", "swelling") and not evidence.scale and _places(evidence):
+        if role(evidence, dictionary) in ("pain", "swelling") and not evidence.scale and _places(evidence):
             links.extend(_place_links(evidence, lexicon))
     return links
 
@@ -83,10 +76,19 @@ def evidence_terms(links: list[HpoLink]) -> dict[str, list[str]]:
     return {link.code: [link.hpo_id, *link.others] for link in links if link.hpo_id and "_@_" not in link.code}
 
 
+def read_table(path: Path = TABLE) -> list[HpoLink]:
+    """The links of a table ``write_table`` wrote (the reviewed one by default)."""
+    links = []
+    for line in path.read_text(encoding="utf-8").splitlines()[1:]:
+        code, question, hpo_id, label, how, also = (line.split("\t") + [""] * 6)[:6]
+        links.append(HpoLink(code, question, hpo_id, label, how, tuple(also.split())))
+    return links
+
+
 def write_table(links: list[HpoLink], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    rows = ["code\tquestion\thpo_id\thpo_label\thow"]
-    rows += [f"{k.code}\t{k.question}\t{k.hpo_id}\t{k.label}\t{k.how}" for k in links]
+    rows = ["code\tquestion\thpo_id\thpo_label\thow\talso"]
+    rows += [f"{k.code}\t{k.question}\t{k.hpo_id}\t{k.label}\t{k.how}\t{' '.join(k.others)}" for k in links]
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
 
 
@@ -139,7 +141,7 @@ def _candidates(question: str, lexicon: Lexicon) -> list[_Candidate]:
             held = found.get(mention.id)
             if held is None or (sure and not held.sure):
                 order = question.lower().find(mention.text.split()[0].lower())
-                keys = frozenset(stem(w) for w in _WORD.findall(mention.text)) - {""}
+                keys = _keys(mention.text) or frozenset(stem(w) for w in _WORD.findall(mention.text)) - {""}
                 found[mention.id] = _Candidate(mention.id, len(keys), order, how, sure, keys)
     for word in _WORD.findall(plain):
         for key in sorted(word_keys(word)):
@@ -188,17 +190,6 @@ def _keys(text: str) -> frozenset[str]:
     """The keys of the words that say what a part of a question asks (no frame, time or filler word, no number)."""
     words = _WORD.findall(text)
     return frozenset(stem(w) for w in words if w.lower() not in FRAME | FILLER and not w.isdigit()) - {""}
-
-
-def _role(evidence: Evidence, dictionary: Dictionary) -> str:
-    """What a follow-up's values are about: the first role word of its question, or of the one it follows."""
-    parent = dictionary.evidences.get(evidence.parent, evidence)
-    for question in (evidence.question, parent.question):
-        words = {w.lower() for w in _WORD.findall(question)}
-        for role, cues in ROLE_WORDS.items():
-            if words & set(cues):
-                return role
-    return ""
 
 
 def _places(evidence: Evidence) -> bool:

@@ -19,14 +19,26 @@ from dataclasses import dataclass
 
 from amg.tools.phenotypes.lexicon import Lexicon
 from amg.tools.phenotypes.word_keys import key as stem
+from amg.tools.phenotypes.word_keys import tokens
 from amg.tools.records.ddxplus import Dictionary, Evidence
-from amg.tools.records.ddxplus_words import FAMILY_KEY, FRAME, KIN, MOTHER, OTHER_KEY, OTHERS, word_keys
+from amg.tools.records.ddxplus_words import (
+    FAMILY_KEY,
+    FILLER,
+    FRAME,
+    KIN,
+    MOTHER,
+    OTHER_KEY,
+    OTHERS,
+    ROLE_WORDS,
+    word_keys,
+)
 
 _ASIDE = re.compile(r"\s*\(+([^()]*)\)")
 _OR = re.compile(r"\bor\b(?!\s+(?:more|both|several|were|was)\b)|/", re.IGNORECASE)
 _AND_OR = re.compile(r"\band/or\b", re.IGNORECASE)
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 _ACRONYM = re.compile(r"[A-Z]{2,}s?")
+_COMPARED = re.compile(r"\s*\b(?:compared (?:to|with)|than)\b[^,?]*", re.IGNORECASE)
 HPO_LABEL_WEIGHT = 0.9  # names and exact/related synonyms only
 
 
@@ -51,11 +63,14 @@ class Phrase:
 def phrases(dictionary: Dictionary, terms: dict[str, list[str]] | None = None, lexicon: Lexicon | None = None):
     """Every evidence's phrases, {code: [Phrase]}; ``terms`` ({code: [HPO id]}, ddxplus_hpo) adds the names of the
     terms that name a phrase whole."""
-    texts = {code: _texts(e, lexicon) for code, e in dictionary.evidences.items()}
+    idf = _idf(dictionary)
+    top = max(idf.values(), default=0.0)
+    rare = {k for k, weight in idf.items() if weight >= top}  # words of one question only
+    texts = {code: _texts(e, lexicon, rare) for code, e in dictionary.evidences.items()}
     if terms and lexicon:
         for code, ids in terms.items():
-            texts[code].extend(_term_texts(texts[code], ids, lexicon))
-    idf = _idf(dictionary)
+            question = dictionary.evidences[code].question
+            texts[code].extend(_term_texts(texts[code], ids, lexicon, question))
     found = {}
     for code, listed in texts.items():
         seen, own = set(), []
@@ -84,16 +99,30 @@ def asks_about_others(evidence: Evidence) -> bool:
     return bool(words & (KIN | {"member", "members", "contact"}))
 
 
-def _texts(evidence: Evidence, lexicon: Lexicon | None) -> list[tuple[str, str]]:
+def role(evidence: Evidence, dictionary: Dictionary) -> str:
+    """What a follow-up's values are about (ROLE_WORDS): the first role of its question's words, or of the question it
+    follows ("Where is the affected region located?" follows the skin question); "" for none."""
+    parent = dictionary.evidences.get(evidence.parent, evidence)
+    for question in (evidence.question, parent.question):
+        words = {w.lower() for w in _WORD.findall(question)}
+        for name, cues in ROLE_WORDS.items():
+            if words & set(cues):
+                return name
+    return ""
+
+
+def _texts(evidence: Evidence, lexicon: Lexicon | None, rare: set[str]) -> list[tuple[str, str]]:
+    """The question (its comparison left out: "more saliva than usual"), each part of one that asks several things
+    (a part of one word only when no other question has that word: "shivers", not "pain"), its asides."""
     question = _AND_OR.sub("and", evidence.question)
-    whole = core(question)
+    whole = _COMPARED.sub("", core(question))
     found = [("question", whole)]
-    parts = [p.strip(" ,?:") for p in _OR.split(whole)]
+    parts = [_COMPARED.sub("", p).strip(" ,?:") for p in _OR.split(core(question))]
     if len(parts) > 1:
         listed = [item for part in parts[:-1] for item in part.split(",")] + [parts[-1]]
         for part in listed:
             words = _content(part)
-            if len(words) > 1 or (words and _finding(words[0], lexicon)):
+            if len(words) > 1 or (words and stem(words[0]) in rare):
                 found.append(("part", part))
     for aside in asides(question):
         words = _content(aside)
@@ -108,27 +137,36 @@ def _texts(evidence: Evidence, lexicon: Lexicon | None) -> list[tuple[str, str]]
     return found
 
 
-def _term_texts(listed: list[tuple[str, str]], ids: list[str], lexicon: Lexicon) -> list[tuple[str, str]]:
-    """The names of each term that names one of the evidence's phrases (all but one word of it, at most)."""
+def _term_texts(listed: list[tuple[str, str]], ids: list[str], lexicon: Lexicon, question: str):
+    """The names of each term that names one of the evidence's phrases (every word of it): all of
+    the evidence's own term's (the first), of the others only their name and the names that share a word with the
+    question (E_156's "weakness" is Asthenia, whose "lack of energy" is no facial palsy)."""
+    asked = {stem(w) for w in _content(question)}
     found = []
-    for term_id in ids:
+    for rank, term_id in enumerate(ids):
         term = lexicon.terms.get(term_id)
         if term is None:
             continue
         names = {stem(w) for label, _ in term.labels for w in _content(label)}
         if any(_nearly_all(_content(text), names) for _, text in listed):
-            found.extend(("hpo", label) for label, weight in term.labels if weight >= HPO_LABEL_WEIGHT)
+            for label, weight in term.labels:
+                shares = label == term.name or {stem(w) for w in _content(label)} & asked
+                if weight >= HPO_LABEL_WEIGHT and (rank == 0 or shares):
+                    found.append(("hpo", label))
     return found
 
 
 def _nearly_all(words: list[str], names: set[str]) -> bool:
+    """Whether a term's names hold every word of a phrase ("chest pain" is not all of "chest pain even at rest")."""
     keys = {stem(w) for w in words}
-    return bool(keys) and len(keys - names) <= (len(keys) - 1) // 2
+    return bool(keys) and keys <= names
 
 
 def _content(text: str) -> list[str]:
-    """The words of a question that say what it asks (its frame words and stop words left out)."""
-    return [w for w in _WORD.findall(text) if w.lower() not in FRAME and stem(w)]
+    """The words of a question that say what it asks (its frame, filler and stop words and numbers left out), split
+    as the reader splits a case's words ("1cm": 1, cm)."""
+    words = tokens(text.replace("’", "'"))
+    return [w for w, _, _ in words if w.lower() not in FRAME | FILLER and not w.isdigit() and stem(w)]
 
 
 def _slots(text: str, idf: dict[str, float]) -> tuple[Slot, ...]:
@@ -137,7 +175,7 @@ def _slots(text: str, idf: dict[str, float]) -> tuple[Slot, ...]:
         own = stem(word)
         keys = word_keys(word)
         if word.lower() in KIN:  # "family members", "your mother": any kin word fills it
-            keys = frozenset({FAMILY_KEY} | ({stem("mother")} if word.lower() in MOTHER else set()))
+            keys = frozenset({stem("mother")} if word.lower() in MOTHER else {FAMILY_KEY})
         elif word.lower() in OTHERS:
             keys = frozenset({OTHER_KEY})
         if own in seen:
@@ -153,11 +191,6 @@ def _idf(dictionary: Dictionary) -> dict[str, float]:
         counts.update({stem(w) for w in _content(evidence.question)})
     total = len(dictionary.evidences)
     return {k: math.log((1 + total) / (1 + n)) + 1.0 for k, n in counts.items()}
-
-
-def _finding(word: str, lexicon: Lexicon | None) -> bool:
-    """Whether one word names an HPO finding ("palpitations", "weakness"), so it may stand alone as a phrase."""
-    return bool(lexicon) and frozenset({stem(word)}) in lexicon.labels
 
 
 def _names_term(text: str, lexicon: Lexicon) -> bool:

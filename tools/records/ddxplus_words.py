@@ -177,7 +177,15 @@ FRAME = frozenset(
     "do does did you your yours yourself have has had having ever recently currently lately feel feeling felt "
     "noticed notice experiencing experience been being are is am was were there any think find know known "
     "believe that which who how what where when whether would could can may might it its i my me "
-    "suffer from diagnosed diagnosis".split()
+    "suffer from diagnosed diagnosis person".split()
+)
+
+# words that time, grade or link what a question asks without saying what it is: no key of a phrase
+FILLER = frozenset(
+    "after before when while during since until then than also even still just only so too very much more less most "
+    "such same other another one both each every all again last past over within month months week weeks year years "
+    "day days today ago time times several significantly significant way disease diseases problem problems issue "
+    "sound symptoms symptom condition compared people usual usually like but".split()
 )
 
 # what a case's place, grade or value belongs to: the first of these words a question (or the one it follows) holds
@@ -193,8 +201,8 @@ ROLE_CUES = {
     "radiation": "radiate radiates radiating radiated spread spreads spreading spreading shoot shoots shooting "
     "travel travels travelling traveling goes go going moves move moving extends extend extending reaches "
     "reach",
-    "skin": "rash rashes lesion lesions skin spot spots patch patches blotch blotches hives bump bumps blister "
-    "blisters redness eruption",
+    "skin": "rash rashes lesion lesions spot spots patch patches blotch blotches hives bump bumps blister "
+    "blisters eruption",
     "swelling": "swelling swollen swell swells puffy puffiness oedema edema",
     "travel": "travel traveled travelled trip abroad overseas went visited visiting returned",
     "pain": "pain pains painful hurt hurts hurting ache aches aching sore soreness tender discomfort",
@@ -202,7 +210,7 @@ ROLE_CUES = {
 
 # a scale's aspect: the words of a case that say which scale a grade is on (besides the question's own words)
 ASPECT_CUES = {
-    "intense": "intense intensity severe severity bad strong rate rated rating level score hurts painful",
+    "intense": "intense intensity severe severity bad strong rate rated rating level score",
     "precisely": "precisely precise pinpoint point localized localised located exactly exact diffuse vague spot",
     "fast": "fast quickly quick sudden suddenly abruptly gradually gradual slowly slow came come started start "
     "onset appeared appear began begin developed crept",
