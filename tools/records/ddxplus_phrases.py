@@ -66,16 +66,18 @@ def phrases(dictionary: Dictionary, terms: dict[str, list[str]] | None = None, l
     idf = _idf(dictionary)
     top = max(idf.values(), default=0.0)
     rare = {k for k, weight in idf.items() if weight >= top}  # words of one question only
-    texts = {code: _texts(e, lexicon, rare) for code, e in dictionary.evidences.items()}
+    own = {code: ids[0] for code, ids in (terms or {}).items() if ids}
+    texts = {code: _texts(e, lexicon, rare, own.get(code, "")) for code, e in dictionary.evidences.items()}
     if terms and lexicon:
         for code, ids in terms.items():
             question = dictionary.evidences[code].question
             texts[code].extend(_term_texts(texts[code], ids, lexicon, question))
+    texts = {code: [(source, text) for source, text in listed if source != "single"] for code, listed in texts.items()}
     found = {}
     for code, listed in texts.items():
         seen, own = set(), []
         for source, text in listed:
-            slots = _slots(text, idf)
+            slots = _slots(text, idf, source)
             signature = frozenset(s.keys for s in slots)
             if slots and signature not in seen:
                 seen.add(signature)
@@ -111,7 +113,7 @@ def role(evidence: Evidence, dictionary: Dictionary) -> str:
     return ""
 
 
-def _texts(evidence: Evidence, lexicon: Lexicon | None, rare: set[str]) -> list[tuple[str, str]]:
+def _texts(evidence: Evidence, lexicon: Lexicon | None, rare: set[str], term: str = "") -> list[tuple[str, str]]:
     """The question (its comparison left out: "more saliva than usual"), each part of one that asks several things
     (a part of one word only when no other question has that word: "shivers", not "pain"), its asides."""
     question = _AND_OR.sub("and", evidence.question)
@@ -122,13 +124,20 @@ def _texts(evidence: Evidence, lexicon: Lexicon | None, rare: set[str]) -> list[
         listed = [item for part in parts[:-1] for item in part.split(",")] + [parts[-1]]
         for part in listed:
             words = _content(part)
-            if len(words) > 1 or (words and stem(words[0]) in rare):
+            if len(words) > 1:
                 found.append(("part", part))
+            elif words and stem(words[0]) in rare:
+                found.append(("word", words[0]))
+            elif words:
+                found.append(("single", words[0]))  # kept only when the evidence's HPO term names it ("asthma")
     for aside in asides(question):
         words = _content(aside)
         if not words:
             continue
-        if _ACRONYM.fullmatch(aside) or (len(words) > 1 and lexicon and _names_term(aside, lexicon)):
+        named = _named_term(aside, lexicon) if lexicon and len(words) > 1 else ""
+        if _ACRONYM.fullmatch(aside) or (named and term in ("", named)):
+            # an aside naming a finding stands alone when the question names no other ("(double vision)"), not
+            # when it glosses one part of it ("a heart attack or angina (chest pain)": chest pain is no E_105)
             found.append(("aside", aside))
         elif len(words) == 1:  # a gloss of the word before it: "diffuse (widespread)", "fast (racing)"
             before = question[: question.find(f"({aside}")].rstrip()
@@ -169,7 +178,7 @@ def _content(text: str) -> list[str]:
     return [w for w, _, _ in words if w.lower() not in FRAME | FILLER and not w.isdigit() and stem(w)]
 
 
-def _slots(text: str, idf: dict[str, float]) -> tuple[Slot, ...]:
+def _slots(text: str, idf: dict[str, float], source: str = "") -> tuple[Slot, ...]:
     slots, seen = [], set()
     for word in _content(text):
         own = stem(word)
@@ -193,5 +202,6 @@ def _idf(dictionary: Dictionary) -> dict[str, float]:
     return {k: math.log((1 + total) / (1 + n)) + 1.0 for k, n in counts.items()}
 
 
-def _names_term(text: str, lexicon: Lexicon) -> bool:
-    return frozenset(stem(w) for w in _content(text)) in lexicon.labels
+def _named_term(text: str, lexicon: Lexicon) -> str:
+    """The HPO term whose label's words are the text's ("" for none)."""
+    return lexicon.labels.get(frozenset(stem(w) for w in _content(text)), (0.0, ""))[1]

@@ -47,6 +47,7 @@ from amg.tools.records.vectors import Embed, minilm
 COVERAGE = 0.7  # of a phrase's weight its words found must hold (three keys or more)
 NEAR = 0.62  # MiniLM cosine a clause must come to an evidence's question to name it (chosen on the fit half)
 MIN_WORDS = 2  # words a clause needs to be compared by meaning
+RADIATION = "radiation"  # the role of the place question a denial answers "nowhere" ("it doesn't spread")
 _ASPECT_ORDER = ("swollen", "itching", "fast", "precisely", "intense")
 _FRAMES = (
     (re.compile(r"^(?:do|did) you (?:currently |regularly |ever |suddenly |constantly )?", re.I), "I "),
@@ -96,6 +97,7 @@ class _Match:
     positions: frozenset[int]  # token indexes (of the statement) it was read from
     how: str
     whole: float = 0.0  # share of the evidence's whole question the words hold
+    size: int = 0  # words of its whole question: of two read alike, the plainer question wins ("COPD": E_123)
 
 
 class CaseReader:
@@ -136,6 +138,9 @@ class CaseReader:
         }
         self.scales = {c: _aspect(e) for c, e in evidences.items() if e.scale}
         self.cue_roles = {keys: name for name, words in ROLE_CUES.items() for keys in map(_key_set, words.split())}
+        self.role_keys = {
+            name: frozenset(k for w in words.split() for k in _key_set(w)) for name, words in ROLE_CUES.items()
+        }
         self.aspect_cues = {
             name: {k for w in words.split() for k in _key_set(w)} for name, words in ASPECT_CUES.items()
         }
@@ -155,10 +160,14 @@ class CaseReader:
         age, sex = age_and_sex(text)
         tokens = read_tokens(text)
         state = _State()
-        last_role = ""
+        readings, topic = [], ""
         for statement in statements(text):
             words = [t for t in tokens if statement.start <= t.start < statement.end]
-            last_role = self._statement(text, statement, words, state, last_role)
+            reading, topic = self._lexical(statement, words, topic)
+            readings.append(reading)
+        vectors = self._clause_vectors(text, readings)
+        for reading in readings:
+            self._statement(text, reading, vectors, state)
         self._follow_ups(state)
         valued = {c.partition("_@_")[0] for c in state.present if "_@_" in c}
         present = tuple(c for c in state.present if c not in valued)  # a question read with its values: those
@@ -166,43 +175,75 @@ class CaseReader:
         return CaseReading(present, absent, age, sex, state.spans)
 
     # -- one statement ---------------------------------------------------------------------------------------------
-    def _statement(self, text: str, statement: Statement, words: list[Token], state: _State, last_role: str) -> str:
+    def _lexical(self, statement: Statement, words: list[Token], topic: str) -> tuple[_Reading, str]:
+        """The statement's key phrases and named values, the clauses left to compare by meaning, and the topic after
+        it. A statement that speaks of no role and names no finding of its own goes on with the topic before it
+        ("The pain is in my chest. It feels sharp. I'd rate it 7/10.": a kind and a grade of that pain)."""
         cues = self._cues(words)
         asked = [i for i, t in enumerate(words) if t.start < statement.question_end]
-        matched: list[tuple[_Match, Clause]] = []
-        for clause in statement.clauses:
-            inside = [i for i in asked if clause.start <= words[i].start < clause.end]
-            matched.extend((m, clause) for m in self._phrases(words, inside))
+        inside = {id(c): [i for i in asked if c.start <= words[i].start < c.end] for c in statement.clauses}
+        matched = [(m, c) for c in statement.clauses for m in self._phrases(words, inside[id(c)])]
+        own = any(not self.roles.get(m.code) for m, _ in matched)
+        if not cues and not own and topic:
+            cues = [(-1, topic)]
+            # the topic fills a longer phrase's word for it ("They don't peel off": the lesions; "It's worse when
+            # I breathe in deeply": the pain)
+            matched = [(m, c) for c in statement.clauses for m in self._phrases(words, inside[id(c)], topic)]
         # a kind of pain, a colour: read on words no phrase of several words holds; a phrase inside one is none
         # ("a knife stroke" is a kind of pain, no stroke; "lifting a weight" is part of E_221, no heavy pain)
         held = {i for m, _ in matched if len(m.positions) > 1 for i in m.positions}
         valued = self._named_values(words, cues, held)
         in_values = {i for _, f in valued for i in range(f.first, f.last + 1)}
         matched = [(m, c) for m, c in matched if not m.positions <= in_values]
-        if self.embed is not None:
-            for clause in statement.clauses:
-                inside = [i for i in asked if clause.start <= words[i].start < clause.end]
-                if inside and not any(c is clause for _, c in matched) and not self._values_in(words, inside):
-                    matched.extend((m, clause) for m in self._by_meaning(text, clause, words, inside))
-        named_here, used = set(), set(in_values)
+        left = [
+            (c, inside[id(c)])
+            for c in statement.clauses
+            if inside[id(c)] and not any(k is c for _, k in matched) and not self._values_in(words, inside[id(c)])
+        ]
+        topic = cues[-1][1] if cues else topic
+        return _Reading(statement, words, cues, matched, valued, in_values, left), topic
+
+    def _clause_vectors(self, text: str, readings: list[_Reading]) -> dict[tuple[int, int], np.ndarray]:
+        """One batch of vectors for every clause left to compare by meaning (of MIN_WORDS content words or more)."""
+        if self.embed is None or not self.choices:
+            return {}
+        spans = []
+        for reading in readings:
+            for _, inside in reading.left:
+                content = [i for i in inside if reading.words[i].keys]
+                if len(content) >= MIN_WORDS:
+                    spans.append((reading.words[inside[0]].start, reading.words[inside[-1]].end))
+        if not spans:
+            return {}
+        return dict(zip(spans, self.embed([text[a:b] for a, b in spans])))
+
+    def _statement(
+        self, text: str, reading: _Reading, vectors: dict[tuple[int, int], np.ndarray], state: _State
+    ) -> None:
+        statement, words, cues = reading.statement, reading.words, list(reading.cues)
+        matched = list(reading.matched)
+        for clause, inside in reading.left:
+            vector = vectors.get((words[inside[0]].start, words[inside[-1]].end))
+            if vector is not None:
+                matched.extend((m, clause) for m in self._by_meaning(vector, words, inside))
+        named_here, used = set(), set(reading.in_values)
         for match, clause in matched:
-            first = words[min(match.positions)]
-            yes = statement.answer if statement.answer is not None else not denied(clause, first.start)
+            said_no = any(denied(clause, words[i].start) for i in match.positions)  # "my throat isn't sore"
+            yes = statement.answer if statement.answer is not None else not said_no
             self._name(match.code, yes, _span(text, words, match.positions, match.how), state)
             named_here.add(match.code)
             used |= match.positions
             if self.roles.get(match.code) and match.code in self.place_of.values():
                 cues.append((min(match.positions), self.roles[match.code]))  # "Where is the affected region?"
         cues.sort()
-        for code, found in valued:
+        for code, found in reading.valued:
             self._values_of(code, found, text, state)
-        carried = last_role if not matched else ""  # a place question spoken of just before ("It hurts. In my jaw.")
-        last_role, places = self._places(text, statement, words, cues, state, carried, used)
+        places = self._places(text, statement, words, cues, state, used)
         self._grades(text, statement, words, cues, named_here, used | places, state)
-        return last_role
 
-    def _phrases(self, words: list[Token], inside: list[int]) -> list[_Match]:
-        """The evidences the clause's words (indexes ``inside``) name by a key phrase, the ones naming more winning."""
+    def _phrases(self, words: list[Token], inside: list[int], topic: str = "") -> list[_Match]:
+        """The evidences the clause's words (indexes ``inside``) name by a key phrase, the ones naming more winning;
+        the ``topic``'s words fill a phrase's word as if said (one word at least must be said)."""
         first_at: dict[tuple[int, int], int] = {}
         for i in inside:
             for key in words[i].keys:
@@ -211,13 +252,16 @@ class CaseReader:
         by_phrase: dict[int, dict[int, int]] = {}
         for (p, s), i in first_at.items():
             by_phrase.setdefault(p, {})[s] = i
+        topic_keys = self.role_keys.get(topic, frozenset())
         best: dict[str, _Match] = {}
         for p, slots in by_phrase.items():
             phrase = self.flat[p]
             n = len(phrase.slots)
-            weight = sum(phrase.slots[s].weight for s in slots)
+            implied = {s for s, slot in enumerate(phrase.slots) if n > 1 and slot.keys & topic_keys} - set(slots)
+            weight = sum(phrase.slots[s].weight for s in set(slots) | implied)
             share = weight / phrase.weight
-            if (n <= 2 and len(slots) < n) or (n > 2 and (share < self.coverage or len(slots) < 2)):
+            filled = len(slots) + len(implied)
+            if (n <= 2 and filled < n) or (n > 2 and (share < self.coverage or filled < 2 or len(slots) < 1)):
                 continue
             positions = frozenset(slots.values())
             if max(positions) - min(positions) > 4 * n + 4:
@@ -226,7 +270,8 @@ class CaseReader:
             if not others and phrase.evidence not in self.others and about_others(words, min(positions)):
                 continue
             whole = self._whole(phrase.evidence, {k for i in positions for k in words[i].keys})
-            match = _Match(phrase.evidence, share, weight, positions, f"phrase ({phrase.source})", whole)
+            size = len(self.phrases[phrase.evidence][0].slots)
+            match = _Match(phrase.evidence, share, weight, positions, f"phrase ({phrase.source})", whole, size)
             held = best.get(phrase.evidence)
             if held is None or (weight, share) > (held.weight, held.coverage):  # the phrase holding most words
                 best[phrase.evidence] = match
@@ -238,13 +283,8 @@ class CaseReader:
         question = self.phrases[code][0]
         return sum(s.weight for s in question.slots if s.keys & keys) / question.weight
 
-    def _by_meaning(self, text: str, clause: Clause, words: list[Token], inside: list[int]) -> list[_Match]:
-        """The yes/no evidence whose question the clause comes nearest, if it comes ``near``."""
-        content = [i for i in inside if any(k for k in words[i].keys)]
-        if len(content) < MIN_WORDS or not len(self.choices):
-            return []
-        said = text[words[inside[0]].start : words[inside[-1]].end]
-        vector = self.embed([said])[0]
+    def _by_meaning(self, vector: np.ndarray, words: list[Token], inside: list[int]) -> list[_Match]:
+        """The yes/no evidence whose question the clause (its ``vector``) comes nearest, if it comes ``near``."""
         scores = self.vectors @ vector
         best = int(np.argmax(scores))
         code = self.choices[best]
@@ -279,25 +319,29 @@ class CaseReader:
         words: list[Token],
         cues: list[tuple[int, str]],
         state: _State,
-        role: str,
         used: set[int],
-    ) -> tuple[str, set[int]]:
+    ) -> set[int]:
         """The places the statement names, each of the place question whose role is spoken of nearest before it; the
         words of a phrase read are no place ("nasal congestion", "a sore throat")."""
         if not self.places:
-            return "", set()
+            return set()
         places = self.places.find(words, skip=used)
         for found in places:
-            where = _role_at(cues, found.first) or role
-            code = self.place_of.get(where)
+            code = self.place_of.get(_role_at(cues, found.first))
             if not code:
                 continue
-            role = where
             clause = _clause_at(statement, found.start)
-            if statement.answer is None and clause and denied(clause, found.start):
+            nowhere = found.values == (self.places.nowhere,)
+            if statement.answer is None and clause and denied(clause, found.start) and not nowhere:
                 continue
             self._values_of(code, found, text, state)
-        return role, {i for f in places for i in range(f.first, f.last + 1)}
+        spreading = self.place_of.get(RADIATION)
+        for i, said in cues:  # "it doesn't spread", "the pain doesn't radiate": it radiates nowhere
+            clause = _clause_at(statement, words[i].start) if i >= 0 else None
+            if said == RADIATION and spreading and clause and denied(clause, words[i].start):
+                if not any(clause.start <= f.start < clause.end for f in places):
+                    self._name(join_code(spreading, self.places.nowhere), True, _span(text, words, {i}, "value"), state)
+        return {i for f in places for i in range(f.first, f.last + 1)}
 
     def _cues(self, words: list[Token]) -> list[tuple[int, str]]:
         """(token index, role) of the words that say what a value is about: "pain", "spreads", "rash", "swelling"."""
@@ -341,6 +385,9 @@ class CaseReader:
             aspect = self.scales[code]
             free = [words[i] for i in part if i not in used]
             worded = worded_grade(free, {**GRADE_WORDS["intense"], **GRADE_WORDS.get(aspect, {})})
+            cue = next((t for t in free if t.keys & self.aspect_cues[aspect]), None)
+            if not worded and cue and aspect in ("swollen", "itching") and denied(clause, cue.start):
+                worded = (0, free.index(cue))  # "it doesn't itch": 0
             if worded and (code not in asked):
                 value, at = worded
                 token = free[at]
@@ -351,7 +398,7 @@ class CaseReader:
     def _scale_for(self, words: list[Token], part: list[int], cues: list[tuple[int, str]]) -> str:
         """The scale a clause grades: of the role it speaks of, the one whose aspect words it holds."""
         held = set().union(*(words[i].keys for i in part))
-        aspects = [a for a in _ASPECT_ORDER if self.aspect_cues[a] & held]
+        aspects = [a for a in _ASPECT_ORDER if self.aspect_cues[a] & held] or ["intense"]  # "it's a 6 out of 10"
         roles = [r for i, r in cues if i in set(part)] or [r for _, r in cues]
         for name in dict.fromkeys(roles):
             for aspect in aspects:
@@ -396,7 +443,8 @@ class CaseReader:
         for code in state.present:
             base, _, value = code.partition("_@_")
             if value and (named := evidences[base].value(value)) and named.name == NOWHERE:
-                nowhere.add(evidences[base].parent)
+                if self.roles.get(base) != RADIATION:  # a pain that spreads nowhere is still a pain
+                    nowhere.add(evidences[base].parent)
         for code in list(state.present):
             evidence = evidences[code.partition("_@_")[0]]
             parent = evidences.get(evidence.parent)
@@ -406,6 +454,19 @@ class CaseReader:
                 state.present.append(parent.code)
                 span = state.spans[code]
                 state.spans.setdefault(parent.code, Span(span.start, span.end, span.text, "follows"))
+
+
+@dataclass
+class _Reading:
+    """What a statement's words say before any is compared by meaning."""
+
+    statement: Statement
+    words: list[Token]
+    cues: list[tuple[int, str]]
+    matched: list[tuple[_Match, Clause]]
+    valued: list[tuple[str, Found]]
+    in_values: set[int]
+    left: list[tuple[Clause, list[int]]]  # clauses no phrase names, with their words' indexes
 
 
 @dataclass
@@ -422,7 +483,11 @@ def _beats(other: _Match, match: _Match) -> bool:
     """Whether ``other`` was read from the same words and more of them, or as many more surely."""
     if not match.positions <= other.positions:
         return False
-    return other.positions != match.positions or (other.coverage, other.whole) > (match.coverage, match.whole)
+    return other.positions != match.positions or (other.coverage, other.whole, -other.size) > (
+        match.coverage,
+        match.whole,
+        -match.size,
+    )
 
 
 def _span(text: str, words: list[Token], positions: frozenset[int], how: str) -> Span:

@@ -49,6 +49,14 @@ LAY: dict[str, tuple[str, ...]] = {
     "glands": ("lymph", "nodes"),
     **dict.fromkeys(("tummy", "stomach", "abdominal", "gut"), ("abdomen",)),
     "hungry": ("appetite",),
+    **dict.fromkeys(
+        ("can't", "cannot", "couldn't", "unable", "struggle", "struggling"), ("difficulty", "trouble", "unable")
+    ),
+    "asthmatic": ("asthma",),
+    "allergic": ("allergy", "allergies"),
+    "arthritic": ("arthritis",),
+    "anemic": ("anemia",),
+    "anaemic": ("anemia",),
     "lost": ("loss", "lose"),
     "losing": ("loss", "lose"),
     "lose": ("loss",),
@@ -69,13 +77,15 @@ LAY: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("confusion", "disoriented", "muddled"), ("confused",)),
     **dict.fromkeys(("grumpy", "cranky", "moody", "snappy"), ("irritable",)),
     **dict.fromkeys(("raspy", "husky", "croaky", "hoarseness"), ("hoarse",)),
-    **dict.fromkeys(("racing", "pounding", "fluttering", "thumping", "palpitation"), ("palpitations", "racing")),
+    **dict.fromkeys(("racing", "fluttering", "thumping", "palpitation"), ("palpitations", "racing")),
     **dict.fromkeys(("fast", "rapid", "quick", "quickly", "rapidly"), ("fast",)),
     # skin
     **dict.fromkeys(("hives", "urticaria", "eruption"), ("rash",)),
     **dict.fromkeys(("spots", "spot", "bumps", "blotches", "patches", "patch", "blisters", "pimples"), ("lesions",)),
     "redness": ("red",),
     "flaking": ("peel",),
+    **dict.fromkeys(("bigger", "wider", "big"), ("larger",)),
+    **dict.fromkeys(("centimetre", "centimeter", "centimetres", "centimeters"), ("cm",)),
     "flaky": ("peel",),
     "peeling": ("peel",),
     "scaly": ("peel",),
@@ -85,15 +95,15 @@ LAY: dict[str, tuple[str, ...]] = {
     "snot": ("nasal", "discharge"),
     "runny": ("run",),
     "running": ("run",),
-    "greenish": ("green", "colored"),
-    "yellowish": ("yellow", "colored"),
+    "greenish": ("green",),
+    "yellowish": ("yellow",),
     **dict.fromkeys(("green", "yellow", "brown", "coloured", "discoloured", "discolored"), ("colored",)),
     "pharynx": ("throat",),
     **dict.fromkeys(("teary", "watery", "watering", "tearing"), ("tears",)),
     **dict.fromkeys(("drool", "drooling", "spit", "spittle"), ("saliva",)),
     "droopy": ("eyelids",),
     # history
-    **dict.fromkeys(("smoker", "smokes", "smoking", "cigs", "cigarette"), ("smoke", "cigarettes")),
+    **dict.fromkeys(("smoke", "smoker", "smokes", "smoking", "cigs", "cigarette"), ("smoke", "cigarettes")),
     **dict.fromkeys(("overseas", "abroad", "trip", "travelled", "traveling", "travelling"), ("traveled", "country")),
     **dict.fromkeys(("diabetic",), ("diabetes",)),
     **dict.fromkeys(("obese", "obesity", "heavyset"), ("overweight",)),
@@ -185,7 +195,7 @@ FILLER = frozenset(
     "after before when while during since until then than also even still just only so too very much more less most "
     "such same other another one both each every all again last past over within month months week weeks year years "
     "day days today ago time times several significantly significant way disease diseases problem problems issue "
-    "sound symptoms symptom condition compared people usual usually like but".split()
+    "sound symptoms symptom condition compared people usual usually like but out off".split()
 )
 
 # what a case's place, grade or value belongs to: the first of these words a question (or the one it follows) holds
@@ -443,12 +453,19 @@ class Token:
     keys: frozenset[str]  # its own key and those of the question words it stands for
 
 
+_LAY_STEMS: dict[str, set[str]] = {}
+for _word, _others in LAY.items():
+    _LAY_STEMS.setdefault(word_key(_word), set()).update(word_key(o) for o in _others)
+
+
 @lru_cache(maxsize=50_000)
 def word_keys(word: str) -> frozenset[str]:
-    """The keys of one word: its own and those of the words it stands for ("hurts": hurt, pain)."""
+    """The keys of one word: its own and those of the words it stands for ("hurts": hurt, pain), found by the word
+    as written or by its stem ("races", "raced" as "racing")."""
     lower = word.lower().replace("’", "'")
     lower = lower[:-2] if lower.endswith("'s") else lower
-    found = {word_key(lower)}
+    own = word_key(lower)
+    found = {own, *_LAY_STEMS.get(own, ())}
     for other in LAY.get(lower, ()):
         found.add(word_key(other))
     if lower in KIN:
