@@ -122,6 +122,12 @@ def _texts(evidence: Evidence, lexicon: Lexicon | None, rare: set[str], term: st
     parts = [_COMPARED.sub("", p).strip(" ,?:") for p in _OR.split(core(question))]
     if len(parts) > 1:
         listed = [item for part in parts[:-1] for item in part.split(",")] + [parts[-1]]
+        for at, part in enumerate(listed[:-1]):  # "greenish or yellowish nasal discharge": greenish nasal discharge
+            following = _content(listed[at + 1])
+            next_words = tokens(listed[at + 1])
+            adjective = next_words and following and next_words[0][0] == following[0]  # no frame between them
+            if len(_content(part)) == 1 and len(following) > 1 and adjective:
+                listed[at] = f"{part} {' '.join(following[1:])}"
         for part in listed:
             words = _content(part)
             if len(words) > 1:

@@ -160,7 +160,7 @@ class CaseReader:
         age, sex = age_and_sex(text)
         tokens = read_tokens(text)
         state = _State()
-        readings, topic = [], ""
+        readings, topic = [], ()
         for statement in statements(text):
             words = [t for t in tokens if statement.start <= t.start < statement.end]
             reading, topic = self._lexical(statement, words, topic)
@@ -175,7 +175,9 @@ class CaseReader:
         return CaseReading(present, absent, age, sex, state.spans)
 
     # -- one statement ---------------------------------------------------------------------------------------------
-    def _lexical(self, statement: Statement, words: list[Token], topic: str) -> tuple[_Reading, str]:
+    def _lexical(
+        self, statement: Statement, words: list[Token], topic: tuple[str, ...]
+    ) -> tuple[_Reading, tuple[str, ...]]:
         """The statement's key phrases and named values, the clauses left to compare by meaning, and the topic after
         it. A statement that speaks of no role and names no finding of its own goes on with the topic before it
         ("The pain is in my chest. It feels sharp. I'd rate it 7/10.": a kind and a grade of that pain)."""
@@ -185,7 +187,7 @@ class CaseReader:
         matched = [(m, c) for c in statement.clauses for m in self._phrases(words, inside[id(c)])]
         own = any(not self.roles.get(m.code) for m, _ in matched)
         if not cues and not own and topic:
-            cues = [(-1, topic)]
+            cues = [(-1, name) for name in topic]
             # the topic fills a longer phrase's word for it ("They don't peel off": the lesions; "It's worse when
             # I breathe in deeply": the pain)
             matched = [(m, c) for c in statement.clauses for m in self._phrases(words, inside[id(c)], topic)]
@@ -200,7 +202,7 @@ class CaseReader:
             for c in statement.clauses
             if inside[id(c)] and not any(k is c for _, k in matched) and not self._values_in(words, inside[id(c)])
         ]
-        topic = cues[-1][1] if cues else topic
+        topic = tuple(dict.fromkeys(r for _, r in cues)) if cues else topic  # "The rash hurts": rash and pain
         return _Reading(statement, words, cues, matched, valued, in_values, left), topic
 
     def _clause_vectors(self, text: str, readings: list[_Reading]) -> dict[tuple[int, int], np.ndarray]:
@@ -241,7 +243,7 @@ class CaseReader:
         places = self._places(text, statement, words, cues, state, used)
         self._grades(text, statement, words, cues, named_here, used | places, state)
 
-    def _phrases(self, words: list[Token], inside: list[int], topic: str = "") -> list[_Match]:
+    def _phrases(self, words: list[Token], inside: list[int], topic: tuple[str, ...] = ()) -> list[_Match]:
         """The evidences the clause's words (indexes ``inside``) name by a key phrase, the ones naming more winning;
         the ``topic``'s words fill a phrase's word as if said (one word at least must be said)."""
         first_at: dict[tuple[int, int], int] = {}
@@ -252,7 +254,7 @@ class CaseReader:
         by_phrase: dict[int, dict[int, int]] = {}
         for (p, s), i in first_at.items():
             by_phrase.setdefault(p, {})[s] = i
-        topic_keys = self.role_keys.get(topic, frozenset())
+        topic_keys = frozenset().union(*(self.role_keys.get(name, frozenset()) for name in topic))
         best: dict[str, _Match] = {}
         for p, slots in by_phrase.items():
             phrase = self.flat[p]

@@ -49,6 +49,7 @@ LAY: dict[str, tuple[str, ...]] = {
     "glands": ("lymph", "nodes"),
     **dict.fromkeys(("tummy", "stomach", "abdominal", "gut"), ("abdomen",)),
     "hungry": ("appetite",),
+    **dict.fromkeys(("bit", "mildly", "somewhat", "mild"), ("slightly",)),
     **dict.fromkeys(
         ("can't", "cannot", "couldn't", "unable", "struggle", "struggling"), ("difficulty", "trouble", "unable")
     ),
@@ -166,6 +167,7 @@ MULTI: dict[tuple[str, ...], tuple[str, ...]] = {
     ("miner",): ("mining",),
     ("building", "site"): ("construction",),
     ("keep", "down"): ("vomit",),
+    ("all", "the", "time"): ("constantly",),
 }
 
 # words for another person: a finding said of them is no finding of the patient's ("my mother has asthma")
