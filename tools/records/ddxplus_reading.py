@@ -27,7 +27,7 @@ import numpy as np
 
 from amg.tools.phenotypes.lexicon import Lexicon, hpo_lexicon
 from amg.tools.records.ddxplus import BINARY, NOWHERE, Dictionary, Evidence, join_code
-from amg.tools.records.ddxplus_hpo import TABLE, evidence_terms, hpo_links, read_table
+from amg.tools.records.ddxplus_hpo import TABLE, HpoLink, evidence_terms, hpo_links, read_table
 from amg.tools.records.ddxplus_phrases import Phrase, asks_about_others, core, phrases, role
 from amg.tools.records.ddxplus_statements import Clause, Statement, age_and_sex, denied, statements
 from amg.tools.records.ddxplus_values import Found, Named, Places, grades, worded_grade
@@ -44,7 +44,7 @@ from amg.tools.records.ddxplus_words import (
 from amg.tools.records.ddxplus_words import word_keys as keys_of
 from amg.tools.records.vectors import Embed, minilm
 
-COVERAGE = 0.7  # of a phrase's weight its words found must hold (three keys or more)
+COVERAGE = 0.65  # of a phrase's weight its words found must hold (three keys or more; chosen on the fit half)
 NEAR = 0.62  # MiniLM cosine a clause must come to an evidence's question to name it (chosen on the fit half)
 MIN_WORDS = 2  # words a clause needs to be compared by meaning
 RADIATION = "radiation"  # the role of the place question a denial answers "nowhere" ("it doesn't spread")
@@ -116,9 +116,7 @@ class CaseReader:
         self.coverage, self.near = coverage, near
         lexicon = lexicon or hpo_lexicon()
         evidences = dictionary.evidences
-        self.terms = evidence_terms(
-            read_table() if TABLE.exists() else hpo_links(dictionary, lexicon, embed or minilm())
-        )
+        self.terms = evidence_terms(_links(dictionary, lexicon, embed))
         self.phrases = phrases(dictionary, self.terms, lexicon)
         self.flat: list[Phrase] = [p for listed in self.phrases.values() for p in listed]
         self.index: dict[str, list[tuple[int, int]]] = {}
@@ -527,6 +525,16 @@ def _aspect(evidence: Evidence) -> str:
 
 def _key_set(word: str) -> frozenset[str]:
     return keys_of(re.sub(r"\W", "", word))
+
+
+def _links(dictionary: Dictionary, lexicon: Lexicon, embed: Embed | None) -> list[HpoLink]:
+    """The reviewed HPO table's links when it holds this dictionary's questions, else links made now."""
+    if TABLE.exists():
+        asked = {e.code: e.question for e in dictionary.evidences.values()}
+        links = [k for k in read_table() if "_@_" not in k.code and asked.get(k.code) == k.question]
+        if len(links) == len(asked):
+            return links
+    return hpo_links(dictionary, lexicon, embed or minilm())
 
 
 def _variants(evidence: Evidence, listed: list[Phrase]) -> list[str]:

@@ -18,7 +18,7 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|\n+")
 _QUESTION_END = re.compile(r"\?\s*$")
 _CLAUSE = re.compile(
     r";|\s(?=(?:but|however|although|though|whereas|except|apart from|aside from)\b)"
-    r"|,\s*(?=(?:and\s+|so\s+)?(?:i|i'm|i've|i'd|my|it's|she|he|her|his|they|there)\b)"
+    r"|,\s*(?=(?:and\s+|so\s+)?(?:i|i'm|i've|i'd|my|it|it's|this|she|he|her|his|they|there)\b)"
     r"|\s(?=(?:and|so)\s+(?:i|i'm|i've|i'd|my|she|he|her|his|they|there)\b)",
     re.IGNORECASE,
 )
