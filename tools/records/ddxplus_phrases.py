@@ -38,7 +38,10 @@ _OR = re.compile(r"\bor\b(?!\s+(?:more|both|several|were|was)\b)|/", re.IGNORECA
 _AND_OR = re.compile(r"\band/or\b", re.IGNORECASE)
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 _ACRONYM = re.compile(r"[A-Z]{2,}s?")
-_COMPARED = re.compile(r"\s*\b(?:compared (?:to|with)|than)\b[^,?]*", re.IGNORECASE)
+_COMPARED = re.compile(
+    r"\s*\b(?:compared (?:to|with)\b[^,?]*|than (?:usual|usually|normal|before|the general population)\b)",
+    re.IGNORECASE,
+)
 HPO_LABEL_WEIGHT = 0.9  # names and exact/related synonyms only
 
 

@@ -193,6 +193,10 @@ class CaseReader:
         # ("a knife stroke" is a kind of pain, no stroke; "lifting a weight" is part of E_221, no heavy pain)
         held = {i for m, _ in matched if len(m.positions) > 1 for i in m.positions}
         valued = self._named_values(words, cues, held)
+        if self.places:  # a long phrase read only from places and pain words is a place told ("pain in my head, neck")
+            placed = {i for f in self.places.find(words) for i in range(f.first, f.last + 1)}
+            placed |= {i for i, r in cues if r == "pain"}
+            matched = [(m, c) for m, c in matched if m.size < 3 or not m.positions <= placed]
         in_values = {i for _, f in valued for i in range(f.first, f.last + 1)}
         matched = [(m, c) for m, c in matched if not m.positions <= in_values]
         left = [
@@ -253,6 +257,7 @@ class CaseReader:
         for (p, s), i in first_at.items():
             by_phrase.setdefault(p, {})[s] = i
         topic_keys = frozenset().union(*(self.role_keys.get(name, frozenset()) for name in topic))
+        said = {k for i in inside for k in words[i].keys}  # "severe COPD": E_31 over E_123
         best: dict[str, _Match] = {}
         for p, slots in by_phrase.items():
             phrase = self.flat[p]
@@ -269,7 +274,7 @@ class CaseReader:
             others = any(FAMILY_KEY in s.keys or OTHER_KEY in s.keys for s in phrase.slots)
             if not others and phrase.evidence not in self.others and about_others(words, min(positions)):
                 continue
-            whole = self._whole(phrase.evidence, {k for i in positions for k in words[i].keys})
+            whole = self._whole(phrase.evidence, said)
             size = len(self.phrases[phrase.evidence][0].slots)
             match = _Match(phrase.evidence, share, weight, positions, f"phrase ({phrase.source})", whole, size)
             held = best.get(phrase.evidence)
@@ -370,17 +375,17 @@ class CaseReader:
             if not part:
                 continue
             numbers = grades(text[clause.start : clause.end], clause.start)
-            code = asked[0] if asked else self._scale_for(words, part, cues)
-            if not code:
+            if numbers:  # a number with no aspect named grades the intensity ("it's a 6 out of 10")
+                code = asked[0] if asked else self._scale_for(words, part, cues, "intense")
+                if code:
+                    grade = numbers[0]
+                    span = Span(grade.start, grade.end, text[grade.start : grade.end], "grade")
+                    self._name(join_code(code, str(grade.value)), True, span, state)
                 continue
-            if numbers:
-                grade = numbers[0]
-                self._name(
-                    join_code(code, str(grade.value)),
-                    True,
-                    Span(grade.start, grade.end, text[grade.start : grade.end], "grade"),
-                    state,
-                )
+            if statement.answer is not None or asked:
+                continue  # a grade word is read in a statement, not in an answer ("No.")
+            code = self._scale_for(words, part, cues, "")
+            if not code:
                 continue
             aspect = self.scales[code]
             free = [words[i] for i in part if i not in used]
@@ -388,17 +393,17 @@ class CaseReader:
             cue = next((t for t in free if t.keys & self.aspect_cues[aspect]), None)
             if not worded and cue and aspect in ("swollen", "itching") and denied(clause, cue.start):
                 worded = (0, free.index(cue))  # "it doesn't itch": 0
-            if worded and (code not in asked):
+            if worded:
                 value, at = worded
                 token = free[at]
                 if denied(clause, token.start) and aspect in ("swollen", "itching"):
                     value = 0
                 self._name(join_code(code, str(value)), True, Span(token.start, token.end, token.text, "grade"), state)
 
-    def _scale_for(self, words: list[Token], part: list[int], cues: list[tuple[int, str]]) -> str:
-        """The scale a clause grades: of the role it speaks of, the one whose aspect words it holds."""
+    def _scale_for(self, words: list[Token], part: list[int], cues: list[tuple[int, str]], default: str) -> str:
+        """The scale a clause grades: of the role it speaks of, the one whose aspect words it holds (or default)."""
         held = set().union(*(words[i].keys for i in part))
-        aspects = [a for a in _ASPECT_ORDER if self.aspect_cues[a] & held] or ["intense"]  # "it's a 6 out of 10"
+        aspects = [a for a in _ASPECT_ORDER if self.aspect_cues[a] & held] or ([default] if default else [])
         roles = [r for i, r in cues if i in set(part)] or [r for _, r in cues]
         for name in dict.fromkeys(roles):
             for aspect in aspects:

@@ -49,6 +49,8 @@ LAY: dict[str, tuple[str, ...]] = {
     "glands": ("lymph", "nodes"),
     **dict.fromkeys(("tummy", "stomach", "abdominal", "gut"), ("abdomen",)),
     "hungry": ("appetite",),
+    "heartbeat": ("heart", "beating"),
+    "heartbeats": ("heart", "beating"),
     **dict.fromkeys(("bit", "mildly", "somewhat", "mild"), ("slightly",)),
     **dict.fromkeys(
         ("can't", "cannot", "couldn't", "unable", "struggle", "struggling"), ("difficulty", "trouble", "unable")
@@ -131,9 +133,7 @@ LAY: dict[str, tuple[str, ...]] = {
 # runs of words that stand for question words: (words as written, lower case) -> the words they stand for
 MULTI: dict[tuple[str, ...], tuple[str, ...]] = {
     ("passed", "out"): ("lost", "consciousness"),
-    ("pass", "out"): ("lose", "consciousness"),
     ("blacked", "out"): ("lost", "consciousness"),
-    ("black", "out"): ("lose", "consciousness"),
     ("fainted",): ("lost", "consciousness"),
     ("unconscious",): ("lost", "consciousness"),
     ("knocked", "out"): ("lost", "consciousness"),
@@ -168,6 +168,15 @@ MULTI: dict[tuple[str, ...], tuple[str, ...]] = {
     ("building", "site"): ("construction",),
     ("keep", "down"): ("vomit",),
     ("all", "the", "time"): ("constantly",),
+    ("all", "over"): ("widespread", "diffuse"),
+    ("secondhand", "smoke"): ("secondhand", "smoke", "exposed"),
+    ("second", "hand", "smoke"): ("secondhand", "smoke", "exposed"),
+    ("passive", "smoking"): ("secondhand", "smoke", "exposed"),
+    ("every", "day"): ("daily",),
+    ("without", "trying"): ("involuntary", "unintentionally"),
+    ("without", "dieting"): ("involuntary", "unintentionally"),
+    ("without", "meaning", "to"): ("involuntary", "unintentionally"),
+    ("not", "on", "a", "diet"): ("involuntary", "unintentionally"),
 }
 
 # words for another person: a finding said of them is no finding of the patient's ("my mother has asthma")
@@ -197,7 +206,8 @@ FILLER = frozenset(
     "after before when while during since until then than also even still just only so too very much more less most "
     "such same other another one both each every all again last past over within month months week weeks year years "
     "day days today ago time times several significantly significant way disease diseases problem problems issue "
-    "sound symptoms symptom condition compared people usual usually like but out off".split()
+    "sound symptoms symptom condition compared people usual usually like but out off get gets getting got become "
+    "becomes up down".split()
 )
 
 # what a case's place, grade or value belongs to: the first of these words a question (or the one it follows) holds
@@ -223,7 +233,7 @@ ROLE_CUES = {
 # a scale's aspect: the words of a case that say which scale a grade is on (besides the question's own words)
 ASPECT_CUES = {
     "intense": "intense intensity severe severity bad strong rate rated rating level score",
-    "precisely": "precisely precise pinpoint point localized localised located exactly exact diffuse vague spot",
+    "precisely": "precisely precise pinpoint point localized localised located exactly exact diffuse",
     "fast": "fast quickly quick sudden suddenly abruptly gradually gradual slowly slow came come started start "
     "onset appeared appear began begin developed crept",
     "swollen": "swollen swelling swell puffy",
@@ -232,7 +242,6 @@ ASPECT_CUES = {
 # a grade told in words: 0-10
 GRADE_WORDS = {
     "intense": {
-        "no": 0,
         "barely": 1,
         "slight": 2,
         "slightly": 2,
@@ -485,7 +494,7 @@ _APOSTROPHE = re.compile(r"[’']")
 
 
 def read_tokens(text: str) -> list[Token]:
-    """The words of ``text`` with their keys; a run of MULTI stands for its words (one token each, on the run's span).
+    """The words of ``text`` with their keys; a run of MULTI is one token with the keys of the words it stands for.
     A word with no key (a stop word) is kept with none: it still counts as a word between two others."""
     raw = tokens(_APOSTROPHE.sub("'", text))
     found, at = [], 0
@@ -494,7 +503,8 @@ def read_tokens(text: str) -> list[Token]:
             run = tuple(w.lower() for w, _, _ in raw[at : at + size])
             if run in MULTI:
                 start, end = raw[at][1], raw[at + size - 1][2]
-                found.extend(Token(text[start:end], start, end, word_keys(w)) for w in MULTI[run])
+                keys = frozenset().union(*(word_keys(w) for w in MULTI[run]))
+                found.append(Token(text[start:end], start, end, keys))  # one word: "passed out" fills both slots
                 at += size
                 break
         else:
