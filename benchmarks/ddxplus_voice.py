@@ -372,13 +372,16 @@ def retell(patient: Patient, dictionary: Dictionary, rng: Sayings, drop: float =
     return Retelling(text, tuple(c for c in codes if c in told), tuple(denied))
 
 
-def _opening(patient: Patient, rng: random.Random) -> str:
+def _opening(patient: Patient, rng: Sayings) -> str:
+    """Age and sex, or age alone: each half draws from one of each ("fit": 0 and 2, "report": 1 and 3)."""
     who = "woman" if patient.sex == "F" else "man"
+    sex = "female" if patient.sex == "F" else "male"
     return rng.choice(
         (
             f"I'm a {patient.age}-year-old {who}.",
+            f"{patient.age}-year-old {who} here.",
             f"I am {patient.age} years old.",
-            f"{patient.age} years old, {'female' if patient.sex == 'F' else 'male'}.",
+            f"{patient.age} years old, {sex}.",
         )
     )
 

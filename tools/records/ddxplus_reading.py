@@ -45,8 +45,9 @@ from amg.tools.records.ddxplus_words import word_keys as keys_of
 from amg.tools.records.vectors import Embed, minilm
 
 COVERAGE = 0.65  # of a phrase's weight its words found must hold (three keys or more; chosen on the fit half)
-NEAR = 0.62  # MiniLM cosine a clause must come to an evidence's question to name it (chosen on the fit half)
+NEAR = 0.70  # MiniLM cosine a clause must come to an evidence's question to name it (chosen on the fit half)
 MIN_WORDS = 2  # words a clause needs to be compared by meaning
+NEAR_MISS = 0.4  # share of a phrase a clause's words hold for its meaning to decide
 RADIATION = "radiation"  # the role of the place question a denial answers "nowhere" ("it doesn't spread")
 _ASPECT_ORDER = ("swollen", "itching", "fast", "precisely", "intense")
 _FRAMES = (
@@ -153,6 +154,10 @@ class CaseReader:
                         texts.append(text)
                         self.choices.append(code)
             self.vectors = embed(texts)
+        self.rows = {c: [i for i, x in enumerate(self.choices) if x == c] for c in dict.fromkeys(self.choices)}
+        self.index_keys = {
+            c: frozenset(k for p in listed for s in p.slots for k in s.keys) for c, listed in self.phrases.items()
+        }
 
     def read(self, text: str) -> CaseReading:
         age, sex = age_and_sex(text)
@@ -193,6 +198,7 @@ class CaseReader:
         # ("a knife stroke" is a kind of pain, no stroke; "lifting a weight" is part of E_221, no heavy pain)
         held = {i for m, _ in matched if len(m.positions) > 1 for i in m.positions}
         valued = self._named_values(words, cues, held)
+        placed = set()
         if self.places:  # a long phrase read only from places and pain words is a place told ("pain in my head, neck")
             placed = {i for f in self.places.find(words) for i in range(f.first, f.last + 1)}
             placed |= {i for i, r in cues if r == "pain"}
@@ -204,8 +210,17 @@ class CaseReader:
             for c in statement.clauses
             if inside[id(c)] and not any(k is c for _, k in matched) and not self._values_in(words, inside[id(c)])
         ]
+        doubtful = []
+        if self.embed is not None:
+            for clause in statement.clauses:
+                nearly: list[tuple[str, frozenset[int]]] = []
+                self._phrases(words, inside[id(clause)], doubtful=nearly)
+                read = {m.code for m, c in matched if c is clause}
+                for code, positions in nearly:  # not from a pain's places ("it hurts in my chest" is no E_14)
+                    if code not in read and not positions <= placed:
+                        doubtful.append((code, clause, inside[id(clause)]))
         topic = tuple(dict.fromkeys(r for _, r in cues)) if cues else topic  # "The rash hurts": rash and pain
-        return _Reading(statement, words, cues, matched, valued, in_values, left), topic
+        return _Reading(statement, words, cues, matched, valued, in_values, left, doubtful), topic
 
     def _clause_vectors(self, text: str, readings: list[_Reading]) -> dict[tuple[int, int], np.ndarray]:
         """One batch of vectors for every clause left to compare by meaning (of MIN_WORDS content words or more)."""
@@ -213,10 +228,11 @@ class CaseReader:
             return {}
         spans = []
         for reading in readings:
-            for _, inside in reading.left:
+            for inside in [inside for _, inside in reading.left] + [inside for _, _, inside in reading.doubtful]:
                 content = [i for i in inside if reading.words[i].keys]
                 if len(content) >= MIN_WORDS:
                     spans.append((reading.words[inside[0]].start, reading.words[inside[-1]].end))
+        spans = list(dict.fromkeys(spans))
         if not spans:
             return {}
         return dict(zip(spans, self.embed([text[a:b] for a, b in spans])))
@@ -230,6 +246,7 @@ class CaseReader:
             vector = vectors.get((words[inside[0]].start, words[inside[-1]].end))
             if vector is not None:
                 matched.extend((m, clause) for m in self._by_meaning(vector, words, inside))
+        matched = self._confirmed(reading, vectors, matched)
         named_here, used = set(), set(reading.in_values)
         for match, clause in matched:
             said_no = any(denied(clause, words[i].start) for i in match.positions)  # "my throat isn't sore"
@@ -245,9 +262,16 @@ class CaseReader:
         places = self._places(text, statement, words, cues, state, used)
         self._grades(text, statement, words, cues, named_here, used | places, state)
 
-    def _phrases(self, words: list[Token], inside: list[int], topic: tuple[str, ...] = ()) -> list[_Match]:
+    def _phrases(
+        self,
+        words: list[Token],
+        inside: list[int],
+        topic: tuple[str, ...] = (),
+        doubtful: list[tuple[str, frozenset[int]]] | None = None,
+    ) -> list[_Match]:
         """The evidences the clause's words (indexes ``inside``) name by a key phrase, the ones naming more winning;
-        the ``topic``'s words fill a phrase's word as if said (one word at least must be said)."""
+        the ``topic``'s words fill a phrase's word as if said (one word at least must be said). Evidences whose
+        phrase the words nearly hold (NEAR_MISS) are added to ``doubtful``."""
         first_at: dict[tuple[int, int], int] = {}
         for i in inside:
             for key in words[i].keys:
@@ -266,6 +290,8 @@ class CaseReader:
             weight = sum(phrase.slots[s].weight for s in set(slots) | implied)
             share = weight / phrase.weight
             filled = len(slots) + len(implied)
+            if n > 2 and NEAR_MISS <= share < self.coverage and len(slots) >= 2 and doubtful is not None:
+                doubtful.append((phrase.evidence, frozenset(slots.values())))  # "coughing up yellow-green phlegm"
             if (n <= 2 and filled < n) or (n > 2 and (share < self.coverage or filled < 2 or len(slots) < 1)):
                 continue
             positions = frozenset(slots.values())
@@ -287,6 +313,36 @@ class CaseReader:
         """The share of an evidence's whole question the words hold (tells apart two evidences the same words name)."""
         question = self.phrases[code][0]
         return sum(s.weight for s in question.slots if s.keys & keys) / question.weight
+
+    def _confirmed(
+        self,
+        reading: _Reading,
+        vectors: dict[tuple[int, int], np.ndarray],
+        matched: list[tuple[_Match, Clause]],
+    ) -> list[tuple[_Match, Clause]]:
+        """The matches, with the evidences a clause nearly names by its words and names by meaning (its question is
+        the nearest of all and comes ``near``); a match such a one holds more words than is dropped ("coughing up
+        phlegm" is E_77, so not E_201 alone)."""
+        words = reading.words
+        added = False
+        for code, clause, inside in reading.doubtful:
+            vector = vectors.get((words[inside[0]].start, words[inside[-1]].end))
+            rows = self.rows.get(code)
+            if vector is None or rows is None:
+                continue
+            scores = self.vectors @ vector
+            score = float(scores[rows].max())
+            if score >= self.near and self.choices[int(np.argmax(scores))] == code:  # the nearest question of all
+                positions = frozenset(i for i in inside if any(self.index_keys[code] & words[i].keys for _ in [0]))
+                if positions:
+                    size = len(self.phrases[code][0].slots)
+                    matched.append(
+                        (_Match(code, 1.0, 0.0, positions, f"phrase and meaning ({score:.2f})", 1.0, size), clause)
+                    )
+                    added = True
+        if not added:
+            return matched
+        return [(m, c) for m, c in matched if not any(_beats(o, m) for o, k in matched if k is c and o is not m)]
 
     def _by_meaning(self, vector: np.ndarray, words: list[Token], inside: list[int]) -> list[_Match]:
         """The yes/no evidence whose question the clause (its ``vector``) comes nearest, if it comes ``near``."""
@@ -472,6 +528,7 @@ class _Reading:
     valued: list[tuple[str, Found]]
     in_values: set[int]
     left: list[tuple[Clause, list[int]]]  # clauses no phrase names, with their words' indexes
+    doubtful: list[tuple[str, Clause, list[int]]]  # evidences a clause's words nearly name, to check by meaning
 
 
 @dataclass
