@@ -157,3 +157,15 @@ def test_the_hpo_table_maps_a_finding_and_leaves_another_persons_out(dictionary)
     zeros = lambda texts: [[0.0] for _ in texts]  # no vector: only what the recogniser names surely counts
     links = {link.code: link for link in hpo_links(dictionary, embed=zeros)}
     assert links["E_201"].label == "Cough" and links["E_142"].hpo_id == ""
+
+
+def test_a_clinicians_note_in_the_third_person(reader):
+    text = (
+        "A 40-year-old man presents with a cough. He denies fever. "
+        "The pain in his forehead radiates to the back of his head."
+    )
+    reading = reader.read(text)
+    assert (reading.age, reading.sex) == (40, "M")
+    assert {"E_201", "E_55_@_V_89", "E_57_@_V_25", "E_53"} <= set(reading.present)
+    assert "E_55_@_V_25" not in reading.present  # where it spreads to is no place of the pain
+    assert "E_91" in reading.absent

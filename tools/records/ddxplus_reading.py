@@ -255,7 +255,7 @@ class CaseReader:
             named_here.add(match.code)
             used |= match.positions
             if self.roles.get(match.code) and match.code in self.place_of.values():
-                cues.append((min(match.positions), self.roles[match.code]))  # "Where is the affected region?"
+                cues.append((max(match.positions), self.roles[match.code]))  # "Where is the affected region?"
         cues.sort()
         for code, found in reading.valued:
             self._values_of(code, found, text, state)
