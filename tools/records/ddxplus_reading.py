@@ -7,8 +7,11 @@ term), in any order and form: "I've been coughing" holds {cough}; a phrase of th
 words found weigh ``coverage`` of it. Of two evidences named by the same words, the one naming more of them wins
 ("coughing up blood": E_45, not E_201). A finding said of someone else ("my mother has asthma") names only an evidence
 about others. A clause that names none is compared with every yes/no evidence's question, in its own and in the first
-person, and its phrases (MiniLM cosine): the nearest one at ``near`` or more is named. A question's answer says yes or
-no ("Do you have a cough? No."), else a denial in the clause does ("I don't smoke").
+person, and its phrases (MiniLM cosine): the nearest one at ``near`` or more is named; so is one whose phrase the
+clause nearly holds (NEAR_MISS) when its question is the clause's nearest. A question's answer says yes or no ("Do
+you have a cough? No."), else a denial over any word of the phrase in the clause does ("I don't smoke", "my throat
+isn't sore"). A statement that speaks of nothing new goes on with the topic of the one before ("The pain is in my
+chest. It feels sharp. They don't peel off": its kind, the rash's lesions).
 Values: places are read where a place question's role is spoken of (the nearest of "pain", "spreads to", "rash",
 "swelling" before them: "the pain is in my forehead and spreads to my jaw"), kinds of pain where pain is, colours
 where a rash is, regions where travel is, grades by the scale whose aspect the clause speaks of ("5/10" of "how bad",
