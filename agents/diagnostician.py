@@ -43,11 +43,13 @@ ANCESTOR_LEVELS = 12  # the HPO is at most this deep
 CASE_FINDINGS = 2  # findings that make a case without a patient in the text; the reasoner reads a differential
 # only when its leader explains this many
 FINER = 200  # a finding stands for its descendants in diseases' annotations unless it has more (a broad term)
-# the records' half (stored patients, tools/records), chosen on the fit half of the phenopackets dev cases
+# the records' half (stored patients, tools/records), chosen on the fit halves of the phenopackets and DDXPlus dev cases
+# (the vote weight and temperature, for the leader's probability to mean what it says: ECE 0.070 phenopackets, 0.040
+# DDXPlus full cases, 0.129 DDXPlus chief complaints, docs/records.md)
 SIMILAR = 3  # similar patients shown, and whose diagnoses vote
 PATIENT_POOL = 30  # the most similar patients whose diagnoses join the candidates
 PRIOR_PATIENTS = 2.0  # the knowledge's frequency counts as this many patients beside the stored ones
-VOTE_WEIGHT = 2.0  # how much the similar patients' vote weighs beside the frequencies
+VOTE_WEIGHT = 4.0  # how much the similar patients' vote weighs beside the frequencies, times their mean similarity
 VOTE_FLOOR = 0.01  # a candidate no similar patient has keeps this share of a vote
 TEMPERATURE = 2.0  # the pooled log-score is divided by this before it is normalised (calibration)
 _NEGATION = re.compile(r"\b(no|not|without|denies|absent|negative for)\b(?:\W+\w+){0,3}\W*$", re.IGNORECASE)
@@ -98,11 +100,14 @@ def diagnose(
     *,
     index: PatientIndex | None = None,
     exclude: frozenset[str] = frozenset(),
+    only: frozenset[str] | None = None,
+    unaskable: frozenset[str] = frozenset(),
 ) -> CaseDiagnosis | None:
     """The case in ``text`` (the question) and its ``entities`` diagnosed from the graph's disease-phenotype
     annotations and, with stored patients (``index``; ``exclude``: ids not to find, e.g. the case's own record), the
     most similar patients: their diagnoses join the candidates, their findings' frequencies blend with the
-    knowledge's, and their vote weighs in. None when the text is no case."""
+    knowledge's, and their vote weighs in. ``only``: the diagnoses to choose among (a benchmark's candidate list);
+    ``unaskable``: findings never put as a follow-up question (a grade on a scale). None when the text is no case."""
     present, absent = case_findings(entities, text, answered)
     if not present or (not answered and any(e.get("type") == "disease" for e in entities)):
         return None  # no findings, or the question already names its disease
@@ -118,9 +123,11 @@ def diagnose(
     behind = {(row["disease"], row["finding"]): row.get("evidence_ids") or [] for row in rows}
     similar: list[Similar] = []
     votes: dict[str, float] = {}
+    strength = 0.0  # how alike the voting patients are to the case (their mean similarity, 0..1)
     if index is not None and len(index):
         similar = index.similar(present, absent, k=PATIENT_POOL, exclude=set(exclude))
         votes = _votes(similar[:SIMILAR])
+        strength = sum(p.score for p in similar[:SIMILAR]) / SIMILAR
         counts = index.frequencies(sorted({d for p in similar for d in p.diagnoses} | set(annotations)), present)
         annotations = blend(
             annotations, {d: (c.patients, c.present) for d, c in counts.items()}, present, PRIOR_PATIENTS
@@ -128,15 +135,30 @@ def diagnose(
         unnamed = [d for d in annotations if d not in names]
         names.update({k: e.get("name") or k for k, e in store.entities(unnamed).items()} if unnamed else {})
         names.update({k: index.names.get(k, k) for k in annotations if k not in names})
+    if only is not None:
+        annotations = {d: f for d, f in annotations.items() if d in only}
+        votes = {d: v for d, v in votes.items() if d in only}
     ranked = rank(annotations, names, present, absent, limit=CANDIDATE_POOL)
     ranked = pool(
-        ranked, annotations, (present, absent), votes, weight=VOTE_WEIGHT, floor=VOTE_FLOOR, temperature=TEMPERATURE
+        ranked,
+        annotations,
+        (present, absent),
+        votes,
+        weight=VOTE_WEIGHT * strength,  # patients sharing little with the case vote little
+        floor=VOTE_FLOOR,
+        temperature=TEMPERATURE,
     )
     top = [replace(c) for c in ranked[:RANKED]]  # folding changes what it folds
     candidates, annotations = fold_subtypes(top, annotations, store.parents([c.key for c in top]))
     candidates = candidates[:10]
-    known = present | absent | implied_by(present, store) | lexicon.implied(present, absent)
-    asked = questions(annotations, candidates, known) if is_close(candidates) else []
+    known = present | absent | implied_by(present, store) | lexicon.implied(present, absent) | unaskable
+    asking = annotations
+    if index is not None and len(index) and is_close(candidates):  # what the stored patients say of every finding
+        keys = [c.key for c in candidates]
+        askable = {f for k in keys for f in annotations.get(k, {})} | index.features_of(keys)
+        counts = index.frequencies(keys, askable)
+        asking = blend(annotations, {d: (c.patients, c.present) for d, c in counts.items()}, askable, PRIOR_PATIENTS)
+    asked = questions(asking, candidates, known) if is_close(candidates) else []
     labels = {**finding_names, **{e["key"]: e["name"] for e in entities}, **lexicon.names(present | absent)}
     return CaseDiagnosis(
         present=present,

@@ -114,7 +114,7 @@ class RecordsBench:
             if self.ddxplus is None:
                 raise ValueError("a DDXPlus case needs the DDXPlus dictionaries beside the records file")
             answered = self.ddxplus.read_text(case.get("text") or "")
-            return self._line(case["id"], self._diagnosis(answered, ""), [])
+            return self._line(case["id"], self._diagnosis(answered, "", ddxplus=True), [])
         return self._line(case["id"], self._diagnosis({}, case.get("text") or ""), [])
 
     def _bare(self, kind: str, case: dict) -> dict:
@@ -126,12 +126,15 @@ class RecordsBench:
         diagnoses = [{"name": n, "id": "", "p": 1.0 if i == 0 else 0.0} for i, n in enumerate(ranked[:SHOWN])]
         return {"id": case["id"], "diagnoses": diagnoses, "similar": [], "turns": []}
 
-    def _diagnosis(self, answered: dict[str, bool], text: str) -> CaseDiagnosis | None:
-        if self.method == "closed-book":
-            raise ValueError("closed-book is answered by the model (bare_model)")
+    def _diagnosis(self, answered: dict[str, bool], text: str, ddxplus: bool = False) -> CaseDiagnosis | None:
+        """The case diagnosed by this method's halves; a DDXPlus case among DDXPlus's pathologies, as the bare model
+        is given them."""
         index = None if self.method == "graph" else self.index
-        case = diagnose([], self.res.store, answered, text, index=index)
-        return case
+        if ddxplus and self.ddxplus is not None:
+            only = frozenset(self.ddxplus.pathology_keys)
+            unaskable = frozenset(self.ddxplus.scale_keys())
+            return diagnose([], self.res.store, answered, text, index=index, only=only, unaskable=unaskable)
+        return diagnose([], self.res.store, answered, text, index=index)
 
     def _line(self, case_id: str, case: CaseDiagnosis | None, turns: list[dict]) -> dict:
         if case is None:
@@ -177,17 +180,19 @@ class RecordsBench:
             raise ValueError("an interactive case needs the DDXPlus dictionaries beside the records file")
         answered = self.ddxplus.read_text(self.ddxplus.chief_complaint(case))
         patient = self.ddxplus.simulated_patient(case)
-        turns, leaders = [], []
-        diagnosis = self._diagnosis(answered, "")
+        turns, leaders, asked_before = [], [], set()
+        diagnosis = self._diagnosis(answered, "", ddxplus=True)
         leaders.append(self._leader(diagnosis))
         for _ in range(TURNS):
-            asked = self.ddxplus.next_question(diagnosis, answered)
-            if asked is None:
+            pending = [f for f, _ in (diagnosis.asked if diagnosis else []) if f not in asked_before]
+            if not pending:
                 break
+            asked = self.ddxplus.question(pending[0], diagnosis.labels.get(pending[0], pending[0]))
+            asked_before.add(asked.finding)
             reply = patient(asked.finding)
             turns.append({"question": asked.question, "reply": reply})
             answered = {**answered, **self.ddxplus.read_reply(asked, reply)}
-            diagnosis = self._diagnosis(answered, "")
+            diagnosis = self._diagnosis(answered, "", ddxplus=True)
             leaders.append(self._leader(diagnosis))
         line = self._line(case["id"], diagnosis, turns)
         line["_leaders"] = leaders

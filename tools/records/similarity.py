@@ -187,6 +187,13 @@ class PatientIndex:
             self._by_diagnosis = by
         return self._by_diagnosis.get(diagnosis, [])
 
+    def features_of(self, diagnoses: list[str]) -> set[str]:
+        """The findings recorded (as given, not their ancestors) for any stored patient with these diagnoses."""
+        rows = sorted({r for d in diagnoses for r in self.rows_of(d)})
+        if not rows:
+            return set()
+        return {self.features[c] for c in np.unique(self.given[rows].indices)}
+
     def frequencies(self, diagnoses: list[str], findings: set[str]) -> dict[str, DiseaseCounts]:
         """How often the stored patients with each diagnosis have each of ``findings`` (or something finer), and how
         many are known to lack it: the records' half of p(finding | disease)."""

@@ -7,6 +7,8 @@ from amg.tools.kg.records import GapReport
 from amg.tools.kg.schema import normalize_key
 
 HPO_ORIGIN = "vocabulary:hpo"  # disease-phenotype annotations whose confidence encodes a frequency
+DDXPLUS_ORIGIN = "vocabulary:ddxplus"  # the DDXPlus pathologies' evidences (tools/records/ddxplus_records.py)
+ANNOTATION_ORIGINS = [HPO_ORIGIN, DDXPLUS_ORIGIN]  # what a differential reads as p(finding | disease)
 # after "WITH k, e, r ORDER BY ... DESC": the first $per edges of each key, in the shape every edge read returns
 _STRONGEST_EDGES = """
                WITH k, e, collect(r)[0..$per] AS rels
@@ -186,20 +188,21 @@ class KnowledgeQueries:
         return counts
 
     def disease_annotations(self, findings: dict[str, list[str]], limit: int) -> list[dict]:
-        """HPO annotations of the ``limit`` diseases sharing most of the ``findings`` ({finding: the keys that
-        stand for it, itself and its finer terms}): every finding of each. A finding counts once however many of its
-        finer terms a disease has (or a disease with five kinds of seizure outranks one that has all the findings)."""
+        """Disease annotations (HPO's, DDXPlus's) of the ``limit`` diseases sharing most of the ``findings``
+        ({finding: the keys that stand for it, itself and its finer terms}): every finding of each. A finding counts
+        once however many of its finer terms a disease has (or a disease with five kinds of seizure outranks one that
+        has all the findings)."""
         pairs = [{"finding": f, "key": k} for f, keys in findings.items() for k in keys]
         return self.read(
             """UNWIND $pairs AS p
-               MATCH (:Entity {key: p.key})-[:RELATES {type: 'symptom_of', origin: $origin}]->(d:Entity)
+               MATCH (:Entity {key: p.key})-[a:RELATES {type: 'symptom_of'}]->(d:Entity) WHERE a.origin IN $origins
                WITH d, count(DISTINCT p.finding) AS shared ORDER BY shared DESC, d.key LIMIT $n
-               MATCH (f:Entity)-[r:RELATES {type: 'symptom_of', origin: $origin}]->(d)
+               MATCH (f:Entity)-[r:RELATES {type: 'symptom_of'}]->(d) WHERE r.origin IN $origins
                RETURN d.key AS disease, d.name AS name, f.key AS finding, f.name AS finding_name,
                       r.confidence AS confidence, r.evidence_ids AS evidence_ids""",
             pairs=pairs,
             n=limit,
-            origin=HPO_ORIGIN,
+            origins=ANNOTATION_ORIGINS,
         )
 
     def parents(self, keys: list[str]) -> dict[str, list[dict]]:
