@@ -25,6 +25,7 @@ BENCHMARKS = (
     "differential_paraphrase",
     "pubmed_sync",
     "records_scale",
+    "ddxplus_reading",
     "extraction",
 )
 # benchmarks that read what another run made, or ask the model for an hour: run by hand (docs/benchmarks.md)
