@@ -9,10 +9,11 @@ from datetime import UTC, datetime, timedelta
 
 from amg.tools.kg.records import iso_utc, utc_now
 from amg.tools.kg.schema import LEARNED_DESCRIPTION_CAP
+from amg.tools.kg.store.bolt_access import BoltAccess
 
 
-class BookkeepingQueries:
-    """Needs ``read(query, **params)`` and ``write(work)`` from the class it is mixed into."""
+class BookkeepingQueries(BoltAccess):
+    """Mixed into ``Neo4jStore``, which implements ``read`` and ``write`` (bolt_access.py)."""
 
     def built_keys(self, keys: list[str]) -> set[str]:
         rows = self.read("UNWIND $keys AS k MATCH (b:BuildItem {key: k}) RETURN b.key AS key", keys=keys)

@@ -5,9 +5,11 @@ amg.testing.graph_staging."""
 
 from __future__ import annotations
 
+from amg.tools.kg.store.bolt_access import BoltAccess
 
-class InspectionQueries:
-    """Needs ``read(query, **params)`` from the class it is mixed into."""
+
+class InspectionQueries(BoltAccess):
+    """Mixed into ``Neo4jStore``, which implements ``read`` and ``write`` (bolt_access.py)."""
 
     def outgoing(self, key: str, relation_type: str | None = None) -> list[dict]:
         """The relations leaving entity ``key`` (optionally of one type): target key and all properties."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 
 from amg.tools.kg.records import utc_now
+from amg.tools.kg.store.bolt_access import BoltAccess
 from amg.tools.kg.store.neo4j_bookkeeping import weaken_relations
 
 _RESTING_ON = """
@@ -39,8 +40,8 @@ SET r.history = coalesce(r.history, []) + [row.event]
 """
 
 
-class LiteratureQueries:
-    """Needs ``read(query, **params)`` and ``write(work)`` from the class it is mixed into."""
+class LiteratureQueries(BoltAccess):
+    """Mixed into ``Neo4jStore``, which implements ``read`` and ``write`` (bolt_access.py)."""
 
     def held_evidence(self, ids: list[str]) -> dict[str, str | None]:
         """Those of ``ids`` the graph holds an Evidence node for -> its status (None: it stands)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from amg.tools.kg.records import GapReport
 from amg.tools.kg.schema import normalize_key
+from amg.tools.kg.store.bolt_access import BoltAccess
 
 HPO_ORIGIN = "vocabulary:hpo"  # disease-phenotype annotations whose confidence encodes a frequency
 # after "WITH k, e, r ORDER BY ... DESC": the first $per edges of each key, in the shape every edge read returns
@@ -18,8 +19,8 @@ _STRONGEST_EDGES = """
                       r.description AS description"""
 
 
-class KnowledgeQueries:
-    """Needs ``read(query, **params)`` from the class it is mixed into."""
+class KnowledgeQueries(BoltAccess):
+    """Mixed into ``Neo4jStore``, which implements ``read`` and ``write`` (bolt_access.py)."""
 
     def get_entity(self, name: str) -> dict | None:
         """Entity by normalised key, else by alias (first match), else None."""

@@ -10,7 +10,8 @@ whole on transient and constraint conflicts (concurrent writers MERGE-ing one ke
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from neo4j import READ_ACCESS, Driver, ManagedTransaction
 from neo4j.exceptions import (
@@ -20,7 +21,7 @@ from neo4j.exceptions import (
     TransientError,
 )
 from tenacity import (
-    retry,
+    Retrying,
     retry_if_exception_type,
     stop_after_attempt,
     wait_random_exponential,
@@ -28,6 +29,7 @@ from tenacity import (
 
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord, WriteSummary, utc_now
 from amg.tools.kg.schema import normalize_key, score_to_confidence
+from amg.tools.kg.store.bolt_access import T
 from amg.tools.kg.store.neo4j_bookkeeping import BookkeepingQueries
 from amg.tools.kg.store.neo4j_inspection import InspectionQueries
 from amg.tools.kg.store.neo4j_literature import LiteratureQueries
@@ -80,20 +82,24 @@ class Neo4jStore(KnowledgeQueries, BookkeepingQueries, InspectionQueries, Litera
         self._database = database or None
 
     # -- plumbing -----------------------------------------------------------------------
-    def read(self, query: str, **params) -> list[dict]:
+    def read(self, query: str, **params: object) -> list[dict[str, Any]]:
         records, _, _ = self._driver.execute_query(query, params, database_=self._database, routing_="r")
         return [record.data() for record in records]
 
-    @retry(
-        retry=retry_if_exception_type(_RETRYABLE),
-        stop=stop_after_attempt(8),
-        wait=wait_random_exponential(multiplier=0.05, max=2),
-        reraise=True,
-    )
-    def write(self, work, *args):
-        """Run ``work(tx, *args)`` in one transaction, retried whole on conflicts."""
-        with self._driver.session(database=self._database) as session:
-            return session.execute_write(work, *args)
+    def write(self, work: Callable[..., T], *args: object) -> T:
+        """Run ``work(tx, *args)`` in one transaction, retried whole on conflicts.
+
+        A ``Retrying`` loop rather than tenacity's ``@retry``, whose typing of a method drops ``work``'s result type.
+        """
+        for attempt in Retrying(
+            retry=retry_if_exception_type(_RETRYABLE),
+            stop=stop_after_attempt(8),
+            wait=wait_random_exponential(multiplier=0.05, max=2),
+            reraise=True,
+        ):
+            with attempt, self._driver.session(database=self._database) as session:
+                return session.execute_write(work, *args)
+        raise AssertionError("unreachable: the last attempt's error is reraised")
 
     def ensure_schema(self) -> None:
         for statement in SCHEMA:
@@ -117,7 +123,7 @@ class Neo4jStore(KnowledgeQueries, BookkeepingQueries, InspectionQueries, Litera
         """Write one logical unit in one transaction; relation endpoints are created if missing."""
         entities, evidence, relations = list(entities), list(evidence), list(relations)
         by_key = {e.key: e for e in entities}
-        endpoints = {}
+        endpoints: dict[str, str] = {}
         for rel in relations:
             for key, name in ((rel.source_key, rel.source), (rel.target_key, rel.target)):
                 if key not in by_key:

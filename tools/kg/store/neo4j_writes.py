@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 
 from neo4j import ManagedTransaction
 
 from amg.tools.batching import chunked
-from amg.tools.kg.records import RelationRecord, WriteSummary, utc_now
+from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord, WriteSummary, utc_now
 from amg.tools.kg.schema import normalize_key
 
 BATCH = 5000
@@ -79,7 +80,14 @@ SET r += row.props
 """
 
 
-def write_unit(tx: ManagedTransaction, entities, endpoints, evidence, relations, supports) -> WriteSummary:
+def write_unit(
+    tx: ManagedTransaction,
+    entities: list[EntityRecord],
+    endpoints: dict[str, str],
+    evidence: list[EvidenceRecord],
+    relations: list[RelationRecord],
+    supports: list[tuple[str, str]],
+) -> WriteSummary:
     """Explicit entities are upserted in full; relation endpoints are only created if missing."""
     now = utc_now()
     summary = WriteSummary(keys=[e.key for e in entities] + list(endpoints))
@@ -96,26 +104,27 @@ def write_unit(tx: ManagedTransaction, entities, endpoints, evidence, relations,
         for e in entities
     ]
     alias_rows = [{"entity": e.key, "key": normalize_key(a), "name": a} for e in entities for a in e.aliases]
-    for batch in chunked(rows, BATCH):
-        tx.run(_UPSERT_ENTITIES, rows=batch, now=now).consume()
-    for batch in chunked([{"key": k, "name": n} for k, n in endpoints.items()], BATCH):
-        tx.run(_ENSURE_ENTITIES, rows=batch, now=now).consume()
-    for batch in chunked(alias_rows, BATCH):
-        tx.run(_UPSERT_ALIASES, rows=batch).consume()
+    _in_batches(tx, _UPSERT_ENTITIES, rows, now=now)
+    _in_batches(tx, _ENSURE_ENTITIES, [{"key": k, "name": n} for k, n in endpoints.items()], now=now)
+    _in_batches(tx, _UPSERT_ALIASES, alias_rows)
     ev_rows = [v.as_props() for v in evidence]
-    for batch in chunked(ev_rows, BATCH):
-        tx.run(_UPSERT_EVIDENCE, rows=batch).consume()
-    for batch in chunked([{"entity": k, "evidence": v} for k, v in supports], BATCH):
-        tx.run(_SUPPORTS, rows=batch).consume()
-    for batch in chunked(relations, BATCH):
-        written, unchanged = _write_relations(tx, batch, now)
+    _in_batches(tx, _UPSERT_EVIDENCE, ev_rows)
+    _in_batches(tx, _SUPPORTS, [{"entity": k, "evidence": v} for k, v in supports])
+    for part in chunked(relations, BATCH):
+        written, unchanged = _write_relations(tx, part, now)
         summary.relations_written += written
         summary.relations_unchanged += unchanged
     summary.entities, summary.evidence = len(rows), len(ev_rows)
     return summary
 
 
-def _write_relations(tx: ManagedTransaction, relations: list[RelationRecord], now: str) -> tuple[int, int]:
+def _in_batches(tx: ManagedTransaction, statement: str, rows: Sequence[Mapping[str, object]], **params: object) -> None:
+    """``statement`` run on ``rows`` (its ``$rows``), ``BATCH`` at a time."""
+    for batch in chunked(rows, BATCH):
+        tx.run(statement, {"rows": batch, **params}).consume()
+
+
+def _write_relations(tx: ManagedTransaction, relations: Sequence[RelationRecord], now: str) -> tuple[int, int]:
     keys = [{"s": r.source_key, "t": r.target_key, "type": r.type} for r in relations]
     existing = {(x["s"], x["t"], x["type"]): x["props"] for x in tx.run(EXISTING_RELATIONS, rows=keys).data()}
     merged: dict[tuple, dict] = {}
