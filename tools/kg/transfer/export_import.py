@@ -149,8 +149,10 @@ def _read_jsonl(path: Path) -> Iterator[tuple[str, object]]:
                 yield locator, json.loads(line)
             except RecursionError:
                 yield locator, Rejected("JSON nested too deeply")
-            except ValueError as exc:
+            except json.JSONDecodeError as exc:
                 yield locator, Rejected(f"not JSON ({exc.msg} at column {exc.colno})")
+            except ValueError as exc:  # valid JSON Python will not read: an integer of more than 4300 digits
+                yield locator, Rejected(f"cannot be read as JSON ({str(exc)[:80]})")
 
 
 def _unresolved(store: TransferStore, grouped: dict, needed: dict) -> list[tuple[str, str]]:

@@ -1,0 +1,25 @@
+"""`amg kg import` reports a line it cannot read as that line's problem, whatever made json.loads fail."""
+
+from __future__ import annotations
+
+import pytest
+
+from amg.tools.kg.transfer.export_import import import_graph
+
+
+class NothingWritten:
+    """A store that fails the test if the import reaches it."""
+
+    def __getattr__(self, name):
+        raise AssertionError(f"the import called store.{name} on a file it should reject")
+
+
+def test_a_number_too_long_for_python_is_a_rejected_line(tmp_path):
+    # valid JSON, but json.loads raises a plain ValueError (no .msg, no .colno) past 4300 digits
+    path = tmp_path / "long.jsonl"
+    path.write_text('{"kind": "entity", "key": "a", "props": {"hits": ' + "1" * 5000 + "}}\n")
+    with pytest.raises(ValueError) as caught:
+        import_graph(NothingWritten(), path)
+    message = str(caught.value)
+    assert "nothing was imported" in message
+    assert "line 1: cannot be read as JSON (Exceeds the limit" in message
