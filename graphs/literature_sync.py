@@ -84,9 +84,9 @@ def apply_changes(store: LiteratureChanges, index: LiteratureIndex) -> dict[str,
         status = {f"pmid:{pmid}": now for _, pmid, _, now in rows}
         held = store.held_evidence(list(status))
         withdrawn = [
-            {"id": i, "status": status[i], "note": NOTES[status[i]].format(pmid=i.removeprefix("pmid:"))}
+            {"id": i, "status": change, "note": NOTES[change].format(pmid=i.removeprefix("pmid:"))}
             for i in held
-            if status[i] in WITHDRAWN
+            if (change := status[i]) in WITHDRAWN
         ]
         done = store.withdraw_evidence(withdrawn)
         queued = store.queue_reread([i for i in held if status[i] is None])

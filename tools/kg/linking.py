@@ -91,7 +91,7 @@ class EntityLinker:
     def spot(self, text: str) -> list[Candidate]:
         """Vocabulary entities named in ``text``: longest non-overlapping word n-grams found in the graph."""
         words = re.findall(r"[\w'’+-]+", text)
-        spans = {}
+        spans: dict[str, tuple[int, int]] = {}
         for size in range(min(MAX_NGRAM, len(words)), 0, -1):
             for start in range(len(words) - size + 1):
                 key = normalize_key(" ".join(words[start : start + size]))

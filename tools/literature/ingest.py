@@ -18,6 +18,7 @@ from typing import IO
 
 from filelock import FileLock, Timeout
 
+from amg.tools.literature.byte_stream import ByteStream
 from amg.tools.literature.index import LiteratureIndex
 from amg.tools.literature.jsonl_records import read_jsonl
 from amg.tools.literature.pubmed_xml import Article, Deletion, NotPubMedXML, Skipped, read_articles
@@ -102,7 +103,7 @@ def ingest_files(
 
 def _records(stream: CountingReader, path: Path, any_paper: bool = False) -> Iterator[Article | Deletion | Skipped]:
     head = stream.raw.peek(2)[:2] if hasattr(stream.raw, "peek") else b""
-    source: IO[bytes] = Gunzip(stream) if head == GZIP_MAGIC else stream  # type: ignore[assignment]
+    source: ByteStream = Gunzip(stream) if head == GZIP_MAGIC else stream
     first = _first_byte(source)
     if first == b"<":
         return read_articles(_Prefixed(first, source))
@@ -220,7 +221,7 @@ class Gunzip:
         return self._take(min(end, size) if size >= 0 else end)
 
 
-def _first_byte(stream: IO[bytes]) -> bytes:
+def _first_byte(stream: ByteStream) -> bytes:
     while True:
         byte = stream.read(1)
         if not byte or not byte.isspace():
@@ -230,7 +231,7 @@ def _first_byte(stream: IO[bytes]) -> bytes:
 class _Prefixed:
     """``stream`` with ``prefix`` put back in front (the sniffed first byte)."""
 
-    def __init__(self, prefix: bytes, stream: IO[bytes]):
+    def __init__(self, prefix: bytes, stream: ByteStream):
         self.prefix, self.stream = prefix, stream
 
     def read(self, size: int = -1) -> bytes:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from html import unescape
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 from urllib.parse import unquote, urlsplit
 
 T = TypeVar("T")
@@ -95,14 +95,25 @@ def md5_of(path: Path) -> str:
     return digest.hexdigest()
 
 
+class Remote(Protocol):
+    """How a request is made (politely: rate-limited and retried, tools/evidence/remote_calls.py): ``call()``'s
+    result, whatever it is."""
+
+    def __call__(self, call: Callable[[], T], /) -> T: ...
+
+
+def _direct(call: Callable[[], T]) -> T:
+    return call()
+
+
 class Mirror:
     """``base_url`` (ending in the folder above ``baseline/``) read politely: one request at a time, naming AMG."""
 
-    def __init__(self, base_url: str, user_agent: str, remote: Callable[[Callable[[], T]], T] = lambda call: call()):
+    def __init__(self, base_url: str, user_agent: str, remote: Remote | None = None):
         if urlsplit(base_url).scheme not in ("http", "https") or not urlsplit(base_url).netloc:
             raise ValueError(f"PubMed mirror {base_url!r} is not an http(s) URL")
         self.base_url = base_url.rstrip("/") + "/"
-        self.user_agent, self.remote = user_agent, remote
+        self.user_agent, self.remote = user_agent, remote or _direct
 
     def url(self, folder: str, name: str = "") -> str:
         return f"{self.base_url}{folder}/{name}"

@@ -148,7 +148,7 @@ def without_extra_buffers(default_params):
 def main() -> None:
     if has_amx():
         llama_lib.llama_model_default_params = without_extra_buffers(llama_lib.llama_model_default_params)
-    Llama.create_chat_completion = with_step_logprobs(Llama.create_chat_completion)
+    Llama.create_chat_completion = with_step_logprobs(Llama.create_chat_completion)  # type: ignore[method-assign]  # patched on purpose
     serve = uvicorn.run
     uvicorn.run = lambda app, **kwargs: serve(CompletionTokensAlias(app), **kwargs)
     llama_server.main()

@@ -15,6 +15,7 @@ corpus callosum and seizures": the findings around it are there).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 MAX_SCOPE = 10  # words a trigger reaches
 _PSEUDO = (
@@ -48,7 +49,7 @@ _WORD = re.compile(r"\w+")
 Span = tuple[int, int]
 
 
-def negated_ranges(text: str, named: list[Span] = ()) -> list[Span]:
+def negated_ranges(text: str, named: Sequence[Span] = ()) -> list[Span]:
     """(start, end) character ranges that a preceding trigger negates; a trigger inside one of the ``named``
     findings' spans is a word of its name, no trigger."""
     ranges = []
@@ -68,7 +69,7 @@ def negated_ranges(text: str, named: list[Span] = ()) -> list[Span]:
     return ranges
 
 
-def is_negated(text: str, start: int, end: int, ranges: list[Span] | None = None, named: list[Span] = ()) -> bool:
+def is_negated(text: str, start: int, end: int, ranges: list[Span] | None = None, named: Sequence[Span] = ()) -> bool:
     """Whether the finding at text[start:end] is negated: inside a trigger's scope, or followed by one that is not
     the first word of another of the ``named`` findings ("hypotonia, absent ankle reflexes")."""
     scopes = negated_ranges(text, named) if ranges is None else ranges
@@ -76,5 +77,5 @@ def is_negated(text: str, start: int, end: int, ranges: list[Span] | None = None
     return any(a <= start < b for a, b in scopes) or bool(post and not _inside(end + post.start("trigger"), named))
 
 
-def _inside(at: int, spans: list[Span]) -> bool:
+def _inside(at: int, spans: Sequence[Span]) -> bool:
     return any(a <= at < b for a, b in spans)

@@ -108,7 +108,8 @@ def recognise(text: str, lexicon: Lexicon | None = None) -> list[Mention]:
 def _clauses(text: str) -> list[list[Word]]:
     """Per clause, its meaningful words as (key, start, end); a quantity ("more than six") is one "multiple", a
     series of digits ("II-V", "second and third") one word keyed by its numbers."""
-    clauses, current = [], []
+    clauses: list[list[Word]] = []
+    current: list[Word] = []
     bounds = sorted(m.start() for m in _CLAUSE.finditer(text))
     groups = [(m.start(), m.end(), MULTIPLE) for m in QUANTITY.finditer(text)]
     groups += [

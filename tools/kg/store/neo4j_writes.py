@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from neo4j import ManagedTransaction
 
@@ -118,7 +119,7 @@ def write_unit(
     return summary
 
 
-def _in_batches(tx: ManagedTransaction, statement: str, rows: Sequence[Mapping[str, object]], **params: object) -> None:
+def _in_batches(tx: ManagedTransaction, statement: str, rows: list[dict[str, Any]], **params: object) -> None:
     """``statement`` run on ``rows`` (its ``$rows``), ``BATCH`` at a time."""
     for batch in chunked(rows, BATCH):
         tx.run(statement, {"rows": batch, **params}).consume()

@@ -13,7 +13,7 @@ import re
 import shutil
 import tempfile
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import IO
 from xml.sax.saxutils import escape, quoteattr
 
@@ -22,7 +22,13 @@ from amg.tools.kg.transfer.import_rules import Rejected
 NS = "http://graphml.graphdrawing.org/xmlns"
 _TYPES = {bool: "boolean", int: "long", float: "double", str: "string"}
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-_DECODE = {"boolean": lambda t: t == "true", "long": int, "double": float, "string": str, "json": json.loads}
+_DECODE: dict[str, Callable[[str], object]] = {
+    "boolean": lambda t: t == "true",
+    "long": int,
+    "double": float,
+    "string": str,
+    "json": json.loads,
+}
 
 
 def _encode(value) -> tuple[str, str]:

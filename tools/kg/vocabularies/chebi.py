@@ -128,9 +128,9 @@ def chunks(size: int = 1000, data_dir: Path | None = None):
             chunk.evidence.append(evidence)
             chunk.supports.append((name, evidence.id))
         yield chunk
-    for part in chunked(sorted(matches.items()), size):
+    for drugs in chunked(sorted(matches.items()), size):
         chunk = SeedChunk()
-        for drug, ids in part:
+        for drug, ids in drugs:
             chunk.entities.append(EntityRecord(name=drug, type="drug", aliases=sorted(ids), sources=[ORIGIN]))
             for cid in sorted(ids):
                 _relate(chunk, drug, chebi[cid], chebi, targets, release)

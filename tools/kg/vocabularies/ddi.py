@@ -112,7 +112,8 @@ def _spellings(french: str) -> list[str]:
     """English spellings to try for a French substance name, most literal first."""
     plain = _plain(french)
     if plain in HAND:
-        return [HAND[plain]] if HAND[plain] else []
+        spelled = HAND[plain]
+        return [spelled] if spelled else []
     if salt := re.fullmatch(r"(\w+) \((.+?) de\)", plain):  # "sodium (chlorure de)": sodium chloride, not sodium
         anion = " ".join(ANIONS.get(word, word) for word in salt.group(2).split())
         return [f"{salt.group(1)} {anion}", f"{anion} {salt.group(1)}"]
@@ -154,7 +155,7 @@ def _drugs(name: str, members: dict[str, set[str]], substances: set[str]) -> dic
     french = set(members.get(fold(name), ()))
     if fold(name) in substances or _plain(name) in HAND:
         french.add(name)
-    return {english(f): f for f in sorted(french) if english(f)}
+    return {drug: f for f in sorted(french) if (drug := english(f))}
 
 
 def _severity(row: dict) -> tuple[float, str]:
@@ -178,11 +179,15 @@ def _evidence(row: dict, release: str) -> EvidenceRecord:
     )
 
 
-def interactions(data_dir: Path | None = None) -> tuple[dict, dict, dict]:
+def interactions(
+    data_dir: Path | None = None,
+) -> tuple[dict[tuple[str, str], list[tuple[float, str, str]]], dict[str, EvidenceRecord], dict[str, set[str]]]:
     """(drug a, drug b) -> [(confidence, description, evidence id)]; evidence id -> record; drug -> French names."""
     rows, members, substances = _load(data_dir)
-    pairs: dict[tuple[str, str], list] = {}
-    evidence, french, release = {}, {}, _release()
+    pairs: dict[tuple[str, str], list[tuple[float, str, str]]] = {}
+    evidence: dict[str, EvidenceRecord] = {}
+    french: dict[str, set[str]] = {}
+    release = _release()
     for row in rows:
         record = _evidence(row, release)
         confidence, severity = _severity(row)
@@ -192,17 +197,18 @@ def interactions(data_dir: Path | None = None) -> tuple[dict, dict, dict]:
             french.setdefault(drug, set()).add(name.lower())
         for a in main:
             for b in (b for b in plus if fold(a) != fold(b)):
-                pairs.setdefault(tuple(sorted((a, b), key=fold)), []).append((confidence, text, record.id))
+                first, second = sorted((a, b), key=fold)
+                pairs.setdefault((first, second), []).append((confidence, text, record.id))
                 evidence[record.id] = record
     return pairs, evidence, french
 
 
 def chunks(size: int = 5000, data_dir: Path | None = None):
     pairs, evidence, french = interactions(data_dir)
-    for part in chunked(sorted(french.items()), size):
+    for drugs in chunked(sorted(french.items()), size):
         yield SeedChunk(
             entities=[
-                EntityRecord(name=drug, type="drug", aliases=sorted(names), sources=[ORIGIN]) for drug, names in part
+                EntityRecord(name=drug, type="drug", aliases=sorted(names), sources=[ORIGIN]) for drug, names in drugs
             ]
         )
     for part in chunked(sorted(pairs.items()), size):

