@@ -61,9 +61,13 @@ class TraversalSettings:
     def of(cls, settings: object) -> TraversalSettings:
         return cls(**{f.name: getattr(settings, f.name) for f in fields(cls)})
 
-    def limits(self, **changes: object) -> Limits:
-        return replace(
-            Limits(self.tau, self.max_depth, self.max_nodes, self.traversal, hub_degree=self.hub_degree), **changes
+    def limits(self) -> Limits:
+        return Limits(
+            tau=self.tau,
+            max_depth=self.max_depth,
+            max_nodes=self.max_nodes,
+            strategy=self.traversal,
+            hub_degree=self.hub_degree,
         )
 
 
@@ -87,7 +91,9 @@ def traverse_subgraph(
     # every direct fact about a question entity stays in the subgraph, hidden from the reasoner: the budget fills
     # with 1.00 curated paths (a drug class's members), and a weaker fact the answer rests on would be missing from
     # its picture (ranked with the rest, they cost accuracy: docs/architecture.md)
-    direct = traverse(store.neighbors, seeds, settings.limits(max_depth=1, max_nodes=DIRECT_PER_ENTITY * len(seeds)))
+    direct = traverse(
+        store.neighbors, seeds, replace(settings.limits(), max_depth=1, max_nodes=DIRECT_PER_ENTITY * len(seeds))
+    )
     read = store.learned(list(seeds), list(STUDY_RESULTS), settings.tau, DIRECT_PER_ENTITY)
     learned = {key: node for key, node in direct_nodes(read, seeds).items() if key not in reached}
     seed_of = {name: key for key, (name, _) in seeds.items()}

@@ -14,6 +14,7 @@ import statistics
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, cast
 
 from tqdm import tqdm
 
@@ -103,17 +104,18 @@ def _answer(method: str, item: dict, context: Context, res, use_options: bool) -
     }
 
 
-def _answered(question: str, options: dict, context: Context) -> tuple[dict, float | None]:
+def _answered(question: str, options: dict[str, str], context: Context) -> tuple[dict[str, Any], float | None]:
     """The graph's final state, and the seconds until its answer node finished: learning runs after it, its
     branches in parallel, so their summed node times are not the wall time the user waits beyond the answer."""
-    started, answered_s, result = time.perf_counter(), None, {}
+    started, answered_s = time.perf_counter(), None
+    result: dict[str, Any] = {}  # the graph's state (QAState), as the stream hands it over
     for mode, chunk in graph.stream(
         {"question": question, "options": options}, context=context, stream_mode=["updates", "values"]
     ):
         if mode == "updates" and "answer" in chunk:
             answered_s = time.perf_counter() - started
         elif mode == "values":
-            result = chunk
+            result = cast(dict[str, Any], chunk)  # stream's declared items do not say a mode list yields pairs
     return result, answered_s
 
 

@@ -222,7 +222,7 @@ def study_findings(result: dict) -> list[tuple[str, str, str, str, list[str]]]:
         *result.get("subgraph", {}).get("links", []),
         *(s for n in result.get("subgraph", {}).get("nodes", []) if not n["hidden"] for s in n["steps"]),
     ]
-    found = {}
+    found: dict[tuple[str, str, str], tuple[str, list[str]]] = {}
     for s in steps:
         relation = s.get("type") or s.get("relation")
         if relation in FINDING_NAMES and s.get("description"):

@@ -120,7 +120,7 @@ def _show(args, res: Resources) -> int:
             f"  {step['confidence']:.2f}  {step['source']} -{step['relation']}-> {step['target']}  "
             f"[{_marked(step['evidence_ids'], withdrawn)}]\n        {step['description'][:200]}"
         )
-        gone = [f"{i} {withdrawn[i].upper()}" for i in step["evidence_ids"] if withdrawn.get(i)]
+        gone = [f"{i} {status.upper()}" for i in step["evidence_ids"] if (status := withdrawn.get(i))]
         if gone:  # its paper withdrawn: say so, with how the relation changed
             print(f"        {', '.join(gone)}: this finding no longer counts; its history:")
             held = histories.get((step["source"], step["relation"], step["target"]), {})  # findings read as stored
@@ -131,7 +131,7 @@ def _show(args, res: Resources) -> int:
 
 def _marked(ids: list[str], withdrawn: dict[str, str | None]) -> str:
     """Evidence ids, a withdrawn paper's marked ("pmid:1 RETRACTED")."""
-    return ", ".join(f"{i} {withdrawn[i].upper()}" if withdrawn.get(i) else i for i in ids)
+    return ", ".join(f"{i} {status.upper()}" if (status := withdrawn.get(i)) else i for i in ids)
 
 
 def history_lines(history: list[str]) -> list[str]:

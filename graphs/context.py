@@ -8,9 +8,11 @@ loaded once per process; real environment variables win. Imports nothing heavy (
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields, replace
 from functools import cache
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from dotenv import load_dotenv
@@ -207,8 +209,9 @@ class Context:
     def data_path(self) -> Path:
         return Path(self.data_dir).expanduser().resolve()
 
-    def with_overrides(self, **changes: object) -> Context:
-        """A copy with the given non-None fields replaced (used by CLI flags)."""
+    def with_overrides(self, **changes: Any) -> Context:
+        """A copy with the given non-None fields replaced (used by CLI flags); each change is of its field's type,
+        which a signature cannot say field by field (hence Any)."""
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
 
@@ -216,12 +219,19 @@ def _flag(raw: object) -> bool:
     return raw if isinstance(raw, bool) else str(raw).strip().lower() in ("1", "true", "yes", "on")
 
 
-def _words(raw: object) -> tuple[str, ...]:
+def _words(raw: str | Iterable[object]) -> tuple[str, ...]:
     items = raw.split(",") if isinstance(raw, str) else raw
     return tuple(word for word in (str(item).strip() for item in items) if word)
 
 
-_PARSE = {"str": str, "int": int, "float": float, "bool": _flag, "tuple[str, ...]": _words}  # by annotation
+# by annotation; a raw value is the environment's text, or what Studio sends (a number, a list, ...)
+_PARSE: dict[str, Callable[[Any], object]] = {
+    "str": str,
+    "int": int,
+    "float": float,
+    "bool": _flag,
+    "tuple[str, ...]": _words,
+}
 
 
 @cache

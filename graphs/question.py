@@ -143,7 +143,7 @@ def standalone(follow_up: str, topic: list[dict], question: str, answer: str) ->
     if any(m.start() not in taken for m in _ANAPHOR.finditer(follow_up)):
         return None
     names = [n for n in [thing.get("name") or thing["key"], *thing.get("aliases", []), thing["key"]] if n]
-    opening = answer[re.match(r"\W*(?:(?:the|a|an)\s+)?", answer, re.IGNORECASE).end() :]
+    opening = re.sub(r"^\W*(?:(?:the|a|an)\s+)?", "", answer, count=1, flags=re.IGNORECASE)
     opened = [m for n in names if (m := re.match(rf"{re.escape(n)}(?![\w-])", opening, re.IGNORECASE))]
     if not opened:
         return None
@@ -246,7 +246,8 @@ def prepare_question(
     """(question, options, notices, problem); ``problem`` is a readable reason to stop. ``leans_back``: whether a
     chat message's own words lean on the previous turn (without it, every message after the first is)."""
     question, pairs = _given(state, leans_back)
-    question, notices = question.strip(), []
+    question = question.strip()
+    notices: list[str] = []
     if _SURROGATE.search(question) or any(_SURROGATE.search(text) for _, text in pairs):
         return "", {}, notices, "The input is not valid UTF-8 text; check the terminal's encoding (LANG)."
     problem = _option_problem(pairs)

@@ -10,7 +10,7 @@ through their reducers, the others an empty value of their type.
 from __future__ import annotations
 
 import types
-from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, Final, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
@@ -18,20 +18,23 @@ from typing_extensions import TypedDict, is_typeddict
 
 from amg.tools.kg.pipeline_types import Citation, EvidenceItem, Subgraph
 
-RESET: Any = None  # an update of None empties an accumulating field
+RESET: Final = None  # an update of None empties an accumulating field
 CLAIM = "claim"  # the evidence key of what a research question's own search found (graphs/qa_graph.py)
 KEPT = "kept"  # the evidence key of the papers the graph kept, read for a research question nothing was searched for
+K = TypeVar("K")
+V = TypeVar("V")
+T = TypeVar("T")
 
 
 def summed(current: int | None, update: int | None) -> int:
     return 0 if update is RESET else (current or 0) + update
 
 
-def merged(current: dict | None, update: dict | None) -> dict:
+def merged(current: dict[K, V] | None, update: dict[K, V] | None) -> dict[K, V]:
     return {} if update is RESET else {**(current or {}), **update}
 
 
-def timings(current: dict | None, update: dict | None) -> dict:
+def timings(current: dict[str, float] | None, update: dict[str, float] | None) -> dict[str, float]:
     if update is RESET:
         return {}
     out = dict(current or {})
@@ -40,11 +43,11 @@ def timings(current: dict | None, update: dict | None) -> dict:
     return out
 
 
-def appended(current: list | None, update: list | None) -> list:
+def appended(current: list[T] | None, update: list[T] | None) -> list[T]:
     return [] if update is RESET else (current or []) + list(update)
 
 
-def distinct(current: list | None, update: list | None) -> list:
+def distinct(current: list[T] | None, update: list[T] | None) -> list[T]:
     if update is RESET:
         return []
     return list(dict.fromkeys((current or []) + list(update)))

@@ -56,7 +56,7 @@ class PubMedSources:
 
     def search_articles(self, query: str, max_results: int = 5, **filters) -> list[Article]:
         if self.choice == "remote" or self.local is None:
-            return self._ncbi().search_articles(query, max_results, **filters)
+            return self.ncbi().search_articles(query, max_results, **filters)
         if self.choice == "local":
             return self.local.search_articles(query, max_results, **filters)
         remote = self._remote_or_none(query, max_results, filters)
@@ -74,12 +74,12 @@ class PubMedSources:
         if time.monotonic() < self._remote_down_until:
             return None
         try:
-            return self._ncbi().search_articles(query, max_results, **filters)
+            return self.ncbi().search_articles(query, max_results, **filters)
         except SourceUnavailable:
             self._remote_down_until = time.monotonic() + self.cooldown_s
             return None
 
-    def _ncbi(self) -> PubMedClient:
+    def ncbi(self) -> PubMedClient:
         """NCBI's client: every choice but ``local`` has one (only ``local`` is made without)."""
         if self.remote is None:
             raise ValueError(f"AMG_PUBMED={self.choice} reads NCBI's PubMed, but no client for it was given")

@@ -16,6 +16,7 @@ import re
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import openai
 from langchain_openai import ChatOpenAI
@@ -90,9 +91,9 @@ def _describe(exc: openai.APIError) -> str:
 
 def _pause(attempt: int, exc: Exception) -> float:
     """Exponential backoff with jitter; a Retry-After header is honoured up to 10 s."""
-    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+    response: Any = getattr(exc, "response", None)  # an HTTP error's (httpx.Response), None for a lost connection
     try:
-        return min(float(headers.get("retry-after")), 10.0)
+        return min(float(response.headers.get("retry-after")), 10.0)
     except (AttributeError, TypeError, ValueError):
         return 0.5 * 2 ** (attempt - 1) * (0.5 + random.random())
 
