@@ -23,3 +23,14 @@ def test_a_number_too_long_for_python_is_a_rejected_line(tmp_path):
     message = str(caught.value)
     assert "nothing was imported" in message
     assert "line 1: cannot be read as JSON (Exceeds the limit" in message
+
+
+def test_a_kind_that_is_not_text_is_a_rejected_line(tmp_path):
+    # an unhashable kind (a list, an object) cannot even be looked up among the record kinds
+    path = tmp_path / "kinds.jsonl"
+    path.write_text('{"kind": []}\n{"kind": {"a": 1}}\n')
+    with pytest.raises(ValueError) as caught:
+        import_graph(NothingWritten(), path)
+    message = str(caught.value)
+    assert "line 1: unknown record kind []" in message
+    assert "line 2: unknown record kind {'a': 1}" in message

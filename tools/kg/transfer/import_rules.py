@@ -277,7 +277,8 @@ def check_record(row: object) -> dict:
     """The cleaned record, or Rejected with the reason."""
     if not isinstance(row, dict):
         raise Rejected("not a JSON object")
-    check = CHECKS.get(row.get("kind"))  # type: ignore[arg-type]
+    kind = row.get("kind")
+    check = CHECKS.get(kind) if isinstance(kind, str) else None  # a list or an object cannot be looked up
     if check is None:
         raise Rejected(f"unknown record kind {row.get('kind')!r:.40}")
     try:
