@@ -99,12 +99,12 @@ class EntityLinker:
                     spans.setdefault(key, (start, start + size))
         if not spans:
             return []
-        rows = [{"k": k, **hits[0]} for k, hits in self.store.lookup(list(spans)).items()]
+        found = [(k, hits[0]) for k, hits in self.store.lookup(list(spans)).items()]
         taken: set[int] = set()
         chosen: list[tuple[int, Candidate]] = []
-        for row in sorted(rows, key=lambda r: spans[r["k"]][0] - spans[r["k"]][1]):  # longest first
-            first, last = spans[row["k"]]
-            if taken.isdisjoint(range(first, last)) and all(c.key != row["key"] for _, c in chosen):
+        for k, hit in sorted(found, key=lambda pair: spans[pair[0]][0] - spans[pair[0]][1]):  # longest first
+            first, last = spans[k]
+            if taken.isdisjoint(range(first, last)) and all(c.key != hit["key"] for _, c in chosen):
                 taken.update(range(first, last))
-                chosen.append((first, Candidate(row["key"], row["name"], row["type"], 1.0, "vocabulary")))
+                chosen.append((first, Candidate(hit["key"], hit["name"], hit["type"], 1.0, "vocabulary")))
         return [candidate for _, candidate in sorted(chosen, key=lambda pair: pair[0])]

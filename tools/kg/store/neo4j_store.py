@@ -10,8 +10,8 @@ whole on transient and constraint conflicts (concurrent writers MERGE-ing one ke
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, cast
 
 from neo4j import READ_ACCESS, Driver, ManagedTransaction
 from neo4j.exceptions import (
@@ -27,7 +27,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
-from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord, WriteSummary, utc_now
+from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord, Rescored, WriteSummary, utc_now
 from amg.tools.kg.schema import normalize_key, score_to_confidence
 from amg.tools.kg.store.bolt_access import T
 from amg.tools.kg.store.neo4j_bookkeeping import BookkeepingQueries
@@ -35,6 +35,7 @@ from amg.tools.kg.store.neo4j_inspection import InspectionQueries
 from amg.tools.kg.store.neo4j_literature import LiteratureQueries
 from amg.tools.kg.store.neo4j_reads import KnowledgeQueries
 from amg.tools.kg.store.neo4j_writes import EXISTING_RELATIONS, UPDATE_RELATIONS, write_unit
+from amg.tools.kg.store.rows import ExportRow
 
 SCHEMA = (
     "CREATE CONSTRAINT entity_key IF NOT EXISTS FOR (e:Entity) REQUIRE e.key IS UNIQUE",
@@ -131,7 +132,7 @@ class Neo4jStore(KnowledgeQueries, BookkeepingQueries, InspectionQueries, Litera
         supports = [(normalize_key(k), v) for k, v in supports]
         return self.write(write_unit, list(by_key.values()), endpoints, evidence, relations, supports)
 
-    def mark_weakened(self, items: list[dict], model: str) -> int:
+    def mark_weakened(self, items: list[Rescored], model: str) -> int:
         """Existing relations re-scored under the keep threshold: marked ``weakened``, never deleted.
 
         Each item is {source, type, target, score, evidence_ids}; the new confidence and the
@@ -180,7 +181,7 @@ class Neo4jStore(KnowledgeQueries, BookkeepingQueries, InspectionQueries, Litera
         self.write(lambda tx: tx.run(query, keys=keys, now=utc_now()).consume())
 
     # -- export and import (tools/kg/transfer/export_import.py) -----------------------------------------
-    def export_records(self) -> Iterator[dict]:
+    def export_records(self) -> Iterator[ExportRow]:
         """Every record of the graph, streamed: one query per kind, references before their targets."""
         with self._driver.session(
             database=self._database, default_access_mode=READ_ACCESS, fetch_size=EXPORT_PAGE
@@ -190,8 +191,8 @@ class Neo4jStore(KnowledgeQueries, BookkeepingQueries, InspectionQueries, Litera
                     row = record.data()
                     if row["kind"] == "seed_state" and row["complete"] is None:
                         row["complete"] = False
-                    yield row
+                    yield cast(ExportRow, row)
 
-    def restore(self, kind: str, rows: list[dict]) -> None:
+    def restore(self, kind: str, rows: Sequence[ExportRow]) -> None:
         """Write checked records of one kind exactly as exported (properties, timestamps and history)."""
         self.write(lambda tx: tx.run(_RESTORE[kind], rows=rows).consume())
