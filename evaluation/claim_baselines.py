@@ -10,6 +10,7 @@ from amg.prompts import load
 from amg.tools.literature.claim_search import FoundPaper
 from amg.tools.llm.confidence_maps import letter_probabilities
 from amg.tools.llm.conversation import TOP_LOGPROBS, talk_scored
+from amg.tools.llm.logprobs import TokenLogprob
 from amg.tools.llm.structured import Usage
 
 VERDICT_WORDS = {"SUPPORTED": "supported", "CONTRADICTED": "contradicted", "NOT": "not enough evidence"}
@@ -20,7 +21,7 @@ _VERDICT = re.compile(r"verdict\W*[:=]\s*\W*(supported|contradicted|not enough e
 _PAIR = re.compile(r"(\d+)\s*:\s*(\d+)")
 
 
-def verdict_of(said: str, logprobs: list[dict] | None) -> tuple[str | None, dict[str, float]]:
+def verdict_of(said: str, logprobs: list[TokenLogprob] | None) -> tuple[str | None, dict[str, float]]:
     """(the verdict the reply names, its probabilities at the verdict's word where the endpoint gave them)."""
     found = [m.group(1).lower() for m in _VERDICT.finditer(said)]
     verdict = ("not enough evidence" if found[-1].startswith("not") else found[-1]) if found else None

@@ -28,6 +28,7 @@ from amg.agents.claim_checker.settling import SHOWN, quoted, settling
 from amg.prompts import load
 from amg.tools.llm.confidence_maps import letter_probabilities
 from amg.tools.llm.conversation import TOP_LOGPROBS, talk_scored
+from amg.tools.llm.logprobs import TokenLogprob
 from amg.tools.llm.structured import Usage
 
 STANCES = ("supports", "contradicts", "neither")
@@ -70,7 +71,7 @@ def _plain(text: str) -> str:
     return " ".join(text.lower().replace(".", " ").split())
 
 
-def yes_probability(logprobs: list[dict] | None, said: str) -> float | None:
+def yes_probability(logprobs: list[TokenLogprob] | None, said: str) -> float | None:
     """P(yes) at the reply's first yes/no token, or 1/0 from its word when the endpoint gave no log-probabilities;
     None when the reply says neither."""
     found = letter_probabilities(logprobs, ["yes", "no"], _YES_NO)

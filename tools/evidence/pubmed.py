@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Callable
+from typing import NotRequired, TypedDict, cast
 
 from Bio import Entrez
 from Bio.Entrez.Parser import CorruptedXMLError, NotXMLError, ValidationError
@@ -109,9 +110,15 @@ class PubMedClient:
         return self.fetch(self.search(query, max_results, **filters))
 
 
-def _parse(body: bytes) -> dict:
+class SearchReply(TypedDict):
+    """The part of an esearch reply the client reads."""
+
+    IdList: NotRequired[list[str]]
+
+
+def _parse(body: bytes) -> SearchReply:
     try:
-        return Entrez.read(io.BytesIO(body), validate=False)
+        return cast(SearchReply, Entrez.read(io.BytesIO(body), validate=False))
     except (CorruptedXMLError, NotXMLError, ValidationError, RuntimeError, ValueError) as exc:
         raise MalformedResponse(f"PubMed sent malformed XML ({type(exc).__name__})") from exc
 

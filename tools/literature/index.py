@@ -14,7 +14,7 @@ from pathlib import Path
 from amg.tools.literature.fulltext import FullTextIndex
 from amg.tools.literature.pubmed_xml import Article
 from amg.tools.literature.query_words import query_words
-from amg.tools.literature.record_store import RecordStore
+from amg.tools.literature.record_store import RecordStats, RecordStore
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,10 @@ def index_path(data_dir: Path) -> Path:
 
 def index_exists(data_dir: Path) -> bool:
     return (index_path(data_dir) / "records.sqlite").exists()
+
+
+class IndexStats(RecordStats):
+    bytes: int  # the index's files on disk
 
 
 class LiteratureIndex:
@@ -74,7 +78,7 @@ class LiteratureIndex:
         """Whether the engine holds exactly the stored records (not so after a kill between the two commits)."""
         return self.fulltext.count() == self.records.stats()["records"]
 
-    def stats(self) -> dict:
+    def stats(self) -> IndexStats:
         size = sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file())
         return {**self.records.stats(), "bytes": size}
 

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, TypedDict
 
 from filelock import FileLock, Timeout
 
@@ -28,6 +28,17 @@ BATCH = 20_000  # records per commit: a kill -9 loses at most this much reading,
 GZIP_MAGIC = b"\x1f\x8b"
 
 
+class IngestSummary(TypedDict):
+    files: int
+    added: int
+    updated: int
+    deleted: int
+    retracted: int
+    skipped: int
+    skip_reasons: dict[str, int]
+    failed_files: dict[str, str]
+
+
 @dataclass
 class IngestReport:
     added: int = 0
@@ -38,7 +49,7 @@ class IngestReport:
     failed_files: dict[str, str] = field(default_factory=dict)  # path -> what is wrong with it
     files: int = 0
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> IngestSummary:
         return {
             "files": self.files,
             "added": self.added,

@@ -18,6 +18,7 @@ import sqlite3
 import uuid
 import zlib
 from pathlib import Path
+from typing import TypedDict
 
 from tenacity import retry, retry_if_exception, stop_after_delay, wait_fixed
 
@@ -84,6 +85,12 @@ def connect_wal(path: Path, check_same_thread: bool = True) -> sqlite3.Connectio
 def _switch_to_wal(db: sqlite3.Connection) -> None:
     if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
         db.execute("PRAGMA journal_mode=WAL")
+
+
+class RecordStats(TypedDict):
+    records: int  # PubMed's and other papers'
+    newest_year: int | None
+    retracted: int
 
 
 class RecordStore:
@@ -209,12 +216,12 @@ class RecordStore:
             self.db.execute("INSERT OR IGNORE INTO meta VALUES ('index_id', ?)", (uuid.uuid4().hex,))
         return self.db.execute("SELECT value FROM meta WHERE key = 'index_id'").fetchone()[0]
 
-    def stats(self) -> dict:
+    def stats(self) -> RecordStats:
         count, newest = self.db.execute("SELECT COUNT(*), MAX(year) FROM records").fetchone()
         papers, newest_paper = self.db.execute("SELECT COUNT(*), MAX(year) FROM papers").fetchone()
         retracted = self.db.execute("SELECT COUNT(*) FROM status WHERE status = 'retracted'").fetchone()[0]
         newest_year = max((y for y in (newest, newest_paper) if y), default=None)
-        return {"records": count + papers, "newest_year": newest_year, "retracted": retracted}
+        return RecordStats(records=count + papers, newest_year=newest_year, retracted=retracted)
 
     def close(self) -> None:
         self.db.close()

