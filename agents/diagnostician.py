@@ -15,10 +15,13 @@ A finding the case already settles is never asked: one it states, an ancestor of
 from __future__ import annotations
 
 import re
-from dataclasses import asdict
+from collections.abc import Sequence
+from typing import TypedDict
 
+from amg.tools.kg.pipeline_types import CandidateDiagnosis, FollowUp, QuestionEntity
 from amg.tools.kg.schema import normalize_key
 from amg.tools.kg.store.protocols import QAReads
+from amg.tools.kg.store.rows import Annotation
 from amg.tools.kg.traversal.differential import fold_subtypes, frequency_of, inherit, is_close, questions, rank
 from amg.tools.phenotypes.lexicon import hpo_lexicon
 from amg.tools.phenotypes.loose import loosely_read, misread
@@ -36,7 +39,16 @@ _NEGATION = re.compile(r"\b(no|not|without|denies|absent|negative for)\b(?:\W+\w
 _EARLIER_ANSWER = re.compile(r"\nPrevious answer: .*\)\s*$", re.DOTALL)  # graphs/question.py's chat context
 
 
-def case_findings(entities: list[dict], text: str, answered: dict[str, bool]) -> tuple[set[str], set[str]]:
+class Differential(TypedDict):
+    """The diagnostician's state update: the candidates, best first, and the findings worth asking about."""
+
+    differential: list[CandidateDiagnosis]
+    follow_up: list[FollowUp]
+
+
+def case_findings(
+    entities: Sequence[QuestionEntity], text: str, answered: dict[str, bool]
+) -> tuple[set[str], set[str]]:
     """(present, absent) finding keys: the phenotype entities and the phenotypes the text names, those it
     negates absent, then the answers to follow-up questions; a finding the text names loosely that the model's lay
     reading of the case (the entities read "lay") names otherwise is not one. The model's earlier answer is not the
@@ -50,12 +62,14 @@ def case_findings(entities: list[dict], text: str, answered: dict[str, bool]) ->
     return present, (absent - present) | {k for k, v in answered.items() if not v}
 
 
-def is_case(differential: list[dict]) -> bool:
+def is_case(differential: Sequence[CandidateDiagnosis]) -> bool:
     """Whether the differential rests on a case: its leader explains ``CASE_FINDINGS`` or more of the findings."""
     return bool(differential) and len(differential[0].get("frequencies", {})) >= CASE_FINDINGS
 
 
-def differentiate(entities: list[dict], store: QAReads, answered: dict[str, bool], text: str = "") -> dict:
+def differentiate(
+    entities: Sequence[QuestionEntity], store: QAReads, answered: dict[str, bool], text: str = ""
+) -> Differential:
     """State update: ``differential`` (candidates with probability and findings) and ``follow_up`` questions
     for the case in ``text`` (the question) and its ``entities``."""
     present, absent = case_findings(entities, text, answered)
@@ -78,25 +92,25 @@ def differentiate(entities: list[dict], store: QAReads, answered: dict[str, bool
     asked = questions(annotations, candidates, known) if is_close(candidates) else []
     label = {**finding_names, **{e["key"]: e["name"] for e in entities}, **lexicon.names(present | absent)}
     shown = [
-        {
-            **asdict(c),
-            "present": [label.get(f, f) for f in c.present],
-            "absent": [label.get(f, f) for f in c.absent],
-            "subtypes": [names.get(k, k) for k in c.subtypes],
-            "frequencies": {label.get(f, f): round(annotations[c.key].get(f, 0.0), 3) for f in c.present},
-            "evidence_ids": sorted(
-                {i for d in [c.key, *c.subtypes] for f in c.present for i in behind.get((d, f), [])}
-            ),
-        }
+        CandidateDiagnosis(
+            key=c.key,
+            name=c.name,
+            probability=c.probability,
+            present=[label.get(f, f) for f in c.present],
+            absent=[label.get(f, f) for f in c.absent],
+            subtypes=[names.get(k, k) for k in c.subtypes],
+            frequencies={label.get(f, f): round(annotations[c.key].get(f, 0.0), 3) for f in c.present},
+            evidence_ids=sorted({i for d in [c.key, *c.subtypes] for f in c.present for i in behind.get((d, f), [])}),
+        )
         for c in candidates[:SHOWN]
     ]
     follow = [
-        {
-            "finding": f,
-            "name": label.get(f, f),
-            "question": f"Does the patient have {label.get(f, f).lower()}?",
-            "information_gain_bits": round(g, 3),
-        }
+        FollowUp(
+            finding=f,
+            name=label.get(f, f),
+            question=f"Does the patient have {label.get(f, f).lower()}?",
+            information_gain_bits=round(g, 3),
+        )
         for f, g in asked
     ]
     return {"differential": shown, "follow_up": follow}
@@ -104,14 +118,17 @@ def differentiate(entities: list[dict], store: QAReads, answered: dict[str, bool
 
 def implied_by(findings: set[str], store: QAReads) -> set[str]:
     """Every ancestor of ``findings`` in the is_a hierarchy: what having them already says."""
-    seen, level = set(), set(findings)
+    seen: set[str] = set()
+    level = set(findings)
     for _ in range(ANCESTOR_LEVELS):
         level = {p["key"] for ps in store.parents(sorted(level)).values() for p in ps} - seen if level else set()
         seen |= level
     return seen
 
 
-def read_annotations(rows: list[dict]) -> tuple[dict[str, dict[str, float]], dict[str, str], dict[str, str]]:
+def read_annotations(
+    rows: list[Annotation],
+) -> tuple[dict[str, dict[str, float]], dict[str, str], dict[str, str]]:
     """({disease: {finding: p(f | d)}}, disease names, finding names) from annotation rows."""
     annotations: dict[str, dict[str, float]] = {}
     names, finding_names = {}, {}
@@ -121,7 +138,7 @@ def read_annotations(rows: list[dict]) -> tuple[dict[str, dict[str, float]], dic
     return annotations, names, finding_names
 
 
-def read_answers(message: str, follow_up: list[dict]) -> dict[str, bool]:
+def read_answers(message: str, follow_up: Sequence[FollowUp]) -> dict[str, bool]:
     """Findings the user's reply settles: {finding key: present?}; "unknown" settles nothing.
 
     Each asked finding the reply names, in any of its HPO words ("no lens dislocation" for ectopia

@@ -15,11 +15,13 @@ a learned one and the reasoner would never see it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
+from typing import TypedDict
 
 from amg.agents.finding_reader.reader import FINDING_NAMES
-from amg.tools.kg.pipeline_types import GraphPath, Step, Subgraph
+from amg.tools.kg.pipeline_types import GraphPath, Named, Step, Subgraph
+from amg.tools.kg.records import EntityProps
 from amg.tools.kg.schema import STUDY_RESULTS, normalize_key
 from amg.tools.kg.store.protocols import QAReads
 from amg.tools.kg.traversal.ranking import order, relevance, verbalise
@@ -71,14 +73,20 @@ class TraversalSettings:
         )
 
 
+class Traversed(TypedDict):
+    """The traverser's state update."""
+
+    subgraph: Subgraph
+
+
 def traverse_subgraph(
-    entities: list[dict],
+    entities: Sequence[Named],
     store: QAReads,
     settings: TraversalSettings,
     question: str = "",
     query: str = "",
     embed: Embed | None = None,
-) -> dict:
+) -> Traversed:
     """State update: the ``subgraph`` reached from the entities in the graph, with the findings that state the
     ``question``'s words; paths are ranked against ``query`` (the question and its options) with ``embed``."""
     with_links = settings.question_links
@@ -105,7 +113,7 @@ def traverse_subgraph(
             key=node.key,
             name=node.name,
             type=node.type,
-            description=_description(details.get(node.key) or {}),
+            description=_description(details.get(node.key)),
             score=round(node.score, 4),
             depth=node.depth,
             weak=node.weak,
@@ -169,8 +177,10 @@ def _words(text: str) -> set[str]:
     return {normalize_key(word) for word in query_words(text, limit=500)}
 
 
-def _description(entity: dict) -> str | None:
+def _description(entity: EntityProps | None) -> str | None:
     """The entity's description, unless the audit weakened it."""
+    if entity is None:
+        return None
     return entity.get("description") if entity.get("description_status") != "weakened" else None
 
 

@@ -24,6 +24,9 @@ chosen"), and benchmarks/claim_stance.py re-decides a run's recorded readings at
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from amg.agents.claim_checker.paper import ClaimPaper, Sentence, ShownSentence
 from amg.agents.claim_checker.settling import SHOWN, quoted, settling
 from amg.prompts import load
 from amg.tools.llm.confidence_maps import letter_probabilities
@@ -43,15 +46,20 @@ _YES_NO = {"YES": "yes", "NO": "no"}
 
 
 def shown_sentences(
-    claim: str, sentences: list[dict], closeness: list[float], length: int | None = None, limit: int = SHOWN
-) -> list[dict]:
+    claim: str, sentences: Sequence[Sentence], closeness: list[float], length: int | None = None, limit: int = SHOWN
+) -> list[ShownSentence]:
     """Of ``sentences`` ([{n, text}], ``closeness`` their cosines with ``claim``; ``length`` the abstract's number of
     sentences, None when only some are at hand), the ``limit`` likeliest to settle the claim, in the abstract's
     order: [{n, text, relevance, settles}]."""
     settles = settling(claim, sentences, closeness, length)
     ranked = sorted(range(len(sentences)), key=lambda i: -settles[i])[:limit]
     return [
-        {**sentences[i], "relevance": round(float(closeness[i]), 4), "settles": round(settles[i], 4)}
+        ShownSentence(
+            n=sentences[i]["n"],
+            text=sentences[i]["text"],
+            relevance=round(float(closeness[i]), 4),
+            settles=round(settles[i], 4),
+        )
         for i in sorted(ranked, key=lambda i: sentences[i]["n"])
     ]
 
@@ -81,7 +89,7 @@ def yes_probability(logprobs: list[TokenLogprob] | None, said: str) -> float | N
     return {"yes": 1.0, "no": 0.0}.get(word.strip(".,!:"))
 
 
-def shows(statement: str, paper: dict, llm, usage: Usage) -> float | None:
+def shows(statement: str, paper: ClaimPaper, llm, usage: Usage) -> float | None:
     """P(the model says ``paper``'s shown sentences show ``statement`` true), or None without a yes or no."""
     lines = "\n".join(f"[{s['n']}] {s['text']}" for s in paper["shown"])
     prompt = load("claim_shows").format(title=paper.get("title") or "", sentences=lines, statement=statement)
@@ -111,12 +119,12 @@ def decide(
     return ("supports" if claim_yes >= opposite_yes else "contradicts"), probabilities
 
 
-def backing(paper: dict) -> float:
+def backing(paper: ClaimPaper) -> float:
     """How strongly ``paper`` backs the statement it sides with: the larger of its two yes-probabilities."""
     return max(paper.get("said", {}).values(), default=0.0)
 
 
-def behind_the_best(papers: list[dict], margin: float = BACKED_MARGIN) -> list[dict]:
+def behind_the_best(papers: list[ClaimPaper], margin: float = BACKED_MARGIN) -> list[ClaimPaper]:
     """``papers`` with those that take a side backing it more than ``margin`` less than the best-read paper does
     turned to "neither": for one claim, the papers a small model reads as backing it only half-heartedly are mostly
     papers on the topic that do not settle it, once another paper settles it outright. Papers that back their sides
@@ -131,7 +139,7 @@ def behind_the_best(papers: list[dict], margin: float = BACKED_MARGIN) -> list[d
     return out
 
 
-def read_papers(claim: str, papers: list[dict], llm, usage: Usage) -> list[dict]:
+def read_papers(claim: str, papers: list[ClaimPaper], llm, usage: Usage) -> list[ClaimPaper]:
     """Each of ``papers`` with its stance on ``claim`` (``read_stance``), those under the gates unread and those
     far behind the best-read one counted for neither (``behind_the_best``); the claim's opposite is written once,
     when some paper is read."""
@@ -141,8 +149,8 @@ def read_papers(claim: str, papers: list[dict], llm, usage: Usage) -> list[dict]
 
 
 def read_stance(
-    claim: str, paper: dict, llm, usage: Usage, floor: float = RELEVANCE_GATE, opposite: str | None = None
-) -> dict:
+    claim: str, paper: ClaimPaper, llm, usage: Usage, floor: float = RELEVANCE_GATE, opposite: str | None = None
+) -> ClaimPaper:
     """``paper`` ({id, title, shown: [{n, text, relevance}], relevance}) with its stance on ``claim``:
     ``stance``, ``probabilities`` (``decide``), ``said`` (P(yes) of the claim and of its ``opposite``),
     ``rationale`` (sentence numbers, for a side taken), ``named`` (the sentences read as settling it, whatever its

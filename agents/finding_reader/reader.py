@@ -16,6 +16,7 @@ reaches it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import cache
 
 from pydantic import BaseModel, Field, create_model
@@ -30,9 +31,11 @@ from amg.agents.finding_reader.ends import (
     on_question_entities,
     spelled_out,
 )
+from amg.agents.learned import Learned
 from amg.prompts import load
 from amg.tools.kg.grounding import is_generic
-from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
+from amg.tools.kg.pipeline_types import Named
+from amg.tools.kg.records import EntityRecord, EvidenceFields, EvidenceRecord, RelationRecord
 from amg.tools.kg.schema import FINDINGS, normalize_key, relation_type
 from amg.tools.kg.store.protocols import ExpansionWrites
 from amg.tools.llm.reader import Reader
@@ -63,7 +66,7 @@ class StudyFinding(BaseModel):
 
 
 def read_finding(
-    question: str, entities: list[dict], paper: dict, text: str, llm, usage: Usage, verdict: str = ""
+    question: str, entities: Sequence[Named], paper: EvidenceFields, text: str, llm, usage: Usage, verdict: str = ""
 ) -> tuple[StudyFinding | None, str | None]:
     """The model's reading of ``paper`` (an evidence record) for ``question``; or None and why not.
 
@@ -112,10 +115,10 @@ def finding_schema(verdict: str) -> type[StudyFinding]:
 
 def grounded_finding(
     finding: StudyFinding,
-    paper: dict,
+    paper: EvidenceFields,
     text: str,
     reader: Reader,
-    entities: list[dict] = (),
+    entities: Sequence[Named] = (),
     question: str = "",
     verdict: str = "",
 ) -> tuple[RelationRecord | None, str | None]:
@@ -134,17 +137,15 @@ def grounded_finding(
         return None, f"{rel_type!r} disagrees with the answer read from the paper ({verdict})"
     abstract = f"{paper.get('title') or ''} {text}"
     defined = abbreviations_in(abstract)
-    ends = tuple(
-        head_of(spelled_out(n, defined))
-        for n in ((finding.object, finding.subject) if flipped else (finding.subject, finding.object))
-    )
+    first, second = (finding.object, finding.subject) if flipped else (finding.subject, finding.object)
+    ends = (head_of(spelled_out(first, defined)), head_of(spelled_out(second, defined)))
     if comparison_arm(ends[0]):  # "placebo improves pain", snapped onto the question's drug, would say the opposite
         return None, f"{ends[0]!r} is the comparison arm, not what was tested"
     said = content_words(f"{abstract} {question}")
     for name in ends:
         if not end_named(name, said):
             return None, f"neither the abstract nor the question names {name!r}"
-    source, target = on_question_entities(ends, list(entities))
+    source, target = on_question_entities(ends, entities)
     for name in (source, target):
         if is_generic(name):
             return None, f"{name!r} is not a specific subject or outcome"
@@ -215,13 +216,13 @@ def _one_sentence_in(copied: str, sentences: list[str]) -> str | None:
 
 def learn_finding(
     question: str,
-    entities: list[dict],
-    paper: dict,
+    entities: Sequence[Named],
+    paper: EvidenceFields,
     text: str,
     reader: Reader,
     store: ExpansionWrites,
     verdict: str = "",
-) -> dict:
+) -> Learned:
     """Read ``paper``'s finding for ``question`` (answered ``verdict`` from it) and write it with the paper."""
     usage = Usage()
     finding, problem = read_finding(question, entities, paper, text, reader.llm, usage, verdict)
@@ -241,7 +242,7 @@ def learn_finding(
     return {"new_relations": [record.learned("description")], "refused": [], **usage.as_update()}
 
 
-def graph_entities(entities: list[dict]) -> list[EntityRecord]:
+def graph_entities(entities: Sequence[Named]) -> list[EntityRecord]:
     """The question's entities as the graph's nodes (created when missing; an existing one keeps its name); one
     linked under another key (an alias of a vocabulary's entity) is in the graph already."""
     named = [(EntityRecord(name=e["name"], type=e.get("type") or "other"), e["key"]) for e in entities if e.get("name")]

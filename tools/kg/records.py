@@ -64,9 +64,8 @@ class EntityProps(TypedDict):
 WITHDRAWN = ("retracted", "deleted")  # an evidence item's status when nothing may rest on it
 
 
-class EvidenceProps(TypedDict):
-    """An Evidence node's properties (``EvidenceRecord``'s fields, and what the literature's upkeep adds), absent
-    when never set."""
+class EvidenceFields(TypedDict):
+    """An evidence item's fields as plain data (``EvidenceRecord.as_props``), absent when never set."""
 
     id: str
     kind: str
@@ -81,6 +80,11 @@ class EvidenceProps(TypedDict):
     retrieved_at: NotRequired[str]
     status: NotRequired[str | None]  # "retracted" | "deleted" (WITHDRAWN); None: it stands
     sentences: NotRequired[list[str] | None]
+
+
+class EvidenceProps(EvidenceFields):
+    """An Evidence node's properties: ``EvidenceRecord``'s fields, and what the literature's upkeep adds."""
+
     status_note: NotRequired[str]
     status_at: NotRequired[str]
     reread_at: NotRequired[str]  # queued for a re-read of its revision
@@ -115,8 +119,8 @@ class EvidenceRecord:
         if self.status is not None and self.status not in WITHDRAWN:
             raise ValueError(f"evidence status {self.status!r} is not one of {', '.join(WITHDRAWN)}")
 
-    def as_props(self) -> EvidenceProps:
-        return EvidenceProps(
+    def as_props(self) -> EvidenceFields:
+        return EvidenceFields(
             id=self.id,
             kind=self.kind,
             title=self.title,

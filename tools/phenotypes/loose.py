@@ -6,7 +6,9 @@ like."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
+from amg.tools.kg.pipeline_types import Named
 from amg.tools.phenotypes.recognizer import Mention
 from amg.tools.phenotypes.word_keys import keys
 
@@ -22,7 +24,7 @@ def loosely_read(mentions: list[Mention]) -> dict[str, str]:
     return {m.key: m.text for m in mentions if not m.negated and m.confidence < SURE}
 
 
-def misread(loose: dict[str, str], named: list[dict]) -> set[str]:
+def misread(loose: dict[str, str], named: Sequence[Named]) -> set[str]:
     """The keys of ``loose`` whose words the clinical reading (``named``: [{key, name}]) names as another finding; a
     loose finding whose words none of its terms shares stays ("fingers are unusually long" as Long fingers beside
     arachnodactyly)."""

@@ -20,6 +20,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from amg.tools.kg.store.rows import EntityRef
+
 UNANNOTATED = 0.02  # p(finding | disease) when the disease is not annotated with it
 MAX_FREQUENCY = 0.98  # a finding is never certain, so "absent" never rules a disease out alone
 CLOSE = 0.6  # the leader's probability under which follow-up questions are proposed
@@ -88,7 +90,7 @@ def _log_score(freq: dict[str, float], present: set[str], absent: set[str]) -> f
 
 
 def fold_subtypes(
-    candidates: list[Candidate], annotations: dict[str, dict[str, float]], parents: dict[str, list[dict]]
+    candidates: list[Candidate], annotations: dict[str, dict[str, float]], parents: dict[str, list[EntityRef]]
 ) -> tuple[list[Candidate], dict[str, dict[str, float]]]:
     """Candidates with subtypes folded into their disease, and the folded diseases' annotations.
 

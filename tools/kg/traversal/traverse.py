@@ -21,11 +21,12 @@ Cost is bounded two ways, both documented trade-offs measured in benchmarks/kg_s
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from amg.tools.kg.pipeline_types import Step
 from amg.tools.kg.schema import RELATION_INVERSES
+from amg.tools.kg.store.rows import Edge
 
 
 @dataclass
@@ -51,7 +52,7 @@ class Reached:
 
 
 # (keys, floor or floor per key, per-node cap, max degree or None) -> edges
-Neighbors = Callable[[list[str], float | dict[str, float], int, int | None], list[dict]]
+Neighbors = Callable[[list[str], float | dict[str, float], int, int | None], list[Edge]]
 
 
 # defaults of AMG_TAU, AMG_MAX_DEPTH, AMG_MAX_NODES, AMG_TRAVERSAL and AMG_HUB_DEGREE
@@ -114,7 +115,7 @@ def question_links(
     return sorted(links.values(), key=lambda s: -s["confidence"])
 
 
-def finding_steps(edges: list[dict], seeds: dict[str, tuple[str, str]]) -> list[Step]:
+def finding_steps(edges: Sequence[Edge], seeds: dict[str, tuple[str, str]]) -> list[Step]:
     """A study's findings about the question entities (``edges`` as ``neighbors`` gives them), each once, as
     stored: "medical students improves quality assurance"."""
     found: dict[tuple[str, str, str], Step] = {}
@@ -125,7 +126,7 @@ def finding_steps(edges: list[dict], seeds: dict[str, tuple[str, str]]) -> list[
     return sorted(found.values(), key=lambda s: -s["confidence"])
 
 
-def direct_nodes(edges: list[dict], seeds: dict[str, tuple[str, str]]) -> dict[str, Reached]:
+def direct_nodes(edges: Sequence[Edge], seeds: dict[str, tuple[str, str]]) -> dict[str, Reached]:
     """The nodes ``edges`` (as ``neighbors`` gives them) reach in one step from a question entity, by key, each by its
     strongest edge; an edge to another question entity is a link, not a node."""
     found: dict[str, Reached] = {}
@@ -137,7 +138,7 @@ def direct_nodes(edges: list[dict], seeds: dict[str, tuple[str, str]]) -> dict[s
     return found
 
 
-def _step(source: str, relation: str, target: str, edge: dict, forward: bool) -> Step:
+def _step(source: str, relation: str, target: str, edge: Edge, forward: bool) -> Step:
     return Step(
         source=source,
         relation=relation,
@@ -149,7 +150,7 @@ def _step(source: str, relation: str, target: str, edge: dict, forward: bool) ->
     )
 
 
-def _relax(reached: dict[str, Reached], parent: Reached, edge: dict, tau: float) -> Reached | None:
+def _relax(reached: dict[str, Reached], parent: Reached, edge: Edge, tau: float) -> Reached | None:
     """Offer the path through ``edge``; return the node if its best score improved."""
     score = parent.score * float(edge["confidence"])
     if score < tau or edge["other"] == parent.key:
