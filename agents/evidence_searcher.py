@@ -7,6 +7,7 @@ evidence finder (tools/evidence/finder.py), and a source that fails becomes a de
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TypedDict
 
 from amg.tools.evidence.finder import EvidenceFinder
@@ -27,7 +28,7 @@ class FoundEvidence(KeptEvidence):
 def search_evidence(
     query: str,
     finder: EvidenceFinder,
-    sources: list[str],
+    sources: Sequence[str],
     k: int,
     context: str = "",
     mindate: str | None = None,

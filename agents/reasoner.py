@@ -58,10 +58,11 @@ _EMPTY = re.compile(r"\s*\([\s,]*\)")
 NO_REASONING = "reasoner: no reasoning (the endpoint rejected the request or replied with nothing); answered without it"
 
 
-class Draft(TypedDict):
+class Draft(TypedDict, total=False):
     """An open question's answer by the model alone (``draft_answer``): its words, its tokens' likelihood and
     their first and least likely (p_*), the confidence it stated, the conversation that made it, and the short
-    answers sampled beside it."""
+    answers sampled beside it. ``draft_answer`` gives every field; the state holds {} for a turn without a draft
+    (graphs/state.py), hence total=False."""
 
     answer: str
     likelihood: float | None

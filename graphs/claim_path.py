@@ -15,6 +15,7 @@ from langgraph.types import Send
 
 from amg.agents.claim_checker.findings import learn_claim_paper
 from amg.agents.claim_checker.from_graph import papers_from_graph
+from amg.agents.claim_checker.paper import ClaimPaper, Sentence
 from amg.agents.claim_checker.stance import read_papers, shown_sentences
 from amg.agents.claim_checker.verdict import weigh
 from amg.graphs.context import Context, run_context
@@ -24,6 +25,7 @@ from amg.graphs.resources import resources_for
 from amg.graphs.state import QAState
 from amg.graphs.timing import timed
 from amg.tools.literature.claim_search import find_papers
+from amg.tools.literature.pubmed_xml import Article
 from amg.tools.llm.confidence_maps import extraction_reliability
 from amg.tools.llm.structured import Usage
 
@@ -31,8 +33,8 @@ CLAIM_PAPERS = 3  # papers read per claim: a gold abstract is in the top 3 for m
 NO_INDEX = "no local literature index: build one with `amg ingest papers FILE…` (or `amg ingest pubmed FILE…`)"
 
 
-def _paper(claim: str, article, scores: list[float], relevance: float, score: float) -> dict:
-    sentences = [{"n": n, "text": text} for n, text in enumerate(article.numbered())]
+def _paper(claim: str, article: Article, scores: list[float], relevance: float, score: float) -> ClaimPaper:
+    sentences = [Sentence(n=n, text=text) for n, text in enumerate(article.numbered())]
     return {
         "id": article.evidence_id,
         "title": article.display_title,
@@ -63,7 +65,8 @@ def find_claim_papers(state: QAState, runtime: Runtime[Context]) -> dict:
     papers = papers_from_graph(claim, [e["key"] for e in state.get("entities", [])], res.store)
     texts = [s["text"] for p in papers for s in p["sentences"]]
     vectors = res.embed([claim, *texts]) if texts else [[]]
-    at, out = 1, []
+    at = 1
+    out: list[ClaimPaper] = []
     for paper in papers:
         scores = [sum(a * b for a, b in zip(vectors[0], vectors[at + i])) for i in range(len(paper["sentences"]))]
         at += len(paper["sentences"])
@@ -83,9 +86,9 @@ def read_stances(state: QAState, runtime: Runtime[Context]) -> dict:
     return {"papers": papers, **usage.as_update()}
 
 
-def citations_of(papers: list[dict]) -> list[dict]:
+def citations_of(papers: list[ClaimPaper]) -> list[dict[str, object]]:
     """The papers that take a side, numbered, each with its stance and settling sentences (verbatim, by number)."""
-    cited = []
+    cited: list[dict[str, object]] = []
     for paper in (p for p in papers if p["stance"] != "neither"):
         text_of = {s["n"]: s["text"] for s in paper["sentences"]}
         quoted = [{"n": n, "text": text_of[n]} for n in paper["rationale"] if n in text_of]

@@ -18,6 +18,7 @@ from amg.graphs.context import Context
 from amg.tools.evidence.remote_calls import call_remote, shared_limiter
 from amg.tools.kg.records import WITHDRAWN
 from amg.tools.kg.store.protocols import LiteratureChanges
+from amg.tools.kg.store.rows import Withdrawal
 from amg.tools.literature.index import LiteratureIndex, index_exists, index_path
 from amg.tools.literature.mirror import Mirror
 from amg.tools.literature.sync import SyncProgress, SyncReport, sync
@@ -84,7 +85,7 @@ def apply_changes(store: LiteratureChanges, index: LiteratureIndex) -> dict[str,
         status = {f"pmid:{pmid}": now for _, pmid, _, now in rows}
         held = store.held_evidence(list(status))
         withdrawn = [
-            {"id": i, "status": change, "note": NOTES[change].format(pmid=i.removeprefix("pmid:"))}
+            Withdrawal(id=i, status=change, note=NOTES[change].format(pmid=i.removeprefix("pmid:")))
             for i in held
             if (change := status[i]) in WITHDRAWN
         ]

@@ -45,14 +45,24 @@ from amg.graphs.learning import after_answer, learn_entity, learn_study
 from amg.graphs.question import CLAIM_EMPTY, claim_to_check, follows_on, prepare_question, topic_of, with_topic
 from amg.graphs.reply import chat_reply
 from amg.graphs.resources import resources_for
-from amg.graphs.state import CLAIM, KEPT, PER_TURN_RESET, QAInput, QAState, fetched, fetched_ids, fetched_texts
+from amg.graphs.state import (
+    CLAIM,
+    KEPT,
+    PER_TURN_RESET,
+    QAInput,
+    QAState,
+    Update,
+    fetched,
+    fetched_ids,
+    fetched_texts,
+)
 from amg.graphs.timing import timed
 from amg.tools.claim_wording import states_claim
-from amg.tools.kg.pipeline_types import Asked, Found
+from amg.tools.kg.pipeline_types import Asked, Found, GraphPath, QuestionEntity, Subgraph
 from amg.tools.llm.confidence_maps import extraction_reliability
 from amg.tools.question_kinds import confidence_kind, is_research_question, question_kind
 
-NO_SUBGRAPH = {"nodes": [], "seeds": [], "links": []}  # a question with no entity the graph knows
+NO_SUBGRAPH = Subgraph(nodes=[], seeds=[], links=[])  # a question with no entity the graph knows
 CLAIM_PAPERS = 1  # papers a research question reads: given three, a small model cites one that is not the best match
 
 
@@ -93,7 +103,7 @@ def _said(state: QAState) -> str:
 
 
 @timed("parse_query")
-def parse(state: QAState, runtime: Runtime[Context]) -> dict:
+def parse(state: QAState, runtime: Runtime[Context]) -> Update:
     ctx = run_context(runtime)
     res = resources_for(ctx)
     if state.get("kind") == "claim":  # the vocabularies' entities only: a claim's model calls are its stances
@@ -116,7 +126,7 @@ def parse(state: QAState, runtime: Runtime[Context]) -> dict:
 
 
 @timed("check_gaps")
-def check_gaps(state: QAState, runtime: Runtime[Context]) -> dict:
+def check_gaps(state: QAState, runtime: Runtime[Context]) -> Update:
     ctx = run_context(runtime)
     return detect_gaps(
         state.get("entities", []),
@@ -158,31 +168,33 @@ def search_claim(task: dict, runtime: Runtime[Context]) -> dict:
 
 
 @timed("traverse")
-def traverse(state: QAState, runtime: Runtime[Context]) -> dict:
+def traverse(state: QAState, runtime: Runtime[Context]) -> Update:
     ctx = run_context(runtime)
     res = resources_for(ctx)
     query = " ".join([state["question"], *state.get("options", {}).values()])
-    update = traverse_subgraph(
+    subgraph = traverse_subgraph(
         state["entities"], res.store, TraversalSettings.of(ctx), state["question"], query, res.embed
-    )
-    papers = [r["id"] for r in state.get("evidence", {}).get(CLAIM, {}).get("records", [])]
+    )["subgraph"]
+    update: dict[str, object] = {"subgraph": subgraph}
+    claimed = state.get("evidence", {}).get(CLAIM)
+    papers = [r["id"] for r in (claimed.get("records", []) if claimed else [])]
     if not papers and _kind(state) == "research":  # nothing searched: the papers the graph kept, as a search finds
         keys = [e["key"] for e in state.get("entities", [])]
-        kept = kept_papers(state["question"], keys, update["subgraph"], res.store, CLAIM_PAPERS)
+        kept = kept_papers(state["question"], keys, subgraph, res.store, CLAIM_PAPERS)
         if kept:
             update["evidence"] = {KEPT: {"records": kept, "texts": {p["id"]: p["snippet"] for p in kept}}}
             papers = [p["id"] for p in kept]
-    return {**update, "subgraph": without_studies(update["subgraph"])} if papers else update
+    return {**update, "subgraph": without_studies(subgraph)} if papers else update
 
 
 @timed("differential")
-def differential(state: QAState, runtime: Runtime[Context]) -> dict:
+def differential(state: QAState, runtime: Runtime[Context]) -> Update:
     """Candidate diagnoses for the case's findings, and follow-up questions when the leaders are close."""
     store = resources_for(run_context(runtime)).store
     return differentiate(state.get("entities", []), store, state.get("findings") or {}, state.get("question", ""))
 
 
-def asked(state: QAState, entities: list[dict] | None = None) -> Asked:
+def asked(state: QAState, entities: list[QuestionEntity] | None = None) -> Asked:
     return Asked(
         state["question"], state.get("options", {}), entities or state.get("entities", []), state.get("dialogue", [])
     )
@@ -200,7 +212,7 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
     subgraph = state.get("subgraph") or NO_SUBGRAPH
     nodes, links = subgraph["nodes"], subgraph["links"]
     if is_open(state):  # the evidence behind the facts on the point; the model's own answer came from ``draft``
-        on_point = [
+        on_point: list[GraphPath] = [
             {**n, "hidden": False} for n in answering_nodes(state["question"], state.get("entities", []), nodes)
         ]
         index = number_evidence(on_point, fetched(state), res.store, links, state.get("differential", []))
@@ -216,12 +228,12 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
 
 
 @timed("draft")
-def _draft(state: QAState, runtime: Runtime[Context]) -> dict:
+def _draft(state: QAState, runtime: Runtime[Context]) -> Update:
     ctx = run_context(runtime)
     return draft_answer(asked(state), resources_for(ctx).llm, ctx.answer_samples)
 
 
-def draft(state: QAState, runtime: Runtime[Context]) -> dict:
+def draft(state: QAState, runtime: Runtime[Context]) -> Update:
     """An open question's draft, the model's own answer, made while the graph's evidence is searched (``after_gaps``);
     nothing for any other question (the branch exists for every question that is reasoned, so ``reason`` always
     joins it)."""
@@ -232,12 +244,12 @@ def _reading_mode(state: QAState) -> str | None:
     """The evidence mode whose confidence map fits this answer's reading: a research question that reads a paper at
     length (its search's best match, or the paper the graph kept) reads as hybrid first read it, offline too, so
     hybrid's map is the one fitted on that reading; otherwise the run's own mode (None)."""
-    papers = [state.get("evidence", {}).get(key, {}).get("records") for key in (CLAIM, KEPT)]
+    papers = [found.get("records") for key in (CLAIM, KEPT) if (found := state.get("evidence", {}).get(key))]
     return "hybrid" if _kind(state) == "research" and any(papers) else None
 
 
 @timed("answer")
-def answer(state: QAState, runtime: Runtime[Context]) -> dict:
+def answer(state: QAState, runtime: Runtime[Context]) -> Update:
     res = resources_for(run_context(runtime))
     subgraph, kind = state.get("subgraph") or NO_SUBGRAPH, _kind(state)
     index = state.get("evidence_index", [])
@@ -253,11 +265,11 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
         ends = [n["key"] for n in answering_nodes(state["question"], entities, subgraph["nodes"])]
         aliases = {k: e.get("aliases") or [] for k, e in res.store.entities(ends).items()} if ends else {}
         reading = extraction_reliability(res.model_name)
-        update = review(
+        answered = review(
             asked(state, entities), found, state["draft"], res.llm, aliases, calibration, reading, res.embed
         )
     else:
-        update = synthesize(
+        answered = synthesize(
             asked(state, entities),
             found,
             res.llm,
@@ -266,12 +278,13 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
             state.get("reading", ""),
             studies_read(index, subgraph["links"]) if kind == "research" else [],
         )
+    update: dict[str, object] = {**answered}
     shown = [n for paths in shown_paths(subgraph["nodes"]).values() for n in paths]
-    named = spot_entities(update["answer"], res.linker)
-    update["topic"] = topic_of(entities, update["answer"], named)
-    if run_context(runtime).learn == "after" and update.get("citations") and fetched_ids(state):
+    named = spot_entities(answered["answer"], res.linker)
+    update["topic"] = topic_of(entities, answered["answer"], named)
+    if run_context(runtime).learn == "after" and answered.get("citations") and fetched_ids(state):
         update["answer_entities"] = named
-    read = " ".join([update["answer"], *(c.get("quote") or "" for c in update.get("citations") or [])])
+    read = " ".join([answered["answer"], *(c.get("quote") or "" for c in answered.get("citations") or [])])
     update["glossary"] = glossary(res.store, [*state.get("entities", []), *named], shown, subgraph["links"], read)
     update["messages"] = [AIMessage(chat_reply({**state, **update}))]
     return update

@@ -33,6 +33,7 @@ from amg.graphs.resources import resources_for
 from amg.graphs.state import appended
 from amg.tools.kg.audit import audit
 from amg.tools.kg.records import iso_utc, utc_now
+from amg.tools.kg.store.rows import RefreshCandidate
 
 LOCK_MINUTES = 30
 OWNER = f"{socket.gethostname()}:{os.getpid()}"
@@ -53,10 +54,10 @@ def pick(state: RefreshState, runtime: Runtime[Context]) -> dict:
     literature = keep_current(res, ctx)
     papers = [{"key": p["id"], "name": p["id"], "paper": p, "why": "revised"} for p in store.reread_queue(limit)]
     stale_before = iso_utc(datetime.now(UTC) - timedelta(days=ctx.stale_days))
-    chosen: dict[str, dict] = {}
+    chosen: dict[str, RefreshCandidate] = {}
     for row in store.refresh_candidates(stale_before, ctx.tau, limit):
         chosen.setdefault(row["key"], row)
-    return {"candidates": papers + list(chosen.values())[:limit], "literature": literature}
+    return {"candidates": [*papers, *list(chosen.values())[:limit]], "literature": literature}
 
 
 def refresh_entity(task: dict, runtime: Runtime[Context]) -> dict:

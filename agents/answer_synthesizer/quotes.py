@@ -97,7 +97,12 @@ def key_entities(answer: str, entities: Sequence[Named], nodes: Sequence[GraphPa
 
 def named_in(answer: str, entities: Sequence[Named]) -> list[Named]:
     """The entities ``answer`` names, by name or alias."""
-    return [e for e in entities if any(names(answer, n) for n in _names_of(e))]
+    return [e for e in entities if is_named(answer, e)]
+
+
+def is_named(answer: str, entity: Named) -> bool:
+    """Whether ``answer`` names ``entity``, by name or alias."""
+    return any(names(answer, n) for n in _names_of(entity))
 
 
 def _names_of(entity: Named) -> list[str]:

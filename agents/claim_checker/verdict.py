@@ -19,7 +19,9 @@ NO_EVIDENCE_CEILING = 0.8
 LABELS = {"supports": "SUPPORT", "contradicts": "CONTRADICT"}
 
 
-class Verdict(TypedDict):
+class Verdict(TypedDict, total=False):
+    """``weigh`` gives every field; the state holds {} for a turn that checks no claim (graphs/state.py)."""
+
     verdict: str  # one of VERDICTS
     confidence: float
     counts: dict[str, int]  # papers by stance

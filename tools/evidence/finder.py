@@ -8,7 +8,7 @@ with the network absent reports it once and carries on instead of waiting on eve
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -71,7 +71,7 @@ class EvidenceFinder:
         self._down_until: dict[str, float] = {}
 
     def find_evidence(
-        self, query: str, sources: list[str], k: int = 5, context: str = "", mindate: str | None = None
+        self, query: str, sources: Sequence[str], k: int = 5, context: str = "", mindate: str | None = None
     ) -> EvidenceBatch:
         batch = EvidenceBatch()
         for name in sources:

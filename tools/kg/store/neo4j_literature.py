@@ -16,7 +16,7 @@ from typing import cast
 
 from neo4j import ManagedTransaction
 
-from amg.tools.kg.records import EvidenceProps, utc_now
+from amg.tools.kg.records import EvidenceFields, EvidenceProps, utc_now
 from amg.tools.kg.store.bolt_access import BoltAccess
 from amg.tools.kg.store.neo4j_bookkeeping import weaken_relations
 from amg.tools.kg.store.rows import RestingRelation, Withdrawal
@@ -99,7 +99,7 @@ class LiteratureQueries(BoltAccess):
             )
         ]
 
-    def revise_evidence(self, props: EvidenceProps) -> None:
+    def revise_evidence(self, props: EvidenceFields) -> None:
         """The paper's revised text and metadata on its Evidence node (its id and status unchanged)."""
         query = """MATCH (v:Evidence {id: $id}) SET v.title = $p.title, v.snippet = $p.snippet, v.year = $p.year,
                    v.journal = $p.journal, v.doi = $p.doi, v.revised_at = $now"""
