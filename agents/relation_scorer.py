@@ -226,13 +226,13 @@ def grounded_relations(
             record = RelationRecord(
                 source,
                 target,
-                rel_type,
-                reader.confidence(rel.score),
-                cited,
-                rel.score,
-                rel.sentence.strip()[:500],
-                origin,
-                reader.model_name,
+                type=rel_type,
+                confidence=reader.confidence(rel.score),
+                evidence_ids=cited,
+                score_raw=rel.score,
+                description=rel.sentence.strip()[:500],
+                origin=origin,
+                model=reader.model_name,
             )
         except ValueError:
             continue  # empty names, self-loops, oversized text: not a relation

@@ -74,7 +74,12 @@ def extract(item: dict, llm, model_name: str, keep_score: int, usage: Usage) -> 
     if reply is None:
         return None
     kept, _, _ = grounded_relations(
-        entity, reply, Reader(llm, model_name, 1.0, keep_score), [record], {}, {entity["key"]: entity["type"]}
+        entity,
+        reply,
+        Reader(llm, model_name, reliability=1.0, keep_score=keep_score),
+        [record],
+        {},
+        {entity["key"]: entity["type"]},
     )
     return kept
 

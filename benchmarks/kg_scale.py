@@ -95,7 +95,18 @@ def main() -> None:
     batch = []
     checkpoints = [c for c in CHECKPOINTS if c < args.relations] + [args.relations]
     for s, t, rel, conf in synthetic_relations(rng, args.entities, args.relations):
-        batch.append(RelationRecord(s, t, rel, conf, [f"pmid:{9_000_000 + written // 100}"], conf * 10, "", "bench"))
+        batch.append(
+            RelationRecord(
+                s,
+                t,
+                type=rel,
+                confidence=conf,
+                evidence_ids=[f"pmid:{9_000_000 + written // 100}"],
+                score_raw=conf * 10,
+                description="",
+                origin="bench",
+            )
+        )
         written += 1
         if len(batch) == BATCH or written in checkpoints:
             evidence = [EvidenceRecord(id=i, kind="pubmed") for i in sorted({r.evidence_ids[0] for r in batch})]

@@ -196,7 +196,10 @@ def differential(state: QAState, runtime: Runtime[Context]) -> Update:
 
 def asked(state: QAState, entities: list[QuestionEntity] | None = None) -> Asked:
     return Asked(
-        state["question"], state.get("options", {}), entities or state.get("entities", []), state.get("dialogue", [])
+        state["question"],
+        state.get("options", {}),
+        entities=entities or state.get("entities", []),
+        dialogue=state.get("dialogue", []),
     )
 
 
@@ -222,7 +225,7 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
     if _kind(state) == "research":
         index = with_stored_lead(index, links)
         return {"evidence_index": index, "reading": study_reading(index, links)}
-    found = Found(nodes, links, index, differential=state.get("differential", []))
+    found = Found(nodes, links, evidence_index=index, differential=state.get("differential", []))
     update = reason(asked(state), found, res.llm, ctx.per_entity_reasoning)
     return {**update, "evidence_index": index}
 
@@ -254,7 +257,13 @@ def answer(state: QAState, runtime: Runtime[Context]) -> Update:
     subgraph, kind = state.get("subgraph") or NO_SUBGRAPH, _kind(state)
     index = state.get("evidence_index", [])
     entities = with_aliases(state.get("entities", []), res.store)
-    found = Found(subgraph["nodes"], subgraph["links"], index, fetched_ids(state), state.get("differential", []))
+    found = Found(
+        subgraph["nodes"],
+        subgraph["links"],
+        evidence_index=index,
+        fetched_ids=fetched_ids(state),
+        differential=state.get("differential", []),
+    )
     calibration = res.calibration(kind=confidence_kind(kind, state.get("options", {})), mode=_reading_mode(state))
     if state.get("draft"):
         ctx = run_context(runtime)

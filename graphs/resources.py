@@ -95,7 +95,9 @@ class Resources:
 
     def reader(self, keep_score: int) -> Reader:
         """The model as it reads evidence into the graph, with its measured extraction reliability."""
-        return Reader(self.llm, self.model_name, extraction_reliability(self.model_name), keep_score)
+        return Reader(
+            self.llm, self.model_name, reliability=extraction_reliability(self.model_name), keep_score=keep_score
+        )
 
     def calibration(self, method: str = "kg", kind: str = "exam", mode: str | None = None) -> CalibrationMap | None:
         """The answer-confidence map measured for this model answering ``kind`` questions by ``method``, if any

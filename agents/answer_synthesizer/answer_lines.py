@@ -11,7 +11,7 @@ answer degrades. An open answer carries what its own tokens say of how sure the 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 from amg.agents.answer_synthesizer.self_check import answer_likelihood, answer_token_probabilities, token_signals
 from amg.prompts import load
@@ -33,6 +33,7 @@ class Reply:
 
     answer: str
     option: str | None
+    _: KW_ONLY
     confidence: float
     citations: list[int] = field(default_factory=list)
     likelihood: float | None = None  # an open answer's: its tokens' geometric mean probability
@@ -84,7 +85,12 @@ def read_reply(text: str, options: dict[str, str]) -> Reply | None:
     if (options and option is None) or (not options and not answer):
         return None
     cited = re.findall(r"\d+", fields.get("citation", "")) + re.findall(r"\[(\d+)\]", answer)
-    return Reply(answer, option, read_confidence(fields.get("confidence", "")), [int(n) for n in dict.fromkeys(cited)])
+    return Reply(
+        answer,
+        option,
+        confidence=read_confidence(fields.get("confidence", "")),
+        citations=[int(n) for n in dict.fromkeys(cited)],
+    )
 
 
 def ask_answer(

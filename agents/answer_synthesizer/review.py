@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, dataclass, replace
 
 from amg.agents.answer_synthesizer.agreement import agreement
 from amg.agents.answer_synthesizer.answer_lines import read_reply
@@ -67,6 +67,7 @@ class Fact:
 
     end: str  # the far end's name, as a clinician writes it
     end_key: str
+    _: KW_ONLY
     said: str  # the fact as words: "Lyme disease is caused by Borrelia burgdorferi"
     confidence: float
     evidence_ids: tuple[str, ...]
@@ -171,7 +172,7 @@ def _fact(node: GraphPath, seed: str, relation: str, aliases: dict[str, list[str
     said = f"{clinical_name(seed)} {relation.replace('_', ' ')} {end}"
     names = tuple(dict.fromkeys(clinical_name(n) for n in [node["name"], *aliases.get(node["key"], [])]))
     evidence = tuple(i for step in node["steps"] for i in step["evidence_ids"])
-    return Fact(end, node["key"], said, float(node["score"]), evidence, names)
+    return Fact(end, node["key"], said=said, confidence=float(node["score"]), evidence_ids=evidence, names=names)
 
 
 def states(quote: str, answer: str, keys: Sequence[Named]) -> bool:

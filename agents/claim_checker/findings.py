@@ -102,14 +102,14 @@ def grounded(
         record = RelationRecord(
             source,
             target,
-            rel_type,
-            round(confidence, 3),
-            [paper["id"]],
-            None,
-            text_of[number][:500],
-            paper.get("kind") or "pubmed",
-            model,
-            quotes,
+            type=rel_type,
+            confidence=round(confidence, 3),
+            evidence_ids=[paper["id"]],
+            score_raw=None,
+            description=text_of[number][:500],
+            origin=paper.get("kind") or "pubmed",
+            model=model,
+            quotes=quotes,
         )
     except ValueError as exc:
         return None, str(exc)

@@ -160,13 +160,13 @@ def grounded_finding(
         return RelationRecord(
             source,
             target,
-            rel_type,
-            reader.confidence(finding.score),
-            [paper["id"]],
-            finding.score,
-            description,
-            paper["kind"],
-            reader.model_name,
+            type=rel_type,
+            confidence=reader.confidence(finding.score),
+            evidence_ids=[paper["id"]],
+            score_raw=finding.score,
+            description=description,
+            origin=paper["kind"],
+            model=reader.model_name,
         ), None
     except ValueError as exc:
         return None, str(exc)

@@ -102,7 +102,10 @@ def test_parser_survives_malformed_llm_output(store, linker):
 def test_gap_detector(store):
     store.upsert(
         evidence=[EvidenceRecord(id="pmid:1", kind="pubmed")],
-        relations=[RelationRecord("Known", f"N{i}", "associated_with", 0.9, ["pmid:1"]) for i in range(3)],
+        relations=[
+            RelationRecord("Known", f"N{i}", type="associated_with", confidence=0.9, evidence_ids=["pmid:1"])
+            for i in range(3)
+        ],
     )
     entities = [
         {"key": "known", "name": "Known", "type": "other"},
@@ -116,10 +119,10 @@ def test_gap_detector(store):
 def test_reasoner_per_entity_and_joint(store):
     entities = [{"key": "a", "name": "A", "type": "drug"}, {"key": "b", "name": "B", "type": "disease"}]
     llm = chat(text={"content": "A treats B."})
-    per_entity = reason(Asked("q?", {}, entities, []), Found(), llm, per_entity=True)
+    per_entity = reason(Asked("q?", {}, entities=entities, dialogue=[]), Found(), llm, per_entity=True)
     assert per_entity["llm_calls"] == 2 and set(per_entity["reasoning"]) == {"A", "B"}
     assert [t["role"] for t in per_entity["dialogue"]] == ["user", "assistant"], "one turn carries both entities"
-    joint = reason(Asked("q?", {}, entities, []), Found(), llm, per_entity=False)
+    joint = reason(Asked("q?", {}, entities=entities, dialogue=[]), Found(), llm, per_entity=False)
     assert joint["llm_calls"] == 1 and set(joint["reasoning"]) == {"all"}, "one call reasons over both entities"
     assert "Nothing relevant in the knowledge graph on: A, B." in llm.calls[-1]["prompt"]
     assert "<question>\nq?" in llm.calls[-1]["prompt"], "without a conversation the reasoner opens one"
@@ -131,14 +134,22 @@ def test_agents_continue_one_conversation(store, linker):
     llm = chat(text={"content": "metformin | drug"})
     parsed = parse_query("First-line drug for T2DM?", {"A": "Insulin", "B": "Metformin"}, llm, linker, max_entities=8)
     reasoned = reason(
-        Asked("First-line drug for T2DM?", {"A": "Insulin", "B": "Metformin"}, parsed["entities"], parsed["dialogue"]),
+        Asked(
+            "First-line drug for T2DM?",
+            {"A": "Insulin", "B": "Metformin"},
+            entities=parsed["entities"],
+            dialogue=parsed["dialogue"],
+        ),
         Found(),
         llm,
         per_entity=False,
     )
     answered = synthesize(
         Asked(
-            "First-line drug for T2DM?", {"A": "Insulin", "B": "Metformin"}, parsed["entities"], reasoned["dialogue"]
+            "First-line drug for T2DM?",
+            {"A": "Insulin", "B": "Metformin"},
+            entities=parsed["entities"],
+            dialogue=reasoned["dialogue"],
         ),
         Found(),
         llm,
@@ -187,8 +198,8 @@ def test_answer_cites_resolvable_evidence_and_combines_confidence(store):
     assert [(e["n"], e["id"]) for e in index] == [(1, "pmid:31000001")]
     llm = chat(text={"content": "Option: b\nConfidence: 0.8\nCitations: 1, 7"})
     out = synthesize(
-        Asked("First-line drug for T2DM?", {"A": "Insulin", "B": "Metformin"}, [{"key": "t2dm"}], []),
-        Found(nodes, [], index),
+        Asked("First-line drug for T2DM?", {"A": "Insulin", "B": "Metformin"}, entities=[{"key": "t2dm"}], dialogue=[]),
+        Found(nodes, [], evidence_index=index),
         llm,
     )
     assert out["option"] == "B" and out["answer"] == "B. Metformin"
@@ -203,19 +214,19 @@ def test_glossary_lists_curated_definitions_of_the_terms_a_reader_meets(store):
             EntityRecord(
                 "Diarrhea",
                 "phenotype",
-                "Abnormally increased frequency of loose stools.",
-                1.0,
-                ["HP:0002014"],
-                ["vocabulary:hpo"],
+                description="Abnormally increased frequency of loose stools.",
+                description_confidence=1.0,
+                aliases=["HP:0002014"],
+                sources=["vocabulary:hpo"],
             ),
-            EntityRecord("Metformin", "drug", "A model's guess at metformin.", 0.5),
+            EntityRecord("Metformin", "drug", description="A model's guess at metformin.", description_confidence=0.5),
             EntityRecord(
                 "Nausea",
                 "phenotype",
-                "A sensation of unease with an urge to vomit.",
-                1.0,
-                ["HP:0002018"],
-                ["vocabulary:hpo"],
+                description="A sensation of unease with an urge to vomit.",
+                description_confidence=1.0,
+                aliases=["HP:0002018"],
+                sources=["vocabulary:hpo"],
             ),
         ]
     )

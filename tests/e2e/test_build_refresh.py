@@ -128,7 +128,11 @@ def test_refresh_and_qa_write_on_the_same_entity_lose_nothing(env, store):
                     halfway.wait()  # the refresher has claimed metformin and is scoring it
                 store.upsert(
                     evidence=[EvidenceRecord(id=f"pmid:9{i}", kind="pubmed")],
-                    relations=[RelationRecord("Metformin", f"Condition {i}", "treats", 0.7, [f"pmid:9{i}"])],
+                    relations=[
+                        RelationRecord(
+                            "Metformin", f"Condition {i}", type="treats", confidence=0.7, evidence_ids=[f"pmid:9{i}"]
+                        )
+                    ],
                 )
         except Exception as exc:  # surfaced below
             errors.append(exc)

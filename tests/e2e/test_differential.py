@@ -31,7 +31,16 @@ ANNOTATIONS = {
 def case_graph(store):
     ev = EvidenceRecord(id="vocab:hpoa:test", kind="vocabulary")
     rels = [
-        RelationRecord(f.title(), d.title(), "symptom_of", round(0.4 + 0.6 * p, 3), [ev.id], None, "", "vocabulary:hpo")
+        RelationRecord(
+            f.title(),
+            d.title(),
+            type="symptom_of",
+            confidence=round(0.4 + 0.6 * p, 3),
+            evidence_ids=[ev.id],
+            score_raw=None,
+            description="",
+            origin="vocabulary:hpo",
+        )
         for d, findings in ANNOTATIONS.items()
         for f, p in findings.items()
     ]
@@ -95,9 +104,36 @@ def test_a_finding_the_case_already_implies_is_not_asked(case_graph):
     case_graph.upsert(
         evidence=[ev],
         relations=[
-            RelationRecord("Rash", "Skin abnormality", "is_a", 1.0, [ev.id], None, "", "vocabulary:hpo"),
-            RelationRecord("Skin abnormality", "Alpha", "symptom_of", 0.94, [ev.id], None, "", "vocabulary:hpo"),
-            RelationRecord("Skin abnormality", "Beta", "symptom_of", 0.4, [ev.id], None, "", "vocabulary:hpo"),
+            RelationRecord(
+                "Rash",
+                "Skin abnormality",
+                type="is_a",
+                confidence=1.0,
+                evidence_ids=[ev.id],
+                score_raw=None,
+                description="",
+                origin="vocabulary:hpo",
+            ),
+            RelationRecord(
+                "Skin abnormality",
+                "Alpha",
+                type="symptom_of",
+                confidence=0.94,
+                evidence_ids=[ev.id],
+                score_raw=None,
+                description="",
+                origin="vocabulary:hpo",
+            ),
+            RelationRecord(
+                "Skin abnormality",
+                "Beta",
+                type="symptom_of",
+                confidence=0.4,
+                evidence_ids=[ev.id],
+                score_raw=None,
+                description="",
+                origin="vocabulary:hpo",
+            ),
         ],
     )
     asked = [f["finding"] for f in differentiate(entities, case_graph, {})["follow_up"]]
@@ -135,7 +171,16 @@ CASES = {
 def hpo_cases(store):
     ev = EvidenceRecord(id="vocab:hpoa:cases", kind="vocabulary")
     rels = [
-        RelationRecord(f, d, "symptom_of", round(0.4 + 0.6 * p, 3), [ev.id], None, "", "vocabulary:hpo")
+        RelationRecord(
+            f,
+            d,
+            type="symptom_of",
+            confidence=round(0.4 + 0.6 * p, 3),
+            evidence_ids=[ev.id],
+            score_raw=None,
+            description="",
+            origin="vocabulary:hpo",
+        )
         for d, findings in CASES.items()
         for f, p in findings.items()
     ]
@@ -206,10 +251,29 @@ def test_a_finding_counts_once_however_many_finer_terms_a_disease_has(store):
     ev = EvidenceRecord(id="vocab:hpoa:pool", kind="vocabulary")
     seizures = ["Focal seizure", "Absence seizure", "Tonic seizure"]
     rels = [
-        RelationRecord(f, "Many-seizures", "symptom_of", 0.9, [ev.id], None, "", "vocabulary:hpo") for f in seizures
+        RelationRecord(
+            f,
+            "Many-seizures",
+            type="symptom_of",
+            confidence=0.9,
+            evidence_ids=[ev.id],
+            score_raw=None,
+            description="",
+            origin="vocabulary:hpo",
+        )
+        for f in seizures
     ]
     rels += [
-        RelationRecord(f, "Seizures-and-fever", "symptom_of", 0.9, [ev.id], None, "", "vocabulary:hpo")
+        RelationRecord(
+            f,
+            "Seizures-and-fever",
+            type="symptom_of",
+            confidence=0.9,
+            evidence_ids=[ev.id],
+            score_raw=None,
+            description="",
+            origin="vocabulary:hpo",
+        )
         for f in ("Seizure", "Fever")
     ]
     store.upsert(evidence=[ev], relations=rels)

@@ -15,7 +15,17 @@ EV = EvidenceRecord(id="pmid:1", kind="pubmed", title="Metformin in T2D", pmid="
 
 
 def rel(source, target, type_="treats", conf=0.9, evidence=("pmid:1",), origin="pubmed"):
-    return RelationRecord(source, target, type_, conf, list(evidence), conf * 10, "d", origin, "m")
+    return RelationRecord(
+        source,
+        target,
+        type=type_,
+        confidence=conf,
+        evidence_ids=list(evidence),
+        score_raw=conf * 10,
+        description="d",
+        origin=origin,
+        model="m",
+    )
 
 
 def test_schema_is_idempotent(store):
@@ -162,13 +172,13 @@ def _writer(args):
                     RelationRecord(
                         "Shared drug",
                         f"Target {i}",
-                        "treats",
-                        0.5 + worker / 10,
-                        [f"pmid:{worker}{i}"],
-                        5,
-                        "",
-                        f"w{worker}",
-                        "m",
+                        type="treats",
+                        confidence=0.5 + worker / 10,
+                        evidence_ids=[f"pmid:{worker}{i}"],
+                        score_raw=5,
+                        description="",
+                        origin=f"w{worker}",
+                        model="m",
                     )
                 ],
             )

@@ -44,8 +44,28 @@ def test_a_finding_the_revision_no_longer_states_is_read_again_and_weakened(stor
     llm = ChatOpenAI(base_url=server.base_url, api_key="test", model="scripted", temperature=0)
     res = Resources(ctx, store=store, llm=llm)
     paper = EvidenceRecord(id="pmid:20000001", kind="pubmed", title="Metformin and lactic acidosis", pmid="20000001")
-    kept = RelationRecord("metformin", "lactic acidosis", "no_effect_on", 0.7, [paper.id], 7, LACTIC, "pubmed", "m")
-    gone = RelationRecord("metformin", "renal function", "worsens", 0.6, [paper.id], 6, DROPPED, "pubmed", "m")
+    kept = RelationRecord(
+        "metformin",
+        "lactic acidosis",
+        type="no_effect_on",
+        confidence=0.7,
+        evidence_ids=[paper.id],
+        score_raw=7,
+        description=LACTIC,
+        origin="pubmed",
+        model="m",
+    )
+    gone = RelationRecord(
+        "metformin",
+        "renal function",
+        type="worsens",
+        confidence=0.6,
+        evidence_ids=[paper.id],
+        score_raw=6,
+        description=DROPPED,
+        origin="pubmed",
+        model="m",
+    )
     store.upsert(evidence=[paper], relations=[kept, gone], supports=[("metformin", paper.id)])
 
     result = reread_paper({"id": paper.id, "pmid": "20000001"}, res, ctx)

@@ -39,11 +39,34 @@ def stage_findings(store) -> None:
     ]
     found = [
         RelationRecord(
-            "medical students", "quality assurance programmes", "improves", 0.8, [DAY], 8, SENTENCE, "pubmed"
+            "medical students",
+            "quality assurance programmes",
+            type="improves",
+            confidence=0.8,
+            evidence_ids=[DAY],
+            score_raw=8,
+            description=SENTENCE,
+            origin="pubmed",
         ),
-        RelationRecord("metformin", "lactic acidosis", "no_effect_on", 0.7, ["pmid:20000001"], 7, LACTIC, "pubmed"),
         RelationRecord(
-            "inhaled corticosteroids", "asthma exacerbation", "improves", 0.7, ["pmid:20000002"], 7, "", "x"
+            "metformin",
+            "lactic acidosis",
+            type="no_effect_on",
+            confidence=0.7,
+            evidence_ids=["pmid:20000001"],
+            score_raw=7,
+            description=LACTIC,
+            origin="pubmed",
+        ),
+        RelationRecord(
+            "inhaled corticosteroids",
+            "asthma exacerbation",
+            type="improves",
+            confidence=0.7,
+            evidence_ids=["pmid:20000002"],
+            score_raw=7,
+            description="",
+            origin="x",
         ),
     ]
     store.upsert(

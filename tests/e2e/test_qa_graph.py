@@ -67,12 +67,12 @@ def qa(store, scripted_server, tmp_path, monkeypatch):
             RelationRecord(
                 "Polyuria",
                 "Type 2 diabetes mellitus",
-                "symptom_of",
-                0.8,
-                ["vocab:hpo:HP:0000103"],
-                8,
-                "",
-                "vocabulary:hpo",
+                type="symptom_of",
+                confidence=0.8,
+                evidence_ids=["vocab:hpo:HP:0000103"],
+                score_raw=8,
+                description="",
+                origin="vocabulary:hpo",
             )
         ],
     )

@@ -16,9 +16,20 @@ def test_relevant_path_outranks_an_irrelevant_tie(store):
     store.upsert(
         evidence=[EvidenceRecord(id="vocab:x", kind="vocabulary")],
         relations=[
-            RelationRecord("Metformin", "Biguanide", "is_a", 1.0, ["vocab:x"], 10),
-            RelationRecord("Diarrhea", "Metformin", "adverse_effect_of", 1.0, ["vocab:x"], 10),
-            RelationRecord("Metformin", "Guanidines", "is_a", 1.0, ["vocab:x"], 10),
+            RelationRecord(
+                "Metformin", "Biguanide", type="is_a", confidence=1.0, evidence_ids=["vocab:x"], score_raw=10
+            ),
+            RelationRecord(
+                "Diarrhea",
+                "Metformin",
+                type="adverse_effect_of",
+                confidence=1.0,
+                evidence_ids=["vocab:x"],
+                score_raw=10,
+            ),
+            RelationRecord(
+                "Metformin", "Guanidines", type="is_a", confidence=1.0, evidence_ids=["vocab:x"], score_raw=10
+            ),
         ],
     )
     entities = [{"key": "metformin", "name": "metformin", "type": "drug"}]
@@ -36,7 +47,15 @@ def test_a_direct_fact_stays_in_the_subgraph_when_curated_paths_fill_the_node_bu
     with the budget's paths (the demo's offline follow-up never saw "Metformin has adverse effect Diarrhea")."""
     minilm = str(model_path("minilm", Path("/nonexistent")))
     members = [
-        RelationRecord(f"Biguanide member {i}", "Biguanide", "is_a", 1.0, ["vocab:x"], 10, origin="vocabulary:x")
+        RelationRecord(
+            f"Biguanide member {i}",
+            "Biguanide",
+            type="is_a",
+            confidence=1.0,
+            evidence_ids=["vocab:x"],
+            score_raw=10,
+            origin="vocabulary:x",
+        )
         for i in range(10)
     ]
     read = "The most common adverse effects of metformin are diarrhea and nausea."
@@ -46,10 +65,35 @@ def test_a_direct_fact_stays_in_the_subgraph_when_curated_paths_fill_the_node_bu
             EvidenceRecord(id="textbook:t.md::0", kind="textbook", snippet=read),
         ],
         relations=[
-            RelationRecord("Metformin", "Biguanide", "is_a", 1.0, ["vocab:x"], 10, origin="vocabulary:x"),
+            RelationRecord(
+                "Metformin",
+                "Biguanide",
+                type="is_a",
+                confidence=1.0,
+                evidence_ids=["vocab:x"],
+                score_raw=10,
+                origin="vocabulary:x",
+            ),
             *members,
-            RelationRecord("Diarrhea", "Metformin", "adverse_effect_of", 0.68, ["vocab:x"], 7, origin="vocabulary:x"),
-            RelationRecord("Nausea", "Metformin", "adverse_effect_of", 0.6, ["textbook:t.md::0"], 8, read, "textbook"),
+            RelationRecord(
+                "Diarrhea",
+                "Metformin",
+                type="adverse_effect_of",
+                confidence=0.68,
+                evidence_ids=["vocab:x"],
+                score_raw=7,
+                origin="vocabulary:x",
+            ),
+            RelationRecord(
+                "Nausea",
+                "Metformin",
+                type="adverse_effect_of",
+                confidence=0.6,
+                evidence_ids=["textbook:t.md::0"],
+                score_raw=8,
+                description=read,
+                origin="textbook",
+            ),
         ],
     )
     entities = [{"key": "metformin", "name": "metformin", "type": "drug"}]
@@ -70,8 +114,22 @@ def test_paths_unlike_the_question_are_hidden_from_the_reasoner(store):
     store.upsert(
         evidence=[EvidenceRecord(id="vocab:x", kind="vocabulary")],
         relations=[
-            RelationRecord("Diarrhea", "Metformin", "adverse_effect_of", 1.0, ["vocab:x"], 10),
-            RelationRecord("Dimethylbiguanide hydrochloride salt", "Metformin", "part_of", 1.0, ["vocab:x"], 10),
+            RelationRecord(
+                "Diarrhea",
+                "Metformin",
+                type="adverse_effect_of",
+                confidence=1.0,
+                evidence_ids=["vocab:x"],
+                score_raw=10,
+            ),
+            RelationRecord(
+                "Dimethylbiguanide hydrochloride salt",
+                "Metformin",
+                type="part_of",
+                confidence=1.0,
+                evidence_ids=["vocab:x"],
+                score_raw=10,
+            ),
         ],
     )
     entities = [{"key": "metformin", "name": "metformin", "type": "drug"}]

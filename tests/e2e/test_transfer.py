@@ -25,7 +25,7 @@ def seeded(store):
     store.upsert(
         entities=[EntityRecord("Metformin", "drug", aliases=["Glucophage"])],
         evidence=[EV],
-        relations=[RelationRecord("Metformin", "T2DM", "treats", 0.9, ["pmid:1"])],
+        relations=[RelationRecord("Metformin", "T2DM", type="treats", confidence=0.9, evidence_ids=["pmid:1"])],
         supports=[("Metformin", "pmid:1")],
     )
 

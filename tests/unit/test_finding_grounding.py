@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from amg.tools.llm.reader import Reader
 
-READER = Reader(None, "m", 1.0, 4)  # no model: grounding reads the finding a model gave
+READER = Reader(None, "m", reliability=1.0, keep_score=4)  # no model: grounding reads the finding a model gave
 
 
 def test_a_finding_is_grounded_word_by_word_and_lands_on_the_question_entity():

@@ -32,7 +32,12 @@ ENTITIES = [{"key": "medical student", "name": "medical students", "type": "othe
 
 def answered(paper: dict) -> dict:
     llm = chat(text={"content": "Answer: yes\nConfidence: 0.8\nCitations: [1]"})
-    return synthesize(Asked(QUESTION, VERDICTS, ENTITIES), Found([], [], [paper], [paper["id"]]), llm, rests_on=[1])
+    return synthesize(
+        Asked(QUESTION, VERDICTS, entities=ENTITIES),
+        Found([], [], evidence_index=[paper], fetched_ids=[paper["id"]]),
+        llm,
+        rests_on=[1],
+    )
 
 
 def test_the_answer_cites_a_retracted_paper_as_such_and_does_not_rest_on_it():

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 
 from amg.tools.kg.grounding import GENERIC_TERMS
@@ -34,6 +34,7 @@ def _plain_short_word(words: list[str], start: int, size: int) -> bool:
 class Candidate:
     key: str
     name: str
+    _: KW_ONLY
     type: str
     score: float
     how: str  # "exact" | "alias" | "embedding"
@@ -76,14 +77,14 @@ class EntityLinker:
         found = self.store.lookup([key]).get(key)
         if found:
             return [
-                Candidate(f["key"], f["name"], f["type"], 1.0 if f["how"] == "exact" else 0.95, f["how"])
+                Candidate(f["key"], f["name"], type=f["type"], score=1.0 if f["how"] == "exact" else 0.95, how=f["how"])
                 for f in found[:k]
             ]
         if self.collection.count() == 0:
             return []
         hits = self.collection.query(query_embeddings=embed(self.model_path, [mention]), n_results=k)
         return [
-            Candidate(ident, meta["name"], meta["type"], round(1 - dist, 3), "embedding")
+            Candidate(ident, meta["name"], type=meta["type"], score=round(1 - dist, 3), how="embedding")
             for ident, meta, dist in zip(hits["ids"][0], hits["metadatas"][0], hits["distances"][0])
             if 1 - dist >= self.threshold
         ]
@@ -106,5 +107,7 @@ class EntityLinker:
             first, last = spans[k]
             if taken.isdisjoint(range(first, last)) and all(c.key != hit["key"] for _, c in chosen):
                 taken.update(range(first, last))
-                chosen.append((first, Candidate(hit["key"], hit["name"], hit["type"], 1.0, "vocabulary")))
+                chosen.append(
+                    (first, Candidate(hit["key"], hit["name"], type=hit["type"], score=1.0, how="vocabulary"))
+                )
         return [candidate for _, candidate in sorted(chosen, key=lambda pair: pair[0])]

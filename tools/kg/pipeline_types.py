@@ -11,7 +11,7 @@ state, so two objects carry what used to be a dozen parameters.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import NotRequired
 
 from typing_extensions import ReadOnly, TypedDict
@@ -167,6 +167,7 @@ class Asked:
 
     question: str
     options: dict[str, str] = field(default_factory=dict)
+    _: KW_ONLY
     entities: list[QuestionEntity] = field(default_factory=list)
     dialogue: list[dict[str, str]] = field(default_factory=list)  # its turns (tools/llm/conversation.py Turn)
 
@@ -179,6 +180,7 @@ class Found:
 
     nodes: list[GraphPath] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
+    _: KW_ONLY
     evidence_index: list[EvidenceItem] = field(default_factory=list)
     fetched_ids: list[str] = field(default_factory=list)
     differential: list[CandidateDiagnosis] = field(default_factory=list)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from datetime import UTC, datetime
 from typing import Literal, NotRequired, TypedDict
 
@@ -28,6 +28,7 @@ def utc_now() -> str:
 class EntityRecord:
     name: str
     type: str = "other"
+    _: KW_ONLY
     description: str | None = None
     description_confidence: float | None = None
     aliases: list[str] = field(default_factory=list)
@@ -151,6 +152,7 @@ class RelationRecord:
 
     source: str
     target: str
+    _: KW_ONLY
     type: str
     confidence: float
     evidence_ids: list[str]
@@ -237,6 +239,7 @@ class Rescored(TypedDict):
 class GapReport:
     key: str
     status: str  # "ok" | "missing" | "stale" | "thin"
+    _: KW_ONLY
     strong_relations: int = 0
     refreshed_at: str | None = None
 

@@ -9,7 +9,7 @@ benchmarks/claim_retrieval.py, which reports each.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 import numpy as np
 
@@ -28,6 +28,7 @@ RRF_K = 60  # reciprocal-rank fusion's constant (the published default)
 class FoundPaper:
     article: Article
     bm25: float
+    _: KW_ONLY
     bm25_rank: int
     relevance: float = 0.0  # the closest sentence's (or the title's) cosine similarity to the claim
     sentence_scores: list[float] = field(default_factory=list)  # per numbered sentence
@@ -51,7 +52,9 @@ def candidates(index: LiteratureIndex, claim: str, vectors: SentenceVectors | No
     """BM25's ``depth`` best papers for ``claim``, with their sentences' closeness to it when ``vectors`` are given."""
     hits = index.search(claim, k=depth)
     articles = {a.key: a for a in index.fetch([h.key for h in hits])}
-    found = [FoundPaper(articles[h.key], h.score, n) for n, h in enumerate(h for h in hits if h.key in articles)]
+    found = [
+        FoundPaper(articles[h.key], h.score, bm25_rank=n) for n, h in enumerate(h for h in hits if h.key in articles)
+    ]
     if vectors is not None and found:
         closeness(found, claim, vectors)
     return found

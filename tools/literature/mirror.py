@@ -17,7 +17,7 @@ import re
 import urllib.error
 import urllib.request
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from html import unescape
 from pathlib import Path
 from typing import Protocol, TypeVar
@@ -47,6 +47,7 @@ class RemoteFile:
 
     rank: int  # FOLDERS.index(folder)
     year: int  # the release's two digits: pubmed25n… after pubmed24n…
+    _: KW_ONLY
     number: int
     folder: str
     name: str
@@ -71,7 +72,9 @@ def in_nlm_order(folder: str, names: list[str]) -> list[RemoteFile]:
     for name in names:
         match = FILE_NAME.match(name)
         if match:
-            files.append(RemoteFile(FOLDERS.index(folder), int(match[1]), int(match[2]), folder, name))
+            files.append(
+                RemoteFile(FOLDERS.index(folder), int(match[1]), number=int(match[2]), folder=folder, name=name)
+            )
     return sorted(files)
 
 

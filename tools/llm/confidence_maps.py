@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -84,6 +84,7 @@ class CalibrationMap:
 
     a: float = 1.0
     b: float = 0.0
+    _: KW_ONLY
     c: float = 0.0
     letter_prior: dict[str, float] = field(default_factory=dict)
     about: dict = field(default_factory=dict)  # model, data, split, n, date, figures
@@ -128,10 +129,10 @@ class CalibrationMap:
         return cls(
             data["a"],
             data["b"],
-            data["c"],
-            data.get("letter_prior") or {},
-            data.get("about") or {},
-            data.get("weights") or {},
+            c=data["c"],
+            letter_prior=data.get("letter_prior") or {},
+            about=data.get("about") or {},
+            weights=data.get("weights") or {},
         )
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -40,6 +40,7 @@ _SYNONYM = re.compile(r'^synonym: "((?:[^"\\]|\\.)*)" (\w+)')
 class Term:
     id: str
     name: str
+    _: KW_ONLY
     parents: list[str] = field(default_factory=list)
     labels: list[tuple[str, float]] = field(default_factory=list)
     obsolete: bool = False

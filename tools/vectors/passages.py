@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import TypedDict
 
@@ -40,6 +40,7 @@ class ChunkMeta(TypedDict):
 class Passage:
     text: str
     source: str
+    _: KW_ONLY
     chunk: int
     start: int
     end: int
@@ -163,11 +164,11 @@ class PassageStore:
             Passage(
                 doc,
                 meta["source"],
-                meta["chunk"],
-                meta["start"],
-                meta["end"],
-                round(1.0 - dist, 4),
-                meta["file"] if Path(meta.get("file", "")).is_absolute() else "",
+                chunk=meta["chunk"],
+                start=meta["start"],
+                end=meta["end"],
+                score=round(1.0 - dist, 4),
+                file=meta["file"] if Path(meta.get("file", "")).is_absolute() else "",
             )
             for doc, meta, dist in zip(found["documents"][0], found["metadatas"][0], found["distances"][0])
         ]

@@ -173,7 +173,7 @@ class KnowledgeQueries(BoltAccess):
                 status = "thin"
             else:
                 status = "ok"
-            reports.append(GapReport(row["k"], status, row["strong"], row["refreshed"]))
+            reports.append(GapReport(row["k"], status, strong_relations=row["strong"], refreshed_at=row["refreshed"]))
         return reports
 
     def relation_history(self, key: str) -> list[RelationHistory]:

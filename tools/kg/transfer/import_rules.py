@@ -232,7 +232,11 @@ def _evidence(row: Raw) -> EvidenceRow:
 def _relation(row: Raw) -> RelationRow:
     props = _props(row.get("props"), RELATION, required=("type", "confidence", "evidence_ids"))
     record = RelationRecord(
-        name(row.get("source")), name(row.get("target")), props["type"], props["confidence"], props["evidence_ids"]
+        name(row.get("source")),
+        name(row.get("target")),
+        type=props["type"],
+        confidence=props["confidence"],
+        evidence_ids=props["evidence_ids"],
     )
     now = utc_now()
     defaults = {

@@ -18,7 +18,7 @@ candidates the way the first does adds nothing). Everything here is pure: the gr
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 from amg.tools.kg.store.rows import EntityRef
 
@@ -36,6 +36,7 @@ def frequency_of(confidence: float) -> float:
 class Candidate:
     key: str
     name: str
+    _: KW_ONLY
     probability: float
     present: list[str] = field(default_factory=list)  # findings of the case the disease explains
     absent: list[str] = field(default_factory=list)  # findings ruled out that the disease often has
@@ -61,9 +62,9 @@ def rank(
         Candidate(
             d,
             names.get(d, d),
-            round(weights[d] / total, 4),
-            sorted(f for f in present if f in annotations[d]),
-            sorted(f for f in absent if annotations[d].get(f, 0.0) >= 0.3),
+            probability=round(weights[d] / total, 4),
+            present=sorted(f for f in present if f in annotations[d]),
+            absent=sorted(f for f in absent if annotations[d].get(f, 0.0) >= 0.3),
         )
         for d in ranked
     ]
@@ -116,7 +117,7 @@ def fold_subtypes(
     folded, mixed = [], {}
     for key, members in groups.items():
         weight = sum(m.probability for m in members)
-        head = by_key.get(key) or Candidate(key, next(n for k, n in home.values() if k == key), 0.0)
+        head = by_key.get(key) or Candidate(key, next(n for k, n in home.values() if k == key), probability=0.0)
         mixed[key] = (
             {
                 f: sum(m.probability * annotations[m.key].get(f, UNANNOTATED) for m in members) / weight
@@ -130,10 +131,10 @@ def fold_subtypes(
             Candidate(
                 key,
                 head.name,
-                round(weight, 4),
-                sorted({f for m in members for f in m.present}),
-                sorted({f for m in members for f in m.absent}),
-                [m.key for m in members if m.key != key],
+                probability=round(weight, 4),
+                present=sorted({f for m in members for f in m.present}),
+                absent=sorted({f for m in members for f in m.absent}),
+                subtypes=[m.key for m in members if m.key != key],
             )
         )
     return sorted(folded, key=lambda c: (-c.probability, c.name)), mixed

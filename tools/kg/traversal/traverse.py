@@ -22,7 +22,7 @@ Cost is bounded two ways, both documented trade-offs measured in benchmarks/kg_s
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 from amg.tools.kg.pipeline_types import Step
 from amg.tools.kg.schema import RELATION_INVERSES
@@ -33,6 +33,7 @@ from amg.tools.kg.store.rows import Edge
 class Reached:
     key: str
     name: str
+    _: KW_ONLY
     type: str
     score: float
     path: list[Step] = field(default_factory=list)
@@ -84,7 +85,7 @@ def traverse(
     per_node, floor, hub_degree = limits.per_node, limits.floor, limits.hub_degree
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown traversal strategy {strategy!r}")
-    reached = {k: Reached(k, name, typ, 1.0) for k, (name, typ) in seeds.items()}
+    reached = {k: Reached(k, name, type=typ, score=1.0) for k, (name, typ) in seeds.items()}
     if strategy == "bfs":
         _bfs(neighbors, reached, list(seeds), tau, max_depth, per_node, max_nodes, hub_degree)
     else:
@@ -133,7 +134,8 @@ def direct_nodes(edges: Sequence[Edge], seeds: dict[str, tuple[str, str]]) -> di
     for edge in sorted(edges, key=lambda e: -float(e["confidence"])):
         if edge["other"] in seeds or edge["other"] in found:
             continue
-        seed = Reached(edge["key"], *seeds[edge["key"]], 1.0)
+        name, kind = seeds[edge["key"]]
+        seed = Reached(edge["key"], name, type=kind, score=1.0)
         _relax(found, seed, edge, 0.0)
     return found
 
@@ -160,7 +162,7 @@ def _relax(reached: dict[str, Reached], parent: Reached, edge: Edge, tau: float)
         return None
     relation = edge["rel"] if edge["forward"] else RELATION_INVERSES.get(edge["rel"], edge["rel"])
     step = _step(parent.name, relation, edge["name"], edge, edge["forward"])
-    node = Reached(edge["other"], edge["name"], edge["type"], score, parent.path + [step])
+    node = Reached(edge["other"], edge["name"], type=edge["type"], score=score, path=parent.path + [step])
     reached[node.key] = node
     return node
 

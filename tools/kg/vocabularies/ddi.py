@@ -233,7 +233,15 @@ def chunks(size: int = 5000, data_dir: Path | None = None):
             confidence, text, _ = max(found)
             ids = sorted({evidence_id for _, _, evidence_id in found})
             chunk.relations.append(
-                RelationRecord(a, b, "interacts_with", confidence, ids, description=text, origin=ORIGIN)
+                RelationRecord(
+                    a,
+                    b,
+                    type="interacts_with",
+                    confidence=confidence,
+                    evidence_ids=ids,
+                    description=text,
+                    origin=ORIGIN,
+                )
             )
         chunk.evidence = [evidence[i] for i in sorted({i for r in chunk.relations for i in r.evidence_ids})]
         yield chunk

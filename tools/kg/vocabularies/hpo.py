@@ -223,9 +223,9 @@ def _annotate(chunk: SeedChunk, phenotype: str, disease: str, evidence_id: str, 
         RelationRecord(
             phenotype,
             disease,
-            "symptom_of",
-            confidence,
-            evidence,
+            type="symptom_of",
+            confidence=confidence,
+            evidence_ids=evidence,
             description=f"HPO disease annotation{label}",
             origin=ORIGIN,
         )

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import tarfile
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 
 from amg.tools.batching import chunked
@@ -101,6 +101,7 @@ _EXAMPLES = re.compile(r';?\s*"')
 class Synset:
     offset: str
     words: list[str]
+    _: KW_ONLY
     hypernyms: list[str]
     gloss: str
 
@@ -117,7 +118,9 @@ def read_synsets(lines) -> dict[str, Synset]:
         words = [fields[4 + 2 * i] for i in range(count)]
         rest = fields[4 + 2 * count :]
         pointers = [rest[1 + 4 * i : 5 + 4 * i] for i in range(int(rest[0]))]
-        found[fields[0]] = Synset(fields[0], words, [p[1] for p in pointers if p[0] in ("@", "@i")], gloss.strip())
+        found[fields[0]] = Synset(
+            fields[0], words, hypernyms=[p[1] for p in pointers if p[0] in ("@", "@i")], gloss=gloss.strip()
+        )
     return found
 
 
