@@ -85,11 +85,11 @@ def differentiate(
     annotations, names, finding_names = read_annotations(rows)
     annotations = inherit(annotations, finer)
     behind = {(row["disease"], row["finding"]): row.get("evidence_ids") or [] for row in rows}
-    ranked = rank(annotations, names, present, absent, limit=RANKED)
+    ranked = rank(annotations, names, present=present, absent=absent, limit=RANKED)
     candidates, annotations = fold_subtypes(ranked, annotations, store.parents([c.key for c in ranked]))
     candidates = candidates[:10]
     known = present | absent | implied_by(present, store) | lexicon.implied(present, absent)
-    asked = questions(annotations, candidates, known) if is_close(candidates) else []
+    asked = questions(annotations, candidates, known=known) if is_close(candidates) else []
     label = {**finding_names, **{e["key"]: e["name"] for e in entities}, **lexicon.names(present | absent)}
     shown = [
         CandidateDiagnosis(

@@ -56,7 +56,7 @@ def detect_gaps(
     if not entities:
         return {"gaps": [], "claim_gap": claim_gap}
     stale_before = iso_utc(datetime.now(UTC) - timedelta(days=stale_days))
-    reports = {r.key: r for r in store.gap_check(keys, tau, stale_before, min_relations)}
+    reports = {r.key: r for r in store.gap_check(keys, tau, stale_before=stale_before, min_relations=min_relations)}
     present = [k for k in keys if reports[k].status != "missing"]
     if present:
         store.touch(present, "hits")  # question traffic steers the background refresh

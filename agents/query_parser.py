@@ -96,12 +96,12 @@ def lay_findings(question: str, llm, linker: EntityLinker, usage: Usage, negated
     and thin"), as the model names them clinically ("arachnodactyly") and the recogniser reads its names; a
     finding the model names that the question negates, that the lexicon does not know, or none of whose names comes
     near anything the question says (tools/phenotypes/loose.py) is not added."""
-    text = request([], question, {}, load("lay_findings").format())
-    reply, _ = talk(llm, [], text, usage, max_tokens=LAY_TOKENS)
+    text = request([], question, options={}, text=load("lay_findings").format())
+    reply, _ = talk(llm, [], text=text, usage=usage, max_tokens=LAY_TOKENS)
     named = [m for line in reply.splitlines() for m in recognise(line) if not m.negated and m.key not in negated]
     terms = hpo_lexicon().terms
     names = {m.key: [label for label, _ in terms[m.id].labels] for m in named if m.id in terms}
-    near = near_the_case(question, names, lambda texts: embed(linker.model_path, texts))
+    near = near_the_case(question, names, embed=lambda texts: embed(linker.model_path, texts))
     named = [m for m in named if m.key in near]
     held = linker.store.lookup(sorted({m.key for m in named})) if named else {}
     found: dict[str, QuestionEntity] = {}
@@ -150,12 +150,12 @@ def parse_query(
     text = request(
         [],
         question,
-        shown,
-        load("entity_extraction").format(
+        options=shown,
+        text=load("entity_extraction").format(
             scope="the question and its options" if shown else "the question", max_entities=max_entities
         ),
     )
-    reply, dialogue = talk(llm, [], text, usage, max_tokens=TOKENS_PER_ENTITY * max_entities)
+    reply, dialogue = talk(llm, [], text=text, usage=usage, max_tokens=TOKENS_PER_ENTITY * max_entities)
     mentions = read_mentions(reply)
     degradations = [] if mentions else ["query parser: the LLM named no entities; used vocabularies only"]
     from_llm: list[QuestionEntity] = []

@@ -328,7 +328,9 @@ def think_alone(question: str, options: dict[str, str], llm, usage: Usage) -> li
     thinking = load("reasoning").format(
         context="(none: use your own medical knowledge)", evidence=load("evidence").format(evidence="(none)")
     )
-    _, dialogue = talk(llm, [], request([], question, options, thinking), usage, REASONING_TOKENS)
+    _, dialogue = talk(
+        llm, [], text=request([], question, options=options, text=thinking), usage=usage, max_tokens=REASONING_TOKENS
+    )
     return dialogue
 
 
@@ -371,24 +373,27 @@ def reason(asked: Asked, found: Found, llm, per_entity: bool = False) -> Reasoni
     evidence = evidence_block(evidence_index)
     prompt = load("reasoning")
     whole = request(
-        dialogue, question, options, prompt.format(context=joint_context(contexts, between), evidence=evidence)
+        dialogue,
+        question,
+        options=options,
+        text=prompt.format(context=joint_context(contexts, between), evidence=evidence),
     )
     if not per_entity:
-        said, dialogue = talk(llm, dialogue, whole, usage, REASONING_TOKENS)
+        said, dialogue = talk(llm, dialogue, text=whole, usage=usage, max_tokens=REASONING_TOKENS)
         update = Reasoning(reasoning={"all": said}, rationale=conclusion(said), dialogue=dialogue, **usage.as_update())
         return update if said else {**update, "degradations": [NO_REASONING]}
     reasoning = {
         name: talk(
             llm,
             dialogue,
-            request(
+            text=request(
                 dialogue,
                 question,
-                options,
-                prompt.format(context=joint_context({name: context}, between), evidence=evidence),
+                options=options,
+                text=prompt.format(context=joint_context({name: context}, between), evidence=evidence),
             ),
-            usage,
-            REASONING_TOKENS,
+            usage=usage,
+            max_tokens=REASONING_TOKENS,
         )[0]
         for name, context in contexts.items()
     }

@@ -116,7 +116,7 @@ def assess(
         relations=RELATION_LIST,
         related_entities=", ".join(o["name"] for o in others if o["key"] != entity["key"]) or "(none)",
     )
-    return ask(llm, EntityAssessment, prompt, usage), prompt
+    return ask(llm, EntityAssessment, prompt=prompt, usage=usage), prompt
 
 
 def score_relations(
@@ -199,7 +199,7 @@ def grounded_relations(
             refused.append(f"{source} -{rel_type}-> {target}: only curated sources state {rel_type}")
             continue
         source_type, target_type = ((types or {}).get(normalize_key(n)) for n in (source, target))
-        rel_type, swapped = fitting_type(rel_type, source_type, target_type, rel.sentence)
+        rel_type, swapped = fitting_type(rel_type, source_type, target_type=target_type, sentence=rel.sentence)
         if swapped:
             (source, source_type), (target, target_type) = (target, target_type), (source, source_type)
         cited, problem = _grounds(rel.sentence, source, target, texts, normalized, aliases)

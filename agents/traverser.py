@@ -102,7 +102,7 @@ def traverse_subgraph(
     direct = traverse(
         store.neighbors, seeds, replace(settings.limits(), max_depth=1, max_nodes=DIRECT_PER_ENTITY * len(seeds))
     )
-    read = store.learned(list(seeds), list(STUDY_RESULTS), settings.tau, DIRECT_PER_ENTITY)
+    read = store.learned(list(seeds), list(STUDY_RESULTS), min_confidence=settings.tau, per_node=DIRECT_PER_ENTITY)
     learned = {key: node for key, node in direct_nodes(read, seeds).items() if key not in reached}
     seed_of = {name: key for key, (name, _) in seeds.items()}
     details = store.entities(list({**direct, **reached, **learned}))
@@ -201,8 +201,8 @@ def _rank(nodes: list[GraphPath], query: str, embed: Embed | None, ranking: str,
         members = [i for i, n in enumerate(paths) if n["seed_key"] == seed]
         scores = [paths[i]["score"] for i in members]
         if vectors is None:
-            ranked = order([], [[0.0]] * len(members), scores, "confidence")
+            ranked = order([], [[0.0]] * len(members), confidences=scores, how="confidence")
         else:
-            ranked = order(vectors[0], [vectors[1 + i] for i in members], scores, ranking)
+            ranked = order(vectors[0], [vectors[1 + i] for i in members], confidences=scores, how=ranking)
         for place, local in enumerate(ranked):
             paths[members[local]]["rank"] = place

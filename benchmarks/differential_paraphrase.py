@@ -83,7 +83,7 @@ def simulate(
     subset, ranked = patients.differential(present, absent)
     before = [c.key for c in ranked]
     for _ in range(ROUNDS if ranked else 0):
-        asked = questions(subset, ranked, present | absent, limit=1)
+        asked = questions(subset, ranked, known=present | absent, limit=1)
         if not asked:
             break
         (present if has(truth, asked[0][0]) else absent).add(asked[0][0])

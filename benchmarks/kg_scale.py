@@ -67,7 +67,7 @@ def time_seed(data: Path) -> tuple[float, dict]:
         stderr=subprocess.DEVNULL,
     )
     seconds = round(time.perf_counter() - started, 1)
-    driver, database, server = connect_graph("", "", "", "", data / "seed")
+    driver, database, server = connect_graph("", "", password="", database="", data_dir=data / "seed")
     stats = Neo4jStore(driver, database).stats()
     driver.close()
     server.release()
@@ -88,7 +88,7 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(7)
     data = Path(tempfile.mkdtemp(prefix="amg-kgscale-"))
-    driver, database, server = connect_graph("", "", "", "", data)
+    driver, database, server = connect_graph("", "", password="", database="", data_dir=data)
     store = Neo4jStore(driver, database)
     store.ensure_schema()
     rows, growth, written, write_s = [], [], 0, 0.0

@@ -71,8 +71,8 @@ def seed_graph(store) -> None:
             )
         ],
         evidence,
-        relations,
-        [("Metformin", "pmid:1")],
+        relations=relations,
+        supports=[("Metformin", "pmid:1")],
     )
 
 

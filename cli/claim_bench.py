@@ -45,7 +45,7 @@ def check(method: str, claim: str, context: Context, res) -> dict:
     elif method == "rag":
         if res.literature is None:
             raise ValueError("rag reads the local literature index: build one with `amg ingest papers FILE…`")
-        found = find_papers(res.literature, claim, res.sentence_vectors, k=CLAIM_PAPERS)
+        found = find_papers(res.literature, claim, vectors=res.sentence_vectors, k=CLAIM_PAPERS)
         done = claim_baselines.retrieval(claim, found, res.llm)
     else:
         result = graph.invoke({"question": claim, "check": True}, context=context)

@@ -31,7 +31,7 @@ def ingest(paths: list[str], context: Context, any_paper: bool = False) -> int:
         print("waiting for another ingest into this index to finish…", file=sys.stderr, flush=True)
 
     try:
-        report = ingest_files(index, [Path(p) for p in paths], progress, waiting, any_paper)
+        report = ingest_files(index, [Path(p) for p in paths], progress=progress, on_wait=waiting, any_paper=any_paper)
     finally:
         for bar in bars:
             bar.close()

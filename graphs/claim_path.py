@@ -60,7 +60,7 @@ def find_claim_papers(state: QAState, runtime: Runtime[Context]) -> dict:
     if ctx.evidence_mode != "offline" and "pubmed" in ctx.sources:
         if res.literature is None:
             return {"papers": [], "degradations": [NO_INDEX]}
-        found = find_papers(res.literature, claim, res.sentence_vectors, k=CLAIM_PAPERS)
+        found = find_papers(res.literature, claim, vectors=res.sentence_vectors, k=CLAIM_PAPERS)
         return {"papers": [_paper(claim, f.article, f.sentence_scores, f.relevance, f.score) for f in found]}
     papers = papers_from_graph(claim, [e["key"] for e in state.get("entities", [])], res.store)
     texts = [s["text"] for p in papers for s in p["sentences"]]

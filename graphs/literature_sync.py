@@ -47,7 +47,9 @@ def mirror_for(ctx: Context, base_url: str | None = None) -> Mirror:
     if base == "off":
         raise ValueError("AMG_PUBMED_MIRROR=off: give the mirror with --base-url URL")
     limiter = shared_limiter("pubmed-mirror", REQUESTS_PER_S)
-    return Mirror(base, user_agent(ctx), lambda call: call_remote(f"PubMed mirror {base}", call, limiter, attempts=4))
+    return Mirror(
+        base, user_agent(ctx), lambda call: call_remote(f"PubMed mirror {base}", call, limiter=limiter, attempts=4)
+    )
 
 
 def sync_index(
@@ -59,7 +61,7 @@ def sync_index(
     mirror = mirror_for(ctx, base_url)
     index = LiteratureIndex(index_path(ctx.data_path))
     try:
-        return sync(index, mirror, baseline, progress)
+        return sync(index, mirror, baseline=baseline, progress=progress)
     finally:
         index.close()
 

@@ -102,10 +102,10 @@ def ask_answer(
     One repair turn when the reply is unusable; None when that fails too.
     """
     ask_text = load("answer").format(answer_line=answer_line(options))
-    text = request(dialogue, question, options, preface + ask_text)
+    text = request(dialogue, question, options=options, text=preface + ask_text)
     for _ in range(2):
         said, dialogue, logprobs = talk_scored(
-            llm, dialogue, text, usage, ANSWER_TOKENS, TOP_LOGPROBS if options else 1
+            llm, dialogue, text=text, usage=usage, max_tokens=ANSWER_TOKENS, top_logprobs=TOP_LOGPROBS if options else 1
         )
         reply = read_reply(said, options)
         if reply is not None and not options:

@@ -296,7 +296,9 @@ def review(
 def _revised(draft: str, facts: list[Fact], dialogue: list[Turn], llm, usage: Usage) -> tuple[str | None, list[Turn]]:
     """The model's answer once shown the strong facts its draft disagrees with (None when unusable)."""
     lines = "\n".join(f"- {f.said} (confidence {f.confidence:.2f})" for f in facts)
-    said, dialogue = talk(llm, dialogue, load("review").format(draft=draft, facts=lines), usage, REVIEW_TOKENS)
+    said, dialogue = talk(
+        llm, dialogue, text=load("review").format(draft=draft, facts=lines), usage=usage, max_tokens=REVIEW_TOKENS
+    )
     reply = read_reply(said, {}) if said else None
     return (reply.answer if reply else None), dialogue
 

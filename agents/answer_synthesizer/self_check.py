@@ -23,7 +23,9 @@ _VERDICT = {"YES": "yes", "NO": "no"}
 def p_true(llm, dialogue: list[Turn], usage: Usage) -> float | None:
     """P(yes) to "Is the answer you just gave correct?" after ``dialogue`` (which ends with the answer), or None
     when the endpoint returns no log-probabilities or the reply names no verdict."""
-    _, _, logprobs = talk_scored(llm, dialogue, load("verify").format(), usage, CHECK_TOKENS, TOP_LOGPROBS)
+    _, _, logprobs = talk_scored(
+        llm, dialogue, text=load("verify").format(), usage=usage, max_tokens=CHECK_TOKENS, top_logprobs=TOP_LOGPROBS
+    )
     probs = letter_probabilities(logprobs, list(_VERDICT.values()), _VERDICT)
     return probs["yes"] if probs else None
 

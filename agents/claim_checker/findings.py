@@ -151,7 +151,7 @@ def learn_claim_paper(
         sentences="\n".join(f"[{n}] {text_of[n]}" for n in numbers),
         relations="\n".join(f"  - {r.name}" + (f" ({r.hint})" if r.hint else "") for r in FINDINGS),
     )
-    said, _ = talk(llm, [], prompt, usage, FINDING_TOKENS)
+    said, _ = talk(llm, [], text=prompt, usage=usage, max_tokens=FINDING_TOKENS)
     confidence = reliability * max(paper["probabilities"].get(paper["stance"], 1.0), 0.0)
     records: list[RelationRecord] = []
     refused: list[str] = []

@@ -67,7 +67,9 @@ def shown_sentences(
 def opposite_of(claim: str, llm, usage: Usage) -> str | None:
     """The claim rewritten by the model to state the opposite finding, or None when its reply is not one (empty,
     the claim itself, or far longer than a claim)."""
-    said, _ = talk_scored(llm, [], load("claim_opposite").format(claim=claim), usage, OPPOSITE_TOKENS)[:2]
+    said, _ = talk_scored(
+        llm, [], text=load("claim_opposite").format(claim=claim), usage=usage, max_tokens=OPPOSITE_TOKENS
+    )[:2]
     line = next((line.strip() for line in said.splitlines() if line.strip()), "")
     line = line.removeprefix("Claim:").strip().strip('"')
     if not line or _plain(line) == _plain(claim) or len(line.split()) > MAX_OPPOSITE_WORDS:
@@ -93,7 +95,9 @@ def shows(statement: str, paper: ClaimPaper, llm, usage: Usage) -> float | None:
     """P(the model says ``paper``'s shown sentences show ``statement`` true), or None without a yes or no."""
     lines = "\n".join(f"[{s['n']}] {s['text']}" for s in paper["shown"])
     prompt = load("claim_shows").format(title=paper.get("title") or "", sentences=lines, statement=statement)
-    said, _, logprobs = talk_scored(llm, [], prompt, usage, ANSWER_TOKENS, TOP_LOGPROBS)
+    said, _, logprobs = talk_scored(
+        llm, [], text=prompt, usage=usage, max_tokens=ANSWER_TOKENS, top_logprobs=TOP_LOGPROBS
+    )
     return yes_probability(logprobs, said)
 
 

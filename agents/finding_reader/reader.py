@@ -81,7 +81,7 @@ def read_finding(
         relations=finding_list(verdict),
         verdict=f"The answer this study gives the question: {verdict}." if verdict else "",
     )
-    reply = ask(llm, finding_schema(verdict), prompt, usage)
+    reply = ask(llm, finding_schema(verdict), prompt=prompt, usage=usage)
     return (reply, None) if reply is not None else (None, "no usable finding")
 
 

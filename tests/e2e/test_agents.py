@@ -25,7 +25,7 @@ from amg.tools.vectors.embeddings import model_path
 
 @pytest.fixture
 def linker(store, tmp_path):
-    return EntityLinker(store, tmp_path / "vectors", model_path("minilm", Path("/nonexistent")))
+    return EntityLinker(store, tmp_path / "vectors", model_path=model_path("minilm", Path("/nonexistent")))
 
 
 def test_name_index_embeds_learned_entities_and_vocabulary_only_on_request(store, linker, tmp_path):
@@ -39,7 +39,7 @@ def test_name_index_embeds_learned_entities_and_vocabulary_only_on_request(store
     assert linker.sync() == 2 and linker.sync() == 0
     hit = linker.link("SGLT2 inhibitor sodium glucose cotransporter")
     assert hit and hit[0].key == "sodium glucose cotransporter 2 inhibitor" and hit[0].how == "embedding"
-    everything = EntityLinker(store, tmp_path / "all", model_path("minilm", Path("/nonexistent")))
+    everything = EntityLinker(store, tmp_path / "all", model_path=model_path("minilm", Path("/nonexistent")))
     assert everything.sync(include_vocabulary=True) == 3
 
 

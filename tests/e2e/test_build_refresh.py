@@ -74,7 +74,9 @@ def env(store, scripted_server, tmp_path, monkeypatch):
     entrez.down_for = set()
     ctx = Context(data_dir=str(tmp_path), sources="pubmed", stale_days=30)
     llm = ChatOpenAI(base_url=server.base_url, api_key="t", model="scripted")
-    finder = EvidenceFinder(pubmed=PubMedClient("", "", RequestCache(tmp_path / "c.sqlite"), entrez), cooldown_s=0)
+    finder = EvidenceFinder(
+        pubmed=PubMedClient("", "", cache=RequestCache(tmp_path / "c.sqlite"), transport=entrez), cooldown_s=0
+    )
     install(Resources(ctx, store=store, llm=llm, evidence=finder))
     return SimpleNamespace(ctx=ctx, scores=scores, entrez=entrez, server=server, tmp=tmp_path)
 

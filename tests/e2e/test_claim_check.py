@@ -42,7 +42,7 @@ def responder(body: dict) -> dict:
 def check(store, scripted_server, tmp_path, monkeypatch):
     monkeypatch.setattr("amg.graphs.claim_path.extraction_reliability", lambda model: 1.0)
     index = LiteratureIndex(tmp_path / "pubmed")
-    ingest_files(index, [DATA / "scifact_corpus_sample.jsonl"], lambda p, s: lambda n: None, any_paper=True)
+    ingest_files(index, [DATA / "scifact_corpus_sample.jsonl"], progress=lambda p, s: lambda n: None, any_paper=True)
     server = scripted_server(responder)
 
     def run(payload: dict, show=None, **context) -> dict:

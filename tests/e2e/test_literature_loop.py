@@ -47,13 +47,15 @@ def literature_loop(store, scripted_server, tmp_path, monkeypatch):
     """(run, server): ``run`` asks the QA graph over the two-abstract index with the scripted model."""
     monkeypatch.setattr("amg.graphs.resources.extraction_reliability", lambda model: 1.0)
     index = LiteratureIndex(tmp_path / "pubmed")
-    ingest_files(index, [DATA / "pubmed_baseline.xml", DATA / "efetch_metformin.xml"], lambda p, s: lambda n: None)
+    ingest_files(
+        index, [DATA / "pubmed_baseline.xml", DATA / "efetch_metformin.xml"], progress=lambda p, s: lambda n: None
+    )
     server = scripted_server(responder)
 
     def run(payload: dict, **context) -> dict:
         ctx = Context(data_dir=str(tmp_path), sources="pubmed", **context)
         llm = ChatOpenAI(base_url=server.base_url, api_key="test", model="scripted", temperature=0)
-        finder = EvidenceFinder(pubmed=PubMedSources("local", None, LocalPubMed(index)))
+        finder = EvidenceFinder(pubmed=PubMedSources("local", None, local=LocalPubMed(index)))
         install(Resources(ctx, store=store, llm=llm, evidence=finder))
         return graph.invoke(payload, context=ctx)
 

@@ -23,7 +23,7 @@ DROPPED = "Metformin worsened renal function in these patients."  # the first ve
 def test_a_finding_the_revision_no_longer_states_is_read_again_and_weakened(store, scripted_server, tmp_path):
     ctx = Context(data_dir=str(tmp_path / "data"), sources="pubmed", pubmed="local")
     index = LiteratureIndex(index_path(ctx.data_path))
-    ingest_files(index, [FIXTURE_TREE / "updatefiles" / "pubmed25n0003.xml.gz"], lambda p, s: lambda n: None)
+    ingest_files(index, [FIXTURE_TREE / "updatefiles" / "pubmed25n0003.xml.gz"], progress=lambda p, s: lambda n: None)
     index.close()
 
     def responder(body: dict) -> dict:

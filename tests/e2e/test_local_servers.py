@@ -202,7 +202,7 @@ def test_the_graph_and_model_servers_start_at_the_same_time_and_once(monkeypatch
 
     model_starting, starts = threading.Event(), []
 
-    def connect_graph(*args):  # waits for the model's start: would never finish if the two starts took turns
+    def connect_graph(*args, **kwargs):  # waits for the model's start: would never finish if the two starts took turns
         starts.append("graph")
         assert model_starting.wait(10), "the graph server waited for the model server"
         return FakeDriver(), "kg", None

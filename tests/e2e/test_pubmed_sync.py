@@ -80,7 +80,7 @@ def ingested(tmp_path: Path, *names: str) -> LiteratureIndex:
     index = LiteratureIndex(tmp_path / "pubmed")
     for name in names:
         folder = "baseline" if name <= "pubmed25n0002.xml.gz" else "updatefiles"
-        ingest_files(index, [FIXTURE_TREE / folder / name], lambda p, s: lambda n: None)
+        ingest_files(index, [FIXTURE_TREE / folder / name], progress=lambda p, s: lambda n: None)
     return index
 
 
@@ -89,7 +89,7 @@ def test_retracted_and_deleted_papers_weaken_what_rests_on_them_once(store, tmp_
     index = ingested(tmp_path, "pubmed25n0001.xml.gz", "pubmed25n0002.xml.gz")
     assert apply_changes(store, index)["changes_read"] == 0, "a first load changes nothing the graph holds"
     for name in ("pubmed25n0003.xml.gz", "pubmed25n0004.xml.gz"):
-        ingest_files(index, [FIXTURE_TREE / "updatefiles" / name], lambda p, s: lambda n: None)
+        ingest_files(index, [FIXTURE_TREE / "updatefiles" / name], progress=lambda p, s: lambda n: None)
     done = apply_changes(store, index)
     assert done == {"changes_read": 3, "papers_withdrawn": 2, "relations_weakened": 2, "queued_for_reread": 1}
     [day] = store.outgoing("medical student", "improves")

@@ -82,7 +82,9 @@ def qa(store, scripted_server, tmp_path, monkeypatch):
     def run(payload: dict, **context) -> dict:
         ctx = Context(data_dir=str(tmp_path), sources="pubmed", **context)
         llm = ChatOpenAI(base_url=server.base_url, api_key="test", model="scripted", temperature=0)
-        finder = EvidenceFinder(pubmed=PubMedClient("", "", RequestCache(tmp_path / "c.sqlite"), entrez))
+        finder = EvidenceFinder(
+            pubmed=PubMedClient("", "", cache=RequestCache(tmp_path / "c.sqlite"), transport=entrez)
+        )
         install(Resources(ctx, store=store, llm=llm, evidence=finder))
         return graph.invoke(payload, context=ctx)
 

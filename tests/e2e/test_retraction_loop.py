@@ -55,7 +55,7 @@ def test_a_retracted_paper_is_cited_as_such_and_no_longer_rested_on(store, scrip
     server = scripted_server(responder)
     llm = ChatOpenAI(base_url=server.base_url, api_key="test", model="scripted", temperature=0)
     res = Resources(ctx, store=store, llm=llm)
-    res.evidence = EvidenceFinder(pubmed=PubMedSources("local", None, LocalPubMed(res.literature)))
+    res.evidence = EvidenceFinder(pubmed=PubMedSources("local", None, local=LocalPubMed(res.literature)))
     install(res)
     # what the graph learned earlier from a paper an update will revise (the revision keeps its sentence)
     lactic = EvidenceRecord(id="pmid:20000001", kind="pubmed", title="Metformin and lactic acidosis", pmid="20000001")

@@ -60,6 +60,7 @@ class EvidenceFinder:
         self,
         pubmed: ArticleSearch | None = None,
         wikipedia: WikipediaClient | None = None,
+        *,
         passages: PassageStore | None = None,
         cooldown_s: float = 120.0,
         min_passage_score: float = 0.0,
@@ -71,7 +72,7 @@ class EvidenceFinder:
         self._down_until: dict[str, float] = {}
 
     def find_evidence(
-        self, query: str, sources: Sequence[str], k: int = 5, context: str = "", mindate: str | None = None
+        self, query: str, sources: Sequence[str], *, k: int = 5, context: str = "", mindate: str | None = None
     ) -> EvidenceBatch:
         batch = EvidenceBatch()
         for name in sources:
@@ -81,7 +82,7 @@ class EvidenceFinder:
                 batch.degradations.append(f"{name} skipped (unreachable earlier in this run)")
                 continue
             try:
-                for record, text in self._fetch(name, query, k, context, mindate):
+                for record, text in self._fetch(name, query, k=k, context=context, mindate=mindate):
                     batch.records.append(record)
                     batch.texts[record.id] = text
             except (SourceUnavailable, MalformedResponse) as exc:
@@ -90,7 +91,7 @@ class EvidenceFinder:
         return batch
 
     def _fetch(
-        self, name: str, query: str, k: int, context: str, mindate: str | None
+        self, name: str, query: str, *, k: int, context: str, mindate: str | None
     ) -> Iterator[tuple[EvidenceRecord, str]]:
         if name == "pubmed" and self.pubmed is not None:
             for art in self.pubmed.search_articles(query, max_results=k, mindate=mindate, context=context):

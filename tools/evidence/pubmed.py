@@ -60,7 +60,7 @@ def entrez_term(entity: str, question: str = "", max_terms: int = 6) -> str:
 
 
 class PubMedClient:
-    def __init__(self, email: str, api_key: str, cache: RequestCache, transport: Transport = entrez_transport):
+    def __init__(self, email: str, api_key: str, *, cache: RequestCache, transport: Transport = entrez_transport):
         self.identity = {"tool": TOOL, "email": email or "amg-user@example.invalid"}
         if api_key:
             self.identity["api_key"] = api_key
@@ -72,7 +72,9 @@ class PubMedClient:
         cached = self.cache.get(key)
         if cached is not None:
             return cached
-        body = call_remote("PubMed", lambda: self.transport(endpoint, {**params, **self.identity}), self.limiter)
+        body = call_remote(
+            "PubMed", lambda: self.transport(endpoint, {**params, **self.identity}), limiter=self.limiter
+        )
         self.cache.put(key, body)
         return body
 
@@ -80,6 +82,7 @@ class PubMedClient:
         self,
         query: str,
         max_results: int = 5,
+        *,
         mindate: str | None = None,
         maxdate: str | None = None,
         sort: str = "relevance",

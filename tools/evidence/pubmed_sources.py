@@ -28,12 +28,13 @@ class LocalPubMed:
         self,
         query: str,
         max_results: int = 5,
+        *,
         mindate: str | None = None,
         maxdate: str | None = None,
         sort: str = "relevance",
         context: str = "",
     ) -> list[str]:
-        hits = self.index.search(f"{query} {context}", max_results, _year(mindate), _year(maxdate))
+        hits = self.index.search(f"{query} {context}", max_results, min_year=_year(mindate), max_year=_year(maxdate))
         return [hit.key for hit in hits]
 
     def fetch(self, pmids: list[str]) -> list[Article]:
@@ -46,7 +47,9 @@ class LocalPubMed:
 class PubMedSources:
     """NCBI and the local index as one PubMed; in ``both``, results alternate and each PMID comes once."""
 
-    def __init__(self, choice: str, remote: PubMedClient | None, local: LocalPubMed | None, cooldown_s: float = 120.0):
+    def __init__(
+        self, choice: str, remote: PubMedClient | None, *, local: LocalPubMed | None, cooldown_s: float = 120.0
+    ):
         if choice not in PUBMED:
             raise ValueError(f"AMG_PUBMED={choice!r} (choose {', '.join(PUBMED)})")
         if choice in ("local", "both") and local is None:

@@ -107,7 +107,7 @@ class WikipediaClient:
         cached = self.cache.get(key)
         if cached is not None:
             return [WikiPage(**p) for p in json.loads(cached)]
-        titles = call_remote("Wikipedia", lambda: self.backend.search(query, max_pages), self.limiter)
+        titles = call_remote("Wikipedia", lambda: self.backend.search(query, max_pages), limiter=self.limiter)
         pages = []
         for title in titles[:max_pages]:
             page = self._page(title, context or query)
@@ -118,13 +118,13 @@ class WikipediaClient:
 
     def _page(self, title: str, context: str) -> WikiPage | None:
         try:
-            return call_remote("Wikipedia", lambda: self.backend.page(title), self.limiter)
+            return call_remote("Wikipedia", lambda: self.backend.page(title), limiter=self.limiter)
         except wikipedia.exceptions.DisambiguationError as exc:
             choice = medical_choice(list(exc.options), context)
             if choice is None:
                 return WikiPage(title, "", url="", options=list(exc.options)[:10])
             try:
-                return call_remote("Wikipedia", lambda: self.backend.page(choice), self.limiter)
+                return call_remote("Wikipedia", lambda: self.backend.page(choice), limiter=self.limiter)
             except (wikipedia.exceptions.DisambiguationError, wikipedia.exceptions.PageError):
                 return None
         except wikipedia.exceptions.PageError:

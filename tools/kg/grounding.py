@@ -80,7 +80,7 @@ def sentence_problem(rel_type: str, sentence: str) -> str | None:
 
 
 def fitting_type(
-    rel_type: str, source_type: str | None, target_type: str | None, sentence: str = ""
+    rel_type: str, source_type: str | None, *, target_type: str | None, sentence: str = ""
 ) -> tuple[str, bool]:
     """``rel_type``, or its only sensible reading where the types rule it out, and whether the ends swap: a drug's
     or procedure's "symptom" is its adverse effect; with the drug as the "symptom", only when the sentence states

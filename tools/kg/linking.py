@@ -41,7 +41,7 @@ class Candidate:
 
 
 class EntityLinker:
-    def __init__(self, store: QAReads, index_dir: Path, model_path: Path, threshold: float = 0.8):
+    def __init__(self, store: QAReads, index_dir: Path, *, model_path: Path, threshold: float = 0.8):
         self.store, self.model_path, self.threshold = store, str(model_path), threshold
         self.collection = open_collection(index_dir, "entity_names")
         self._mark = index_dir / "entity_names.sync.json"
@@ -55,7 +55,9 @@ class EntityLinker:
         state = json.loads(self._mark.read_text()) if self._mark.exists() else {"after": "", "key": ""}
         added = 0
         while True:
-            rows = self.store.entities_created_after(state["after"], state["key"], SYNC_BATCH, include_vocabulary)
+            rows = self.store.entities_created_after(
+                state["after"], state["key"], limit=SYNC_BATCH, include_vocabulary=include_vocabulary
+            )
             if not rows:
                 return added
             self.collection.upsert(

@@ -38,6 +38,7 @@ class FoundPaper:
 def find_papers(
     index: LiteratureIndex,
     claim: str,
+    *,
     vectors: SentenceVectors | None,
     k: int = 3,
     rank: str = RANKING,
@@ -45,10 +46,10 @@ def find_papers(
 ) -> list[FoundPaper]:
     """The ``k`` papers best ranked for ``claim`` by ``rank`` among BM25's ``depth`` best, each with its sentences'
     similarity to the claim (none without ``vectors``, which "bm25" does not need)."""
-    return ranked(candidates(index, claim, vectors, depth), rank if vectors is not None else "bm25")[:k]
+    return ranked(candidates(index, claim, vectors=vectors, depth=depth), rank if vectors is not None else "bm25")[:k]
 
 
-def candidates(index: LiteratureIndex, claim: str, vectors: SentenceVectors | None, depth: int = DEPTH):
+def candidates(index: LiteratureIndex, claim: str, *, vectors: SentenceVectors | None, depth: int = DEPTH):
     """BM25's ``depth`` best papers for ``claim``, with their sentences' closeness to it when ``vectors`` are given."""
     hits = index.search(claim, k=depth)
     articles = {a.key: a for a in index.fetch([h.key for h in hits])}

@@ -49,6 +49,7 @@ class LiteratureIndex:
         self,
         articles: list[Article],
         deleted: list[str],
+        *,
         held: set[str] | None = None,
         bodies: dict[str, bytes] | None = None,
         changes: dict[str, str] | None = None,
@@ -61,11 +62,11 @@ class LiteratureIndex:
         if deleted:
             self.fulltext.delete(deleted)
         self.fulltext.commit()
-        self.records.write(articles, deleted, bodies, changes)
+        self.records.write(articles, deleted, bodies=bodies, changes=changes)
 
-    def search(self, query: str, k: int = 10, min_year: int | None = None, max_year: int | None = None) -> list[Hit]:
+    def search(self, query: str, k: int = 10, *, min_year: int | None = None, max_year: int | None = None) -> list[Hit]:
         """The ``k`` best records for ``query``'s words (any of them; BM25), within the years given."""
-        hits = self.fulltext.search(query_words(query), k + 5, min_year, max_year)
+        hits = self.fulltext.search(query_words(query), k + 5, min_year=min_year, max_year=max_year)
         held = self.records.known([pmid for pmid, _ in hits])
         return [Hit(pmid, score) for pmid, score in hits if pmid in held][:k]
 

@@ -82,6 +82,7 @@ class CountingReader:
 def ingest_files(
     index: LiteratureIndex,
     paths: list[Path],
+    *,
     progress: Callable[[Path, int], Callable[[int], None]],
     on_wait: Callable[[], None] = lambda: None,
     any_paper: bool = False,
@@ -103,7 +104,7 @@ def ingest_files(
             try:
                 with open(path, "rb") as raw:
                     counted = CountingReader(raw, progress(path, path.stat().st_size))
-                    _ingest_stream(index, _records(counted, path, any_paper), report, in_step)
+                    _ingest_stream(index, _records(counted, path, any_paper), report=report, in_step=in_step)
             except (OSError, EOFError, zlib.error, NotPubMedXML) as exc:
                 report.failed_files[str(path)] = _describe(exc)
     finally:
@@ -127,20 +128,20 @@ def _records(stream: CountingReader, path: Path, any_paper: bool = False) -> Ite
     raise NotPubMedXML('not PubMed XML (<PubmedArticleSet>) or JSON lines ({"pmid": …})')
 
 
-def _ingest_stream(index: LiteratureIndex, items: Iterator, report: IngestReport, in_step: bool) -> None:
+def _ingest_stream(index: LiteratureIndex, items: Iterator, *, report: IngestReport, in_step: bool) -> None:
     batch: list = []
     try:
         for item in items:
             batch.append(item)
             if len(batch) >= BATCH:
-                _write_batch(index, batch, report, in_step)
+                _write_batch(index, batch, report=report, in_step=in_step)
                 batch = []
     finally:  # what was read before a fault in the file is kept
         if batch:
-            _write_batch(index, batch, report, in_step)
+            _write_batch(index, batch, report=report, in_step=in_step)
 
 
-def _write_batch(index: LiteratureIndex, batch: list, report: IngestReport, in_step: bool) -> None:
+def _write_batch(index: LiteratureIndex, batch: list, *, report: IngestReport, in_step: bool) -> None:
     keys = [item.key for item in batch if not isinstance(item, Skipped)]
     held, gone = index.records.known(keys), index.records.deleted(keys)
     withdrawn = index.records.statuses([k for k in keys if k.isdigit()])  # a status is a PubMed paper's
@@ -186,7 +187,9 @@ def _write_batch(index: LiteratureIndex, batch: list, report: IngestReport, in_s
                     changes[item.pmid] = "revised"  # a new paper is news only when it had been withdrawn
                 state[item.key] = (dig, item.revised)
     if pending or deletes or changes:
-        index.write(list(pending.values()), sorted(deletes), set(held) if in_step else None, bodies, changes)
+        index.write(
+            list(pending.values()), sorted(deletes), held=set(held) if in_step else None, bodies=bodies, changes=changes
+        )
 
 
 class Gunzip:

@@ -130,6 +130,7 @@ class RecordStore:
         self,
         articles: list[Article],
         deleted: list[str],
+        *,
         bodies: dict[str, bytes] | None = None,
         changes: dict[str, str] | None = None,
     ) -> None:

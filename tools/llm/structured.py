@@ -44,7 +44,7 @@ class Usage:
         return UsageUpdate(llm_calls=self.llm_calls, tokens=self.tokens)
 
 
-def ask(llm: BaseChatModel, schema: type[Reply], prompt: str, usage: Usage) -> Reply | None:
+def ask(llm: BaseChatModel, schema: type[Reply], *, prompt: str, usage: Usage) -> Reply | None:
     """The parsed reply, or None after one failed repair."""
     runnable = llm.with_structured_output(schema, method="function_calling", include_raw=True)
     messages: list[BaseMessage] = [SystemMessage(SYSTEM), HumanMessage(prompt)]

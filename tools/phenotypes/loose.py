@@ -32,7 +32,7 @@ def misread(loose: dict[str, str], named: Sequence[Named]) -> set[str]:
     return {k for k, text in loose.items() if any(other != k and words & set(keys(text)) for other, words in terms)}
 
 
-def near_the_case(text: str, names: dict[str, list[str]], embed, floor: float = NEAR) -> set[str]:
+def near_the_case(text: str, names: dict[str, list[str]], *, embed, floor: float = NEAR) -> set[str]:
     """The keys of ``names`` (key: a term's name and synonyms, layperson ones among them) one of whose names comes
     within ``floor`` (cosine; ``embed(texts) -> unit vectors``) of a part of ``text`` (a clause, or an item of a
     list in it): what a small model names that the case says nothing like ("jaundice" for "the whites of his eyes

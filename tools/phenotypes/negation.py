@@ -69,7 +69,9 @@ def negated_ranges(text: str, named: Sequence[Span] = ()) -> list[Span]:
     return ranges
 
 
-def is_negated(text: str, start: int, end: int, ranges: list[Span] | None = None, named: Sequence[Span] = ()) -> bool:
+def is_negated(
+    text: str, start: int, *, end: int, ranges: list[Span] | None = None, named: Sequence[Span] = ()
+) -> bool:
     """Whether the finding at text[start:end] is negated: inside a trigger's scope, or followed by one that is not
     the first word of another of the ``named`` findings ("hypotonia, absent ankle reflexes")."""
     scopes = negated_ranges(text, named) if ranges is None else ranges

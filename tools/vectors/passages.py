@@ -61,7 +61,7 @@ def open_collection(path: Path, name: str = "passages"):
     return client.get_or_create_collection(name, embedding_function=None, metadata={"hnsw:space": "cosine"})
 
 
-def chunk_text(text: str, tokenizer, size: int = 512, overlap: int = 100) -> list[tuple[int, int]]:
+def chunk_text(text: str, tokenizer, *, size: int = 512, overlap: int = 100) -> list[tuple[int, int]]:
     """(start, end) character spans of windows of ``size`` tokens overlapping by ``overlap``."""
     if overlap >= size:
         raise ValueError("chunk overlap must be smaller than the chunk size")
@@ -99,7 +99,7 @@ def read_documents(path: Path) -> tuple[list[tuple[str, str]], list[str]]:
 
 
 class PassageStore:
-    def __init__(self, chroma_dir: Path, model_path: Path, size: int = 512, overlap: int = 100):
+    def __init__(self, chroma_dir: Path, model_path: Path, *, size: int = 512, overlap: int = 100):
         self.collection = open_collection(chroma_dir)
         self.model_path, self.size, self.overlap = str(model_path), size, overlap
 
@@ -117,7 +117,7 @@ class PassageStore:
                 documents, problems = read_documents(path)
                 report.problems.extend(problems)
                 for source, text in documents:
-                    pending.extend(self._chunks(file, source, text, digest))
+                    pending.extend(self._chunks(file, source, text=text, digest=digest))
                 report.files_ingested.append(str(path))
             except (OSError, ValueError) as exc:
                 report.problems.append(f"{path}: {exc}")
@@ -134,10 +134,10 @@ class PassageStore:
         found = self.collection.get(where={"file": file}, limit=1, include=["metadatas"])
         return bool(found["ids"]) and found["metadatas"][0].get("sha256") == digest
 
-    def _chunks(self, file: str, source: str, text: str, digest: str) -> list[tuple[str, str, ChunkMeta]]:
+    def _chunks(self, file: str, source: str, *, text: str, digest: str) -> list[tuple[str, str, ChunkMeta]]:
         tokenizer = load_embedder(self.model_path).tokenizer
         out = []
-        for number, (start, end) in enumerate(chunk_text(text, tokenizer, self.size, self.overlap)):
+        for number, (start, end) in enumerate(chunk_text(text, tokenizer, size=self.size, overlap=self.overlap)):
             meta = ChunkMeta(file=file, source=source, chunk=number, start=start, end=end, sha256=digest)
             out.append((f"{source}::{number}", text[start:end], meta))
         return out

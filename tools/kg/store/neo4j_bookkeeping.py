@@ -119,7 +119,7 @@ class BookkeepingQueries(BoltAccess):
                                    e.description_note = $reason"""
 
         def work(tx: ManagedTransaction) -> None:
-            weaken_relations(tx, relations, reason, "audit", now)
+            weaken_relations(tx, relations, reason=reason, event="audit", now=now)
             tx.run(description_query, keys=descriptions, reason=reason).consume()
 
         self.write(work)
@@ -132,7 +132,7 @@ WEAKEN_RELATIONS = """UNWIND $rows AS row MATCH (a:Entity {key: row.s}), (b:Enti
 
 
 def weaken_relations(
-    tx: ManagedTransaction, relations: Sequence[Mapping[str, object]], reason: str, event: str, now: str
+    tx: ManagedTransaction, relations: Sequence[Mapping[str, object]], *, reason: str, event: str, now: str
 ) -> None:
     """Within ``tx``: relations ({s, t, type, confidence, evidence_ids, reason?}) weakened to confidence 0, the
     change (``event``: audit, retracted, deleted, reread) and its reason appended to each one's history."""

@@ -75,7 +75,7 @@ class LiteratureQueries(BoltAccess):
             for status in ("retracted", "deleted"):
                 chosen = {r["id"]: r["note"] for r in todo if r["status"] == status}
                 resting = [{**x, "reason": chosen[x["id"]]} for x in tx.run(_RESTING_ON, ids=list(chosen)).data()]
-                weaken_relations(tx, resting, "", status, now)
+                weaken_relations(tx, resting, reason="", event=status, now=now)
                 weakened += len(resting)
             tx.run(_MARK, rows=todo, now=now).consume()
             return {"evidence": len(todo), "relations": weakened}
@@ -132,7 +132,9 @@ class LiteratureQueries(BoltAccess):
         def work(tx: ManagedTransaction) -> None:
             if notes:
                 tx.run(_NOTE, rows=notes).consume()
-            weaken_relations(tx, gone, f"{evidence_id} was revised and no longer states it", "reread", now)
+            weaken_relations(
+                tx, gone, reason=f"{evidence_id} was revised and no longer states it", event="reread", now=now
+            )
             tx.run(
                 "MATCH (v:Evidence {id: $id}) REMOVE v.reread_at SET v.reread_done_at = $now", id=evidence_id, now=now
             ).consume()

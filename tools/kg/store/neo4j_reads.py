@@ -49,6 +49,7 @@ class KnowledgeQueries(BoltAccess):
         self,
         keys: list[str],
         min_confidence: float | dict[str, float] = 0.0,
+        *,
         per_node: int = 50,
         max_degree: int | None = None,
     ) -> list[Edge]:
@@ -91,7 +92,7 @@ class KnowledgeQueries(BoltAccess):
         return cast(list[FindingEdge], rows)
 
     def learned(
-        self, keys: list[str], exclude_types: list[str], min_confidence: float, per_node: int = 50
+        self, keys: list[str], exclude_types: list[str], *, min_confidence: float, per_node: int = 50
     ) -> list[Edge]:
         """Edges touching ``keys`` that a model read from evidence (not a vocabulary's), but ``exclude_types``, in the
         shape of ``neighbors``, the strongest ``per_node`` each: curated edges (0.8-1.00) fill the confidence-ordered
@@ -147,7 +148,7 @@ class KnowledgeQueries(BoltAccess):
         rows = self.read("UNWIND $ids AS i MATCH (v:Evidence {id: i}) RETURN properties(v) AS v", ids=ids)
         return [cast(EvidenceProps, row["v"]) for row in rows]
 
-    def gap_check(self, keys: list[str], tau: float, stale_before: str, min_relations: int) -> list[GapReport]:
+    def gap_check(self, keys: list[str], tau: float, *, stale_before: str, min_relations: int) -> list[GapReport]:
         """Classify each key: missing, stale (refreshed before ``stale_before``), thin, or ok.
 
         Thin counts evidence-backed relations only: curated vocabulary edges give structure
@@ -247,7 +248,9 @@ class KnowledgeQueries(BoltAccess):
         )
         return cast(list[Annotation], rows)
 
-    def entities_created_after(self, after: str, key: str, limit: int, include_vocabulary: bool) -> list[CreatedEntity]:
+    def entities_created_after(
+        self, after: str, key: str, *, limit: int, include_vocabulary: bool
+    ) -> list[CreatedEntity]:
         """Entities created after (``after``, ``key``), oldest first; vocabulary ones only if asked."""
         rows = self.read(
             """MATCH (e:Entity) WHERE (e.created_at > $after OR (e.created_at = $after AND e.key > $key))

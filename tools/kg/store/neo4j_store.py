@@ -118,6 +118,7 @@ class Neo4jStore(KnowledgeQueries, BookkeepingQueries, InspectionQueries, Litera
         self,
         entities: Iterable[EntityRecord] = (),
         evidence: Iterable[EvidenceRecord] = (),
+        *,
         relations: Iterable[RelationRecord] = (),
         supports: Iterable[tuple[str, str]] = (),
     ) -> WriteSummary:
@@ -130,7 +131,12 @@ class Neo4jStore(KnowledgeQueries, BookkeepingQueries, InspectionQueries, Litera
                 if key not in by_key:
                     endpoints.setdefault(key, name)
         supports = [(normalize_key(k), v) for k, v in supports]
-        return self.write(write_unit, list(by_key.values()), endpoints, evidence, relations, supports)
+        chosen = list(by_key.values())
+        return self.write(
+            lambda tx: write_unit(
+                tx, chosen, endpoints=endpoints, evidence=evidence, relations=relations, supports=supports
+            )
+        )
 
     def mark_weakened(self, items: list[Rescored], model: str) -> int:
         """Existing relations re-scored under the keep threshold: marked ``weakened``, never deleted.

@@ -92,6 +92,7 @@ SET r += row.props
 def write_unit(
     tx: ManagedTransaction,
     entities: list[EntityRecord],
+    *,
     endpoints: dict[str, str],
     evidence: list[EvidenceRecord],
     relations: list[RelationRecord],

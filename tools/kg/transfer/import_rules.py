@@ -177,7 +177,7 @@ HISTORY_EVENT = {
 
 
 def _props(
-    props: object, spec: Mapping[str, Check], required: tuple[str, ...], open_ended: bool = False
+    props: object, spec: Mapping[str, Check], *, required: tuple[str, ...], open_ended: bool = False
 ) -> dict[str, Any]:
     """``props`` checked against ``spec``; unknown names rejected unless ``open_ended``. Each value is what its check
     returns (hence Any: the checks say the type, at run time)."""

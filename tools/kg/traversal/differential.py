@@ -46,6 +46,7 @@ class Candidate:
 def rank(
     annotations: dict[str, dict[str, float]],
     names: dict[str, str],
+    *,
     present: set[str],
     absent: set[str],
     limit: int = 10,
@@ -141,7 +142,7 @@ def fold_subtypes(
 
 
 def questions(
-    annotations: dict[str, dict[str, float]], candidates: list[Candidate], known: set[str], limit: int = 3
+    annotations: dict[str, dict[str, float]], candidates: list[Candidate], *, known: set[str], limit: int = 3
 ) -> list[tuple[str, float]]:
     """Up to ``limit`` findings not yet known, chosen greedily for the information they carry together
     over ``candidates``; each with what it adds to those before it (bits), best first."""

@@ -34,7 +34,7 @@ def relevance(query: list[float], paths: list[list[float]]) -> list[float]:
 
 
 def order(
-    query: list[float], paths: list[list[float]], confidences: list[float], how: str = "mmr", diversity: float = 0.5
+    query: list[float], paths: list[list[float]], *, confidences: list[float], how: str = "mmr", diversity: float = 0.5
 ) -> list[int]:
     """Indices of ``paths`` best first: by confidence, by similarity to ``query``, or by MMR."""
     if how not in PATH_RANKINGS:

@@ -23,6 +23,7 @@ class SeedChunk:
         self,
         source: str,
         target: str,
+        *,
         type_: str,
         evidence_id: str,
         description: str,

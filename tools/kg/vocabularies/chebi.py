@@ -137,13 +137,14 @@ def chunks(size: int = 1000, data_dir: Path | None = None):
         for drug, ids in drugs:
             chunk.entities.append(EntityRecord(name=drug, type="drug", aliases=sorted(ids), sources=[ORIGIN]))
             for cid in sorted(ids):
-                _relate(chunk, drug, chebi[cid], chebi, targets, release)
+                _relate(chunk, drug, term=chebi[cid], chebi=chebi, targets=targets, release=release)
         yield chunk
 
 
 def _relate(
     chunk: SeedChunk,
     drug: str,
+    *,
     term: IndraTerm,
     chebi: dict[str, IndraTerm],
     targets: dict[str, tuple[str, str]],
@@ -159,4 +160,12 @@ def _relate(
         for target in term.get("relations", {}).get(rel, []):
             name, target_kind = targets.get(chebi[target]["id"] if target in chebi else target, ("", ""))
             if target_kind == kind:
-                chunk.relate(drug, name, rel, evidence.id, text, ORIGIN, confidence=confidence)
+                chunk.relate(
+                    drug,
+                    name,
+                    type_=rel,
+                    evidence_id=evidence.id,
+                    description=text,
+                    origin=ORIGIN,
+                    confidence=confidence,
+                )

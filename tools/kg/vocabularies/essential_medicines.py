@@ -99,7 +99,15 @@ def chunks(size: int = 1000, data_dir: Path | None = None):
         chunk.evidence.append(EvidenceRecord(id=evidence_id, kind="vocabulary", title=name, release=release))
         chunk.supports.append((name, evidence_id))
         if parent:
-            chunk.relate(name, sections[parent][0], "part_of", evidence_id, "WHO EML structure", ORIGIN, confidence=1.0)
+            chunk.relate(
+                name,
+                sections[parent][0],
+                type_="part_of",
+                evidence_id=evidence_id,
+                description="WHO EML structure",
+                origin=ORIGIN,
+                confidence=1.0,
+            )
     yield chunk
     for part in chunked(sorted(medicines.items()), size):
         chunk = SeedChunk()
@@ -122,10 +130,10 @@ def chunks(size: int = 1000, data_dir: Path | None = None):
                 chunk.relate(
                     drug,
                     section,
-                    "member_of",
-                    evidence_id,
-                    "WHO essential medicine",
-                    ORIGIN,
+                    type_="member_of",
+                    evidence_id=evidence_id,
+                    description="WHO essential medicine",
+                    origin=ORIGIN,
                     confidence=MEMBER_CONFIDENCE,
                 )
         yield chunk

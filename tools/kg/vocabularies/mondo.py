@@ -94,7 +94,7 @@ def _folded_doid(mondo: dict[str, IndraTerm], kept: list[str], doid_terms: list[
 
 
 def _names(
-    mondo: dict[str, IndraTerm], ids: dict[str, list[str]], resolve: Resolver, batch: int = 5000
+    mondo: dict[str, IndraTerm], ids: dict[str, list[str]], *, resolve: Resolver, batch: int = 5000
 ) -> dict[str, str]:
     """MONDO id -> entity name: the graph entity one of its unique ICD-10-CM code (not block), OMIM or Orphanet ids
     names, else the MONDO label."""
@@ -121,16 +121,16 @@ def chunks(resolve: Resolver, size: int = 2000, data_dir: Path | None = None):
     ids = {i: _ids(mondo[i], doid.get(i)) for i in kept}
     counts = Counter(a for v in ids.values() for a in v)
     ids = {i: [a for a in v if counts[a] == 1] for i, v in ids.items()}  # an id shared by two terms names neither
-    names, release = _names(mondo, ids, resolve), _release()
+    names, release = _names(mondo, ids, resolve=resolve), _release()
     for part in chunked(kept, size):
         chunk = SeedChunk()
         for ident in part:
-            _write(chunk, mondo[ident], names, ids[ident], doid.get(ident), release)
+            _write(chunk, mondo[ident], names=names, ids=ids[ident], doid=doid.get(ident), release=release)
         yield chunk
 
 
 def _write(
-    chunk: SeedChunk, term: IndraTerm, names: dict[str, str], ids: list[str], doid: IndraTerm | None, release: str
+    chunk: SeedChunk, term: IndraTerm, *, names: dict[str, str], ids: list[str], doid: IndraTerm | None, release: str
 ) -> None:
     name, label = names[term["id"]], term["name"]
     evidence_id = f"vocab:mondo:MONDO:{term['id']}"
@@ -150,4 +150,12 @@ def _write(
     chunk.supports.append((name, evidence_id))
     for parent in term.get("relations", {}).get("is_a", []):
         if parent in names:
-            chunk.relate(name, names[parent], "is_a", evidence_id, "MONDO hierarchy", ORIGIN, confidence=1.0)
+            chunk.relate(
+                name,
+                names[parent],
+                type_="is_a",
+                evidence_id=evidence_id,
+                description="MONDO hierarchy",
+                origin=ORIGIN,
+                confidence=1.0,
+            )

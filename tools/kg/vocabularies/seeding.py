@@ -50,6 +50,7 @@ def _state_key(module) -> str:
 def seed(
     store: SeedingStore,
     vocabulary: str,
+    *,
     progress: Callable[[str, int], None] = lambda vocabulary, n: None,
     force: bool = False,
 ) -> SeedTotals:
@@ -65,7 +66,7 @@ def seed(
         if number in done:
             totals["skipped_chunks"] += 1
         else:
-            summary = store.upsert(chunk.entities, chunk.evidence, chunk.relations, chunk.supports)
+            summary = store.upsert(chunk.entities, chunk.evidence, relations=chunk.relations, supports=chunk.supports)
             done.add(number)
             store.save_seed_state(state_key, done)
             totals["chunks"] += 1
