@@ -68,7 +68,7 @@ def is_case(differential: Sequence[CandidateDiagnosis]) -> bool:
 
 
 def differentiate(
-    entities: Sequence[QuestionEntity], store: QAReads, answered: dict[str, bool], text: str = ""
+    entities: Sequence[QuestionEntity], store: QAReads, *, answered: dict[str, bool], text: str = ""
 ) -> Differential:
     """State update: ``differential`` (candidates with probability and findings) and ``follow_up`` questions
     for the case in ``text`` (the question) and its ``entities``."""

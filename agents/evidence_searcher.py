@@ -28,6 +28,7 @@ class FoundEvidence(KeptEvidence):
 def search_evidence(
     query: str,
     finder: EvidenceFinder,
+    *,
     sources: Sequence[str],
     k: int,
     context: str = "",

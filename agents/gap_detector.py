@@ -43,6 +43,7 @@ def claim_held(question: str, keys: list[str], store: QAStore) -> bool:
 def detect_gaps(
     entities: Sequence[EntityRef],
     store: QAStore,
+    *,
     tau: float,
     stale_days: int,
     min_relations: int,

@@ -20,7 +20,7 @@ PAPERS_READ = 50  # papers read for the question's entities that are weighed, ne
 STATED_SHARE = 0.5  # of the question's words a paper must state (and at least two)
 
 
-def kept_papers(question: str, keys: list[str], subgraph: Subgraph, store: QAReads, k: int) -> list[EvidenceProps]:
+def kept_papers(question: str, keys: list[str], *, subgraph: Subgraph, store: QAReads, k: int) -> list[EvidenceProps]:
     """The Evidence properties of the ``k`` papers that state most of ``question``'s words, best first,
     among those the subgraph's findings rest on and those read for ``keys``; withdrawn papers left out."""
     steps = [*subgraph["links"], *(s for n in subgraph["nodes"] for s in n["steps"])]

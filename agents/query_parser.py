@@ -91,7 +91,7 @@ def phenotype_entities(text: str, linker: EntityLinker) -> tuple[list[QuestionEn
     return stated, {m.key for m in mentions if m.negated}, loosely_read(mentions)
 
 
-def lay_findings(question: str, llm, linker: EntityLinker, usage: Usage, negated: set[str]) -> list[QuestionEntity]:
+def lay_findings(question: str, llm, *, linker: EntityLinker, usage: Usage, negated: set[str]) -> list[QuestionEntity]:
     """The HPO phenotypes the graph holds that a case describes in everyday words ("her fingers are unusually long
     and thin"), as the model names them clinically ("arachnodactyly") and the recogniser reads its names; a
     finding the model names that the question negates, that the lexicon does not know, or none of whose names comes
@@ -114,6 +114,7 @@ def lay_findings(question: str, llm, linker: EntityLinker, usage: Usage, negated
 def parse_query(
     question: str,
     options: dict[str, str],
+    *,
     llm,
     linker: EntityLinker,
     max_entities: int,
@@ -139,7 +140,7 @@ def parse_query(
     sure = [e for e in stated if e["key"] not in loose]
     if lay and parser != "vocabulary" and len(sure) < LAY_BELOW and describes_a_patient(question):
         # a case whose findings the lexicon cannot read surely: told in everyday words
-        found = lay_findings(question, llm, linker, usage, negated)
+        found = lay_findings(question, llm, linker=linker, usage=usage, negated=negated)
         wrong = misread(loose, found)  # "eyes look blue" read as Blue irides where the model reads blue sclerae
         stated = [e for e in stated if e["key"] not in wrong]
         said = {e["key"] for e in [*spotted, *stated]}

@@ -133,6 +133,7 @@ def _stated_words(steps: list[Link]) -> str:
 def number_evidence(
     nodes: list[GraphPath],
     fetched: Sequence[EvidenceFields],
+    *,
     store: QAReads,
     links: Sequence[Link] = (),
     differential: Sequence[CandidateDiagnosis] = (),
@@ -200,6 +201,7 @@ def _refs(evidence_ids: list[str], number: dict[str, int]) -> str:
 def entity_contexts(
     entities: Sequence[QuestionEntity],
     nodes: list[GraphPath],
+    *,
     evidence_index: list[EvidenceItem],
     neighbours: bool = False,
 ) -> dict[str, str]:
@@ -322,7 +324,7 @@ def studies_read(evidence_index: list[EvidenceItem], links: Sequence[Link] = ())
     return sorted({number[i] for i in found[0]["evidence_ids"] if i in number}) if found else []
 
 
-def think_alone(question: str, options: dict[str, str], llm, usage: Usage) -> list[Turn]:
+def think_alone(question: str, options: dict[str, str], *, llm, usage: Usage) -> list[Turn]:
     """The conversation after the model has thought the question through with nothing shown (the chain-of-thought
     turn, ``REASONING_TOKENS`` at most): the cot baseline's first step, and an open question's draft's."""
     thinking = load("reasoning").format(
@@ -340,8 +342,10 @@ def draft_answer(asked: Asked, llm, samples: int = 0) -> DraftUpdate:
     its confidence, agreement.py), which the graph then reads against (review.py); empty when no answer was usable.
     It is the cot baseline's answer: what the graph adds is measured against the best the model does alone."""
     usage = Usage()  # samples first: the answer check after the draft then reuses the server's cache of it
-    sampled = sampled_answers(llm, asked.question, usage, samples)
-    reply, dialogue, _ = ask_answer(llm, think_alone(asked.question, {}, llm, usage), asked.question, {}, usage)
+    sampled = sampled_answers(llm, asked.question, usage=usage, k=samples)
+    reply, dialogue, _ = ask_answer(
+        llm, think_alone(asked.question, {}, llm=llm, usage=usage), question=asked.question, options={}, usage=usage
+    )
     if reply is None:
         return {"degradations": ["reasoner: no usable draft answer"], **usage.as_update()}
     answer = " ".join(_CITED.sub("", reply.answer).split())  # it was shown nothing to cite
@@ -356,7 +360,7 @@ def draft_answer(asked: Asked, llm, samples: int = 0) -> DraftUpdate:
     return {"draft": draft, **usage.as_update()}
 
 
-def reason(asked: Asked, found: Found, llm, per_entity: bool = False) -> Reasoning:
+def reason(asked: Asked, found: Found, *, llm, per_entity: bool = False) -> Reasoning:
     """State update: ``reasoning`` ({entity: text}), its conclusion as the ``rationale`` (joint mode),
     the conversation with the reasoning turn, usage.
 
@@ -366,7 +370,7 @@ def reason(asked: Asked, found: Found, llm, per_entity: bool = False) -> Reasoni
     question, options, entities, dialogue = asked.question, asked.options, asked.entities, asked.dialogue
     nodes, evidence_index, links, differential = found.nodes, found.evidence_index, found.links, found.differential
     usage = Usage()
-    contexts = entity_contexts(entities, nodes, evidence_index, neighbours=per_entity)
+    contexts = entity_contexts(entities, nodes, evidence_index=evidence_index, neighbours=per_entity)
     between = "\n\n".join(
         filter(None, [links_context(list(links), evidence_index), differential_context(list(differential))])
     )

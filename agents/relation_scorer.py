@@ -100,6 +100,7 @@ def format_evidence(records: Sequence[EvidenceFields], texts: dict[str, str]) ->
 def assess(
     entity: EntityRef,
     question: str,
+    *,
     others: Sequence[Named],
     records: Sequence[EvidenceFields],
     texts: dict[str, str],
@@ -120,14 +121,16 @@ def assess(
 
 
 def score_relations(
-    entity: EntityRef, question: str, others: Sequence[Named], evidence: KeptEvidence, reader: Reader, store: QAStore
+    entity: EntityRef, question: str, *, others: Sequence[Named], evidence: KeptEvidence, reader: Reader, store: QAStore
 ) -> Learned:
     """Assess ``entity`` from ``evidence`` ({records, texts}) for ``question``; write what passes; a state update."""
     records = evidence.get("records", [])
     if not records:
         return {"new_relations": []}
     usage = Usage()
-    reply, prompt = assess(entity, question, others, records, evidence.get("texts", {}), reader.llm, usage)
+    reply, prompt = assess(
+        entity, question, others=others, records=records, texts=evidence.get("texts", {}), llm=reader.llm, usage=usage
+    )
     if reply is None:
         return {
             "new_relations": [],
@@ -136,7 +139,9 @@ def score_relations(
         }
     aliases, types = _known(store, [entity["name"], *(rel.other for rel in spelled_out(reply.relations))])
     types[entity["key"]] = entity["type"]
-    relations, weakened, refused = grounded_relations(entity, reply, reader, records, aliases, types)
+    relations, weakened, refused = grounded_relations(
+        entity, reply, reader=reader, records=records, aliases=aliases, types=types
+    )
     evidence_records = [EvidenceRecord(**r) for r in records]
     description = reply.description.strip()[:2000] or None
     if description and echoes(description, [prompt, *echo_sources()]):
@@ -180,6 +185,7 @@ def _aliases(entity: EntityProps | None) -> list[str]:
 def grounded_relations(
     entity: EntityRef,
     reply: EntityAssessment,
+    *,
     reader: Reader,
     records: Sequence[EvidenceFields],
     aliases: dict[str, list[str]],
@@ -202,7 +208,9 @@ def grounded_relations(
         rel_type, swapped = fitting_type(rel_type, source_type, target_type=target_type, sentence=rel.sentence)
         if swapped:
             (source, source_type), (target, target_type) = (target, target_type), (source, source_type)
-        cited, problem = _grounds(rel.sentence, source, target, texts, normalized, aliases)
+        cited, problem = _grounds(
+            rel.sentence, source, target=target, texts=texts, normalized=normalized, aliases=aliases
+        )
         problem = (
             problem or signature_problem(rel_type, source_type, target_type) or sentence_problem(rel_type, rel.sentence)
         )
@@ -251,7 +259,7 @@ def spelled_out(relations: list[ScoredRelation]) -> list[ScoredRelation]:
 
 
 def _grounds(
-    sentence: str, source: str, target: str, texts: dict[str, str], normalized: dict[str, str], aliases: dict
+    sentence: str, source: str, *, target: str, texts: dict[str, str], normalized: dict[str, str], aliases: dict
 ) -> tuple[list[str], str | None]:
     """The evidence items that hold the quoted sentence and name both ends; or why the relation may not be written.
 

@@ -82,6 +82,7 @@ class Traversed(TypedDict):
 def traverse_subgraph(
     entities: Sequence[Named],
     store: QAReads,
+    *,
     settings: TraversalSettings,
     question: str = "",
     query: str = "",
@@ -126,7 +127,7 @@ def traverse_subgraph(
         )
 
     nodes = [as_path(node) for node in [*reached.values(), *learned.values()]]
-    _rank(nodes, query, embed, settings.path_ranking, settings.min_path_relevance)
+    _rank(nodes, query, embed=embed, ranking=settings.path_ranking, min_relevance=settings.min_path_relevance)
     nodes += [
         as_path(node, rank=len(nodes), hidden=True)
         for key, node in direct.items()
@@ -184,7 +185,7 @@ def _description(entity: EntityProps | None) -> str | None:
     return entity.get("description") if entity.get("description_status") != "weakened" else None
 
 
-def _rank(nodes: list[GraphPath], query: str, embed: Embed | None, ranking: str, min_relevance: float) -> None:
+def _rank(nodes: list[GraphPath], query: str, *, embed: Embed | None, ranking: str, min_relevance: float) -> None:
     """Set each path's ``rank`` among its question entity's paths (0 = shown first) and, when paths are
     embedded, its ``relevance`` (cosine similarity of the path read as a sentence to the question); a path
     under ``min_relevance`` is marked ``hidden``: the reasoner and the picture do not show it."""

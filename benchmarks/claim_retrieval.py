@@ -131,7 +131,9 @@ def read(papers, claim: dict, gate: dict) -> None:
         if kind == "gold":
             sentences = [{"n": n, "text": text} for n, text in enumerate(paper.article.numbered())]
             scores = paper.sentence_scores or [0.0] * len(sentences)
-            shown = {s["n"] for s in shown_sentences(claim["question"], sentences, scores, len(sentences))}
+            shown = {
+                s["n"] for s in shown_sentences(claim["question"], sentences, closeness=scores, length=len(sentences))
+            }
             wanted = {i for entry in claim["evidence"][doc] for i in entry["sentences"]}
             gate["rationale"] += len(wanted)
             gate["rationale_shown"] += len(wanted & shown)

@@ -60,7 +60,7 @@ def label(method: str, context: Context, open_answers: bool = False) -> str:
     return (f"kg-{context.evidence_mode}" if method == "kg" else method) + ("-open" if open_answers else "")
 
 
-def _answer(method: str, item: dict, context: Context, res, use_options: bool) -> dict:
+def _answer(method: str, item: dict, *, context: Context, res, use_options: bool) -> dict:
     q, options = item["question"], item["options"]
     kind = question_kind(q, options)
     if method == "closed-book":
@@ -124,7 +124,7 @@ def _bench(args, context: Context, res) -> int:
     if dataset.kind == "claims":
         from amg.cli.claim_bench import run_claims
 
-        return run_claims(args, context, res, dataset)
+        return run_claims(args, context, res=res, dataset=dataset)
     items = dataset.items[: args.limit] if args.limit else dataset.items
     if args.shuffle_options:
         items = [shuffled(item, args.seed) for item in items]
@@ -142,7 +142,11 @@ def _bench(args, context: Context, res) -> int:
             started = time.perf_counter()
             try:
                 answer = _answer(
-                    args.method, {**item, "options": {}} if args.open else item, context, res, args.use_options
+                    args.method,
+                    {**item, "options": {}} if args.open else item,
+                    context=context,
+                    res=res,
+                    use_options=args.use_options,
                 )
                 if args.open:  # the open answer mapped onto the options it was not shown; a refusal names none
                     answer["option"] = (
@@ -186,7 +190,7 @@ def _bench(args, context: Context, res) -> int:
             sink.write(json.dumps(row) + "\n")
             sink.flush()
     after = res.store.stats() if args.method == "kg" else None
-    summary = summarize(results_path, args, context, res, dataset, before, after)
+    summary = summarize(results_path, args, context=context, res=res, dataset=dataset, before=before, after=after)
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     write_report(out.parent)
     print(
@@ -225,7 +229,7 @@ def _resumable(results_path: Path) -> set[str]:
     return {ident for ident, _ in kept}
 
 
-def summarize(results_path: Path, args, context: Context, res, dataset, before, after) -> dict:
+def summarize(results_path: Path, args, *, context: Context, res, dataset, before, after) -> dict:
     rows = [json.loads(line) for line in results_path.read_text().splitlines() if line.strip()]
     gold, predicted = [r["gold"] for r in rows], [r["predicted"] for r in rows]
     confidences, correct = [float(r["confidence"] or 0.0) for r in rows], [bool(r["correct"]) for r in rows]

@@ -30,7 +30,7 @@ def _version(package: str) -> str:
         return "not installed"
 
 
-def _check(name: str, required: bool, probe, fix: str) -> tuple[str, bool, str]:
+def _check(name: str, required: bool, *, probe, fix: str) -> tuple[str, bool, str]:
     started = time.perf_counter()
     try:
         detail = probe()
@@ -120,7 +120,7 @@ def doctor(context: Context) -> int:
     healthy = True
     try:
         for name, required, probe, fix in checks:
-            line, ok, _ = _check(name, required, probe, fix)
+            line, ok, _ = _check(name, required, probe=probe, fix=fix)
             print(line, flush=True)
             healthy &= ok
     finally:

@@ -58,7 +58,7 @@ class SearchHit(TypedDict):
     url: str
 
 
-def search(query: str, k: int, as_json: bool, context: Context) -> int:
+def search(query: str, k: int, *, as_json: bool, context: Context) -> int:
     if not index_exists(context.data_path):
         raise ValueError("no local PubMed index yet: build one with `amg ingest pubmed FILE…` (NLM XML or JSON lines)")
     index = LiteratureIndex(index_path(context.data_path))

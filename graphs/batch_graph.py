@@ -12,7 +12,7 @@ from langgraph.typing import StateT
 from amg.graphs.context import Context
 
 
-def batch_graph(state: type[StateT], pick: Callable, work: Callable, summarize: Callable, items_key: str, name: str):
+def batch_graph(state: type[StateT], pick: Callable, *, work: Callable, summarize: Callable, items_key: str, name: str):
     """START -> pick -> work (one Send per item in ``state[items_key]``) -> summarize -> END."""
 
     def fan_out(current: dict):

@@ -75,7 +75,9 @@ def plan(state: BuildState, runtime: Runtime[Context]) -> dict:
         from amg.agents.query_parser import parse_query
 
         for question in state["questions"][:MAX_TOPICS]:
-            for found in parse_query(question, {}, res.llm, res.linker, ctx.max_entities)["entities"]:
+            for found in parse_query(question, {}, llm=res.llm, linker=res.linker, max_entities=ctx.max_entities)[
+                "entities"
+            ]:
                 entities.setdefault(found["key"], EntityRef(key=found["key"], name=found["name"], type=found["type"]))
     done = set() if state.get("force") else res.store.built_keys(list(entities))
     todo = [e for k, e in entities.items() if k not in done]
@@ -87,7 +89,7 @@ def build_entity(task: dict, runtime: Runtime[Context]) -> dict:
     res = resources_for(ctx)
     entity = task["entity"]
     try:
-        out = expand(entity, f"What is known about {entity['name']}?", [entity], res, ctx)
+        out = expand(entity, f"What is known about {entity['name']}?", others=[entity], res=res, ctx=ctx)
     except Exception as exc:  # one item failing must not stop the others; it is reported and retried next run
         return {"results": [{"entity": entity["name"], "status": "failed", "reason": f"{type(exc).__name__}: {exc}"}]}
     if not out["records"]:
@@ -124,4 +126,4 @@ def summarize(state: BuildState, runtime: Runtime[Context]) -> dict:
     return {"summary": summary}
 
 
-graph = batch_graph(BuildState, plan, build_entity, summarize, "planned", "AMG KG build")
+graph = batch_graph(BuildState, plan, work=build_entity, summarize=summarize, items_key="planned", name="AMG KG build")

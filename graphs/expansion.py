@@ -25,9 +25,13 @@ class Expanded(Learned):
     texts: dict[str, str]
 
 
-def search(entity: EntityRef, question: str, res: Resources, ctx: Context, mindate: str | None = None) -> FoundEvidence:
+def search(
+    entity: EntityRef, question: str, *, res: Resources, ctx: Context, mindate: str | None = None
+) -> FoundEvidence:
     """Evidence for ``entity``: {records, texts, degradations}."""
-    return search_evidence(entity["name"], res.evidence, ctx.sources, ctx.max_evidence, question, mindate)
+    return search_evidence(
+        entity["name"], res.evidence, sources=ctx.sources, k=ctx.max_evidence, context=question, mindate=mindate
+    )
 
 
 def standing(found: KeptEvidence, res: Resources) -> KeptEvidence:
@@ -40,11 +44,13 @@ def standing(found: KeptEvidence, res: Resources) -> KeptEvidence:
 
 
 def learn(
-    entity: EntityRef, question: str, others: Sequence[Named], found: KeptEvidence, res: Resources, ctx: Context
+    entity: EntityRef, question: str, *, others: Sequence[Named], found: KeptEvidence, res: Resources, ctx: Context
 ) -> Learned:
     """Score ``found`` (a ``search`` result) into the graph; new and weakened relations, refusals, usage."""
     found = standing(found, res)
-    scored = score_relations(entity, question, others, found, res.reader(ctx.keep_score), res.store)
+    scored = score_relations(
+        entity, question, others=others, evidence=found, reader=res.reader(ctx.keep_score), store=res.store
+    )
     return {
         "new_relations": scored.get("new_relations", []),
         "weakened": scored.get("weakened", []),
@@ -56,11 +62,17 @@ def learn(
 
 
 def expand(
-    entity: EntityRef, question: str, others: Sequence[Named], res: Resources, ctx: Context, mindate: str | None = None
+    entity: EntityRef,
+    question: str,
+    *,
+    others: Sequence[Named],
+    res: Resources,
+    ctx: Context,
+    mindate: str | None = None,
 ) -> Expanded:
     """Search and score ``entity``; returns evidence records and texts, new and weakened relations, usage."""
-    found = search(entity, question, res, ctx, mindate)
-    learned = learn(entity, question, others, found, res, ctx)
+    found = search(entity, question, res=res, ctx=ctx, mindate=mindate)
+    learned = learn(entity, question, others=others, found=found, res=res, ctx=ctx)
     return {
         **learned,
         "records": found["records"],

@@ -50,7 +50,9 @@ def after_the_answer(fn):
 def learn_entity(task: dict, runtime: Runtime[Context]) -> dict:
     """After the answer, one branch per entity: its evidence scored into the graph for the next question."""
     ctx = run_context(runtime)
-    done = learn(task["entity"], task["question"], task["entities"], task["found"], resources_for(ctx), ctx)
+    done = learn(
+        task["entity"], task["question"], others=task["entities"], found=task["found"], res=resources_for(ctx), ctx=ctx
+    )
     return {
         "new_relations": done["new_relations"],
         "degradations": done["degradations"],
@@ -68,11 +70,11 @@ def learn_study(task: dict, runtime: Runtime[Context]) -> dict:
     done = learn_finding(
         task["question"],
         task["entities"],
-        task["paper"],
-        task["text"],
-        res.reader(ctx.keep_score),
-        res.store,
-        task["verdict"],
+        paper=task["paper"],
+        text=task["text"],
+        reader=res.reader(ctx.keep_score),
+        store=res.store,
+        verdict=task["verdict"],
     )
     return {
         "new_relations": done["new_relations"],

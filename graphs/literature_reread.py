@@ -55,10 +55,10 @@ def reread_paper(paper: EvidenceProps, res: Resources, ctx: Context) -> dict[str
             done = learn_finding(
                 f"What did this study find about {source} and {target}?",
                 [{"key": source_key, "name": source}, {"key": target_key, "name": target}],
-                props,
-                text,
-                res.reader(ctx.keep_score),
-                res.store,
+                paper=props,
+                text=text,
+                reader=res.reader(ctx.keep_score),
+                store=res.store,
             )
             learned += done["new_relations"]
             usage = {

@@ -53,7 +53,7 @@ def mirror_for(ctx: Context, base_url: str | None = None) -> Mirror:
 
 
 def sync_index(
-    ctx: Context, base_url: str | None = None, baseline: bool = False, progress: SyncProgress | None = None
+    ctx: Context, base_url: str | None = None, *, baseline: bool = False, progress: SyncProgress | None = None
 ) -> SyncReport:
     """Mirror NLM's files into the local index (the graph hears of their changes in ``apply_to_graph``)."""
     if not baseline and not index_exists(ctx.data_path):

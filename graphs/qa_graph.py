@@ -111,11 +111,11 @@ def parse(state: QAState, runtime: Runtime[Context]) -> Update:
     update = parse_query(
         state["question"],
         state.get("options", {}),
-        res.llm,
-        res.linker,
-        ctx.max_entities,
-        ctx.retrieval_uses_options,
-        ctx.query_parser,
+        llm=res.llm,
+        linker=res.linker,
+        max_entities=ctx.max_entities,
+        use_options=ctx.retrieval_uses_options,
+        parser=ctx.query_parser,
         lay=is_open(state),
     )
     topic, said = state.get("topic") or [], _said(state)
@@ -131,11 +131,11 @@ def check_gaps(state: QAState, runtime: Runtime[Context]) -> Update:
     return detect_gaps(
         state.get("entities", []),
         resources_for(ctx).store,
-        ctx.tau,
-        ctx.stale_days,
-        ctx.min_relations,
-        state["question"],
-        state["kind"] == "research",
+        tau=ctx.tau,
+        stale_days=ctx.stale_days,
+        min_relations=ctx.min_relations,
+        question=state["question"],
+        research=state["kind"] == "research",
     )
 
 
@@ -145,10 +145,10 @@ def expand_entity(task: dict, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
     res = resources_for(ctx)
     if ctx.learn != "before":
-        found = search(task["entity"], task["question"], res, ctx)
+        found = search(task["entity"], task["question"], res=res, ctx=ctx)
         kept = {"records": found["records"], "texts": found["texts"]}
         return {"evidence": {task["entity"]["key"]: kept}, "degradations": found["degradations"]}
-    done = expand(task["entity"], task["question"], task["entities"], res, ctx)
+    done = expand(task["entity"], task["question"], others=task["entities"], res=res, ctx=ctx)
     return {
         "evidence": {task["entity"]["key"]: {"records": done["records"], "texts": done["texts"]}},
         "new_relations": done["new_relations"],
@@ -162,7 +162,7 @@ def expand_entity(task: dict, runtime: Runtime[Context]) -> dict:
 def search_claim(task: dict, runtime: Runtime[Context]) -> dict:
     """A research question's own literature search: the question is the query, as a user types it into PubMed."""
     ctx = run_context(runtime)
-    found = search_evidence(task["question"], resources_for(ctx).evidence, ["pubmed"], CLAIM_PAPERS)
+    found = search_evidence(task["question"], resources_for(ctx).evidence, sources=["pubmed"], k=CLAIM_PAPERS)
     kept = {"records": found["records"], "texts": found["texts"]}
     return {"evidence": {CLAIM: kept}, "degradations": found["degradations"]}
 
@@ -173,14 +173,19 @@ def traverse(state: QAState, runtime: Runtime[Context]) -> Update:
     res = resources_for(ctx)
     query = " ".join([state["question"], *state.get("options", {}).values()])
     subgraph = traverse_subgraph(
-        state["entities"], res.store, TraversalSettings.of(ctx), state["question"], query, res.embed
+        state["entities"],
+        res.store,
+        settings=TraversalSettings.of(ctx),
+        question=state["question"],
+        query=query,
+        embed=res.embed,
     )["subgraph"]
     update: dict[str, object] = {"subgraph": subgraph}
     claimed = state.get("evidence", {}).get(CLAIM)
     papers = [r["id"] for r in (claimed.get("records", []) if claimed else [])]
     if not papers and _kind(state) == "research":  # nothing searched: the papers the graph kept, as a search finds
         keys = [e["key"] for e in state.get("entities", [])]
-        kept = kept_papers(state["question"], keys, subgraph, res.store, CLAIM_PAPERS)
+        kept = kept_papers(state["question"], keys, subgraph=subgraph, store=res.store, k=CLAIM_PAPERS)
         if kept:
             update["evidence"] = {KEPT: {"records": kept, "texts": {p["id"]: p["snippet"] for p in kept}}}
             papers = [p["id"] for p in kept]
@@ -191,7 +196,9 @@ def traverse(state: QAState, runtime: Runtime[Context]) -> Update:
 def differential(state: QAState, runtime: Runtime[Context]) -> Update:
     """Candidate diagnoses for the case's findings, and follow-up questions when the leaders are close."""
     store = resources_for(run_context(runtime)).store
-    return differentiate(state.get("entities", []), store, state.get("findings") or {}, state.get("question", ""))
+    return differentiate(
+        state.get("entities", []), store, answered=state.get("findings") or {}, text=state.get("question", "")
+    )
 
 
 def asked(state: QAState, entities: list[QuestionEntity] | None = None) -> Asked:
@@ -218,15 +225,19 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
         on_point: list[GraphPath] = [
             {**n, "hidden": False} for n in answering_nodes(state["question"], state.get("entities", []), nodes)
         ]
-        index = number_evidence(on_point, fetched(state), res.store, links, state.get("differential", []))
+        index = number_evidence(
+            on_point, fetched(state), store=res.store, links=links, differential=state.get("differential", [])
+        )
         return {"evidence_index": with_lead_text(index, fetched_texts(state))}
-    index = number_evidence(nodes, fetched(state), res.store, links, state.get("differential", []))
+    index = number_evidence(
+        nodes, fetched(state), store=res.store, links=links, differential=state.get("differential", [])
+    )
     index = with_lead_text(index, fetched_texts(state))
     if _kind(state) == "research":
         index = with_stored_lead(index, links)
         return {"evidence_index": index, "reading": study_reading(index, links)}
     found = Found(nodes, links, evidence_index=index, differential=state.get("differential", []))
-    update = reason(asked(state), found, res.llm, ctx.per_entity_reasoning)
+    update = reason(asked(state), found, llm=res.llm, per_entity=ctx.per_entity_reasoning)
     return {**update, "evidence_index": index}
 
 
@@ -275,17 +286,24 @@ def answer(state: QAState, runtime: Runtime[Context]) -> Update:
         aliases = {k: e.get("aliases") or [] for k, e in res.store.entities(ends).items()} if ends else {}
         reading = extraction_reliability(res.model_name)
         answered = review(
-            asked(state, entities), found, state["draft"], res.llm, aliases, calibration, reading, res.embed
+            asked(state, entities),
+            found,
+            draft=state["draft"],
+            llm=res.llm,
+            aliases=aliases,
+            calibration=calibration,
+            reading=reading,
+            embed=res.embed,
         )
     else:
         answered = synthesize(
             asked(state, entities),
             found,
-            res.llm,
-            calibration,
-            extraction_reliability(res.model_name),
-            state.get("reading", ""),
-            studies_read(index, subgraph["links"]) if kind == "research" else [],
+            llm=res.llm,
+            calibration=calibration,
+            reading=extraction_reliability(res.model_name),
+            preface=state.get("reading", ""),
+            rests_on=studies_read(index, subgraph["links"]) if kind == "research" else [],
         )
     update: dict[str, object] = {**answered}
     shown = [n for paths in shown_paths(subgraph["nodes"]).values() for n in paths]
@@ -294,7 +312,9 @@ def answer(state: QAState, runtime: Runtime[Context]) -> Update:
     if run_context(runtime).learn == "after" and answered.get("citations") and fetched_ids(state):
         update["answer_entities"] = named
     read = " ".join([answered["answer"], *(c.get("quote") or "" for c in answered.get("citations") or [])])
-    update["glossary"] = glossary(res.store, [*state.get("entities", []), *named], shown, subgraph["links"], read)
+    update["glossary"] = glossary(
+        res.store, [*state.get("entities", []), *named], shown=shown, links=subgraph["links"], read=read
+    )
     update["messages"] = [AIMessage(chat_reply({**state, **update}))]
     return update
 

@@ -119,12 +119,12 @@ def _given(state: QAState, leans_back: Callable[[str], bool] = _always) -> tuple
     if len(earlier) >= 2 and visible(question) and leans_back(question):
         said = answer_words(_text(earlier[-1]))
         before = _text(earlier[-2])
-        alone = standalone(question, state.get("topic") or [], before, said)
+        alone = standalone(question, state.get("topic") or [], question=before, answer=said)
         question = alone or question + f"\n(Previous question: {before[:500]}\nPrevious answer: {said[:500]})"
     return question, pairs or inline
 
 
-def standalone(follow_up: str, topic: list[QuestionEntity], question: str, answer: str) -> str | None:
+def standalone(follow_up: str, topic: list[QuestionEntity], *, question: str, answer: str) -> str | None:
     """``follow_up`` with its one reference back ("it", "its", "itself", or "this drug" / "that disease", a word for
     the topic's kind) replaced by the one thing the previous turn was about, in the words the conversation wrote it;
     None when that is not sure: another pronoun ("they", "her"), more than one reference, an empty "it" ("is it

@@ -70,7 +70,7 @@ def refresh_entity(task: dict, runtime: Runtime[Context]) -> dict:
         return {"results": [{"entity": entity["name"], "status": "skipped", "reason": "another refresher holds it"}]}
     try:
         since = (entity.get("since") or "1900-01-01")[:10].replace("-", "/")
-        out = expand(entity, f"New findings about {entity['name']}", [entity], res, ctx, mindate=since)
+        out = expand(entity, f"New findings about {entity['name']}", others=[entity], res=res, ctx=ctx, mindate=since)
         if out["degradations"] and not out["records"]:
             return {
                 "results": [{"entity": entity["name"], "status": "failed", "reason": "; ".join(out["degradations"])}]
@@ -114,4 +114,6 @@ def summarize(state: RefreshState, runtime: Runtime[Context]) -> dict:
     return {"summary": summary}
 
 
-graph = batch_graph(RefreshState, pick, refresh_entity, summarize, "candidates", "AMG refresh")
+graph = batch_graph(
+    RefreshState, pick, work=refresh_entity, summarize=summarize, items_key="candidates", name="AMG refresh"
+)

@@ -94,7 +94,7 @@ def read_reply(text: str, options: dict[str, str]) -> Reply | None:
 
 
 def ask_answer(
-    llm, dialogue: list[Turn], question: str, options: dict[str, str], usage: Usage, preface: str = ""
+    llm, dialogue: list[Turn], *, question: str, options: dict[str, str], usage: Usage, preface: str = ""
 ) -> tuple[Reply | None, list[Turn], dict[str, float] | None]:
     """The model's answer after ``dialogue`` (``preface`` goes before the request, e.g. evidence),
     and for multiple choice its probabilities over the letters (None when the endpoint gives none).

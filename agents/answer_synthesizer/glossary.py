@@ -41,7 +41,7 @@ class GlossaryEntry(TypedDict):
 
 
 def glossary(
-    store: QAReads, entities: Sequence[Named], shown: list[GraphPath], links: Sequence[Link], read: str = ""
+    store: QAReads, entities: Sequence[Named], *, shown: list[GraphPath], links: Sequence[Link], read: str = ""
 ) -> list[GlossaryEntry]:
     """[{term, key, definition, source, ids}] for the ``entities`` (the question's and those the answer names) and
     the ends of the shown paths' steps and of the links that ``read`` (the answer and its quotes) mentions."""

@@ -144,6 +144,7 @@ def candidates(item: EvidenceItem, steps: Sequence[Said]) -> list[tuple[str, tup
 def quoted(
     cited: list[int],
     evidence_index: list[EvidenceItem],
+    *,
     steps: Sequence[Said],
     keys: Sequence[Named],
     answer: str,
@@ -158,8 +159,8 @@ def quoted(
     by_n = {e["n"]: e for e in evidence_index}
     found: dict[int, str] = {}
     for n in (n for n in dict.fromkeys([*cited, *read]) if n in by_n):
-        said = quote(by_n[n], steps, keys, answer, question) or (
-            quote(by_n[n], steps, keys, answer, question, anywhere=True) if n in read else None
+        said = quote(by_n[n], steps, keys=keys, answer=answer, question=question) or (
+            quote(by_n[n], steps, keys=keys, answer=answer, question=question, anywhere=True) if n in read else None
         )
         if said:
             found[n] = said
@@ -169,6 +170,7 @@ def quoted(
 def quote(
     item: EvidenceItem,
     steps: Sequence[Said],
+    *,
     keys: Sequence[Named],
     answer: str,
     question: str = "",

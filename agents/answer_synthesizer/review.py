@@ -130,7 +130,7 @@ def answering_nodes(question: str, entities: Sequence[Named], nodes: list[GraphP
 
 
 def answering_facts(
-    question: str, entities: Sequence[Named], found: Found, aliases: dict[str, list[str]]
+    question: str, entities: Sequence[Named], *, found: Found, aliases: dict[str, list[str]]
 ) -> list[Fact]:
     """``answering_nodes`` as facts; ``aliases``: other names of the facts' ends (by key), for matching words. A case
     that asks what the patient has is answered by its strong diagnoses alone, when it has any: the findings it tells
@@ -139,7 +139,7 @@ def answering_facts(
     if diagnoses:
         return diagnoses
     return [
-        _fact(node, node["steps"][0]["source"], node["steps"][0]["relation"], aliases)
+        _fact(node, node["steps"][0]["source"], relation=node["steps"][0]["relation"], aliases=aliases)
         for node in answering_nodes(question, entities, found.nodes)
     ]
 
@@ -167,7 +167,7 @@ def diagnosis_facts(question: str, differential: Sequence[CandidateDiagnosis]) -
     ]
 
 
-def _fact(node: GraphPath, seed: str, relation: str, aliases: dict[str, list[str]]) -> Fact:
+def _fact(node: GraphPath, seed: str, *, relation: str, aliases: dict[str, list[str]]) -> Fact:
     end = clinical_name(node["name"])
     said = f"{clinical_name(seed)} {relation.replace('_', ' ')} {end}"
     names = tuple(dict.fromkeys(clinical_name(n) for n in [node["name"], *aliases.get(node["key"], [])]))
@@ -216,6 +216,7 @@ def with_passages(found: Found, records: list[EvidenceRecord], texts: dict[str, 
 def review(
     asked: Asked,
     found: Found,
+    *,
     draft: Draft,
     llm,
     aliases: dict[str, list[str]],
@@ -230,7 +231,7 @@ def review(
     "diarrhea adverse effect of metformin" was learned from, under "nausea"), is cited where a sentence of it states
     the answer (support ``reading``, the model's measured precision reading evidence); it never revises a draft."""
     usage = Usage()
-    facts = answering_facts(asked.question, asked.entities, found, aliases)
+    facts = answering_facts(asked.question, asked.entities, found=found, aliases=aliases)
     answer, dialogue, likelihood = draft["answer"], list(draft["dialogue"]), draft.get("likelihood")
     tokens = dict(draft.get("tokens") or {})
     stated = float(draft.get("stated") or 0.5)
@@ -241,7 +242,7 @@ def review(
     if draft.get("samples"):  # what the model said when asked again, shown beside the agreement read from them
         basis["samples"] = list(draft["samples"])
     if not agreeing and contrary and len(contrary) <= MAX_CANDIDATES:
-        revised, dialogue = _revised(answer, contrary, dialogue, llm, usage)
+        revised, dialogue = _revised(answer, contrary, dialogue=dialogue, llm=llm, usage=usage)
         backed = named_by(revised or "", contrary)
         if revised and backed:
             answer, agreeing, likelihood, tokens = _cleaned(revised, backed), backed, None, {}
@@ -252,7 +253,12 @@ def review(
     keys = key_entities(answer, asked.entities, found.nodes)
     claim = answering_sentence(answer, asked.question)
     quotes = quoted(
-        cited, found.evidence_index, backing(found.nodes, found.links, found.differential), keys, claim, asked.question
+        cited,
+        found.evidence_index,
+        steps=backing(found.nodes, found.links, found.differential),
+        keys=keys,
+        answer=claim,
+        question=asked.question,
     )
     by_fact = {e["n"] for e in found.evidence_index if any(e["id"] in f.evidence_ids for f in agreeing)}
     valid = [n for n in cited if n in quotes and (n in by_fact or states(quotes[n], claim, keys))]
@@ -279,9 +285,11 @@ def review(
         "agreed": float(agreed),
         "revised": float(was_revised),
         # how close the answer printed is to the short answers sampled beside the draft (``embed``: unit vectors)
-        "agreement": agreement(answer, draft.get("samples") or [], asked.question, embed) if embed else None,
+        "agreement": agreement(answer, draft.get("samples") or [], question=asked.question, embed=embed)
+        if embed
+        else None,
     }
-    confidence, scored = _confidence(signals, stated, support, calibration)
+    confidence, scored = _confidence(signals, stated, support=support, calibration=calibration)
     return {
         "answer": answer,
         "option": None,
@@ -293,7 +301,9 @@ def review(
     }
 
 
-def _revised(draft: str, facts: list[Fact], dialogue: list[Turn], llm, usage: Usage) -> tuple[str | None, list[Turn]]:
+def _revised(
+    draft: str, facts: list[Fact], *, dialogue: list[Turn], llm, usage: Usage
+) -> tuple[str | None, list[Turn]]:
     """The model's answer once shown the strong facts its draft disagrees with (None when unusable)."""
     lines = "\n".join(f"- {f.said} (confidence {f.confidence:.2f})" for f in facts)
     said, dialogue = talk(
@@ -313,7 +323,7 @@ def _cleaned(answer: str, facts: list[Fact]) -> str:
 
 
 def _confidence(
-    signals: dict[str, float | None], stated: float, support: float, calibration: CalibrationMap | None
+    signals: dict[str, float | None], stated: float, *, support: float, calibration: CalibrationMap | None
 ) -> tuple[float, Basis]:
     """The open answer's confidence from what tells right from wrong (P(True), the draft's likelihood, whether the
     graph agreed or revised it) and the support of what it rests on, through the model's map; without the

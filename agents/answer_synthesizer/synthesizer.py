@@ -80,7 +80,7 @@ class Answered(TypedDict):
 
 
 def scored_option(
-    reply: Reply, probs: dict[str, float] | None, support: float, calibration: CalibrationMap | None
+    reply: Reply, probs: dict[str, float] | None, *, support: float, calibration: CalibrationMap | None
 ) -> tuple[str | None, float, Basis]:
     """(option, confidence, basis): see the module docstring for how the confidence is made."""
     if probs is None:
@@ -106,7 +106,7 @@ def scored_option(
 
 
 def open_confidence(
-    reply: Reply, p_yes: float | None, support: float, calibration: CalibrationMap | None
+    reply: Reply, p_yes: float | None, *, support: float, calibration: CalibrationMap | None
 ) -> tuple[float, Basis]:
     """(confidence, basis) of an open answer: see the module docstring. The map names the probability it
     reads (``about["feature"]``: ``p_true``, the default, or ``p_answer``, the answer's likelihood)."""
@@ -114,7 +114,7 @@ def open_confidence(
     feature = (calibration.about.get("feature") if calibration else None) or "p_true"
     p = measured[feature]
     if p is None:
-        return scored_option(reply, None, support, None)[1:]
+        return scored_option(reply, None, support=support, calibration=None)[1:]
     confidence = calibration(p, support) if calibration else p * (0.5 + 0.5 * support)
     return confidence, {
         "source": "verification probability" if feature == "p_true" else "answer likelihood",
@@ -142,6 +142,7 @@ def bounded_by_differential(
 def support_of(
     citations: list[int],
     evidence_index: list[EvidenceItem],
+    *,
     backed: list[tuple[float, list[str]]],
     fetched_ids: set[str],
     reading: float = 1.0,
@@ -184,6 +185,7 @@ def _citation(e: EvidenceItem, quote: str) -> Citation:
 def synthesize(
     asked: Asked,
     found: Found,
+    *,
     llm,
     calibration: CalibrationMap | None = None,
     reading: float = 1.0,
@@ -203,7 +205,7 @@ def synthesize(
     if not entities and not options and not evidence_index:
         return {"answer": NO_KNOWLEDGE, "option": None, "confidence": 0.0, "citations": [], "rationale": ""}
     usage = Usage()
-    reply, dialogue, probs = ask_answer(llm, dialogue, question, options, usage, preface)
+    reply, dialogue, probs = ask_answer(llm, dialogue, question=question, options=options, usage=usage, preface=preface)
     if reply is None:
         return {
             "answer": "The model did not return a usable answer.",
@@ -218,11 +220,11 @@ def synthesize(
     quotes = quoted(
         reply.citations,
         evidence_index,
-        backing(nodes, links, differential),
-        key_entities(claim, entities, nodes),
-        claim,
-        question,
-        rests_on,
+        steps=backing(nodes, links, differential),
+        keys=key_entities(claim, entities, nodes),
+        answer=claim,
+        question=question,
+        read=rests_on,
     )
     said = [n for n in reply.citations if n in quotes]
     valid = said or [n for n in rests_on if n in quotes]
@@ -231,11 +233,14 @@ def synthesize(
         *((x["confidence"], x["evidence_ids"]) for x in links),
         *((c["probability"], c.get("evidence_ids", [])) for c in differential),
     ]
-    support = support_of(valid, evidence_index, backed, set(fetched_ids), reading)
+    support = support_of(valid, evidence_index, backed=backed, fetched_ids=set(fetched_ids), reading=reading)
     if options:
-        option, confidence, basis = scored_option(reply, probs, support, calibration)
+        option, confidence, basis = scored_option(reply, probs, support=support, calibration=calibration)
     else:
-        option, (confidence, basis) = None, open_confidence(reply, p_true(llm, dialogue, usage), support, calibration)
+        option, (confidence, basis) = (
+            None,
+            open_confidence(reply, p_true(llm, dialogue, usage), support=support, calibration=calibration),
+        )
     if valid and not said:
         basis["cited"] = "the studies read (the reply cited none)"
     unquoted = [n for n in reply.citations if n not in quotes and any(e["n"] == n for e in evidence_index)]

@@ -74,6 +74,7 @@ def naming_sentence(ends: str, sentences: dict[int, str]) -> int | None:
 def grounded(
     line: tuple[int, str, str, str],
     claim: str,
+    *,
     paper: ClaimPaper,
     entities: Sequence[Named],
     confidence: float,
@@ -129,6 +130,7 @@ def read_from(paper: ClaimPaper) -> list[int]:
 def learn_claim_paper(
     claim: str,
     entities: Sequence[Named],
+    *,
     paper: ClaimPaper,
     llm,
     model_name: str,
@@ -156,7 +158,7 @@ def learn_claim_paper(
     records: list[RelationRecord] = []
     refused: list[str] = []
     for line in finding_lines(said, {n: text_of[n] for n in numbers}):
-        record, problem = grounded(line, claim, paper, entities, confidence, model_name)
+        record, problem = grounded(line, claim, paper=paper, entities=entities, confidence=confidence, model=model_name)
         if record is None:
             refused.append(f"finding of {paper['id']}: {problem}")
         else:

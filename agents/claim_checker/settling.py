@@ -73,7 +73,7 @@ _STATISTICS = re.compile(
 
 
 def features(
-    claim: str, sentences: Sequence[Sentence], closeness: list[float], length: int | None = None
+    claim: str, sentences: Sequence[Sentence], *, closeness: list[float], length: int | None = None
 ) -> list[list[float]]:
     """One row of ``FEATURES`` per sentence of ``sentences`` ([{n, text}], numbered as in the abstract), whose
     cosines with ``claim`` are ``closeness``; ``length``: the abstract's number of sentences (None when only some
@@ -106,6 +106,7 @@ def features(
 def settling(
     claim: str,
     sentences: Sequence[Sentence],
+    *,
     closeness: list[float],
     length: int | None = None,
     weights: dict[str, float] | None = None,
@@ -117,7 +118,7 @@ def settling(
     w = [weights[name] for name in FEATURES]
     return [
         1 / (1 + math.exp(-(intercept + sum(a * x for a, x in zip(w, row)))))
-        for row in features(claim, sentences, closeness, length)
+        for row in features(claim, sentences, closeness=closeness, length=length)
     ]
 
 

@@ -46,12 +46,12 @@ _YES_NO = {"YES": "yes", "NO": "no"}
 
 
 def shown_sentences(
-    claim: str, sentences: Sequence[Sentence], closeness: list[float], length: int | None = None, limit: int = SHOWN
+    claim: str, sentences: Sequence[Sentence], *, closeness: list[float], length: int | None = None, limit: int = SHOWN
 ) -> list[ShownSentence]:
     """Of ``sentences`` ([{n, text}], ``closeness`` their cosines with ``claim``; ``length`` the abstract's number of
     sentences, None when only some are at hand), the ``limit`` likeliest to settle the claim, in the abstract's
     order: [{n, text, relevance, settles}]."""
-    settles = settling(claim, sentences, closeness, length)
+    settles = settling(claim, sentences, closeness=closeness, length=length)
     ranked = sorted(range(len(sentences)), key=lambda i: -settles[i])[:limit]
     return [
         ShownSentence(
@@ -91,7 +91,7 @@ def yes_probability(logprobs: list[TokenLogprob] | None, said: str) -> float | N
     return {"yes": 1.0, "no": 0.0}.get(word.strip(".,!:"))
 
 
-def shows(statement: str, paper: ClaimPaper, llm, usage: Usage) -> float | None:
+def shows(statement: str, paper: ClaimPaper, *, llm, usage: Usage) -> float | None:
     """P(the model says ``paper``'s shown sentences show ``statement`` true), or None without a yes or no."""
     lines = "\n".join(f"[{s['n']}] {s['text']}" for s in paper["shown"])
     prompt = load("claim_shows").format(title=paper.get("title") or "", sentences=lines, statement=statement)
@@ -143,17 +143,19 @@ def behind_the_best(papers: list[ClaimPaper], margin: float = BACKED_MARGIN) -> 
     return out
 
 
-def read_papers(claim: str, papers: list[ClaimPaper], llm, usage: Usage) -> list[ClaimPaper]:
+def read_papers(claim: str, papers: list[ClaimPaper], *, llm, usage: Usage) -> list[ClaimPaper]:
     """Each of ``papers`` with its stance on ``claim`` (``read_stance``), those under the gates unread and those
     far behind the best-read one counted for neither (``behind_the_best``); the claim's opposite is written once,
     when some paper is read."""
     floor = max([RELEVANCE_GATE, *(p["relevance"] - RELATIVE_GATE for p in papers)])
     opposite = opposite_of(claim, llm, usage) if any(p["shown"] and p["relevance"] >= floor for p in papers) else None
-    return behind_the_best([read_stance(claim, paper, llm, usage, floor, opposite) for paper in papers])
+    return behind_the_best(
+        [read_stance(claim, paper, llm=llm, usage=usage, floor=floor, opposite=opposite) for paper in papers]
+    )
 
 
 def read_stance(
-    claim: str, paper: ClaimPaper, llm, usage: Usage, floor: float = RELEVANCE_GATE, opposite: str | None = None
+    claim: str, paper: ClaimPaper, *, llm, usage: Usage, floor: float = RELEVANCE_GATE, opposite: str | None = None
 ) -> ClaimPaper:
     """``paper`` ({id, title, shown: [{n, text, relevance}], relevance}) with its stance on ``claim``:
     ``stance``, ``probabilities`` (``decide``), ``said`` (P(yes) of the claim and of its ``opposite``),
@@ -163,8 +165,8 @@ def read_stance(
     if not shown or paper["relevance"] < floor:
         why = f"no sentence close enough to the claim (best similarity {paper['relevance']:.2f} < {floor:.2f})"
         return {**paper, "stance": "neither", "probabilities": {}, "said": {}, "rationale": [], "named": [], "why": why}
-    claim_yes = shows(claim, paper, llm, usage)
-    opposite_yes = shows(opposite, paper, llm, usage) if opposite and claim_yes is not None else None
+    claim_yes = shows(claim, paper, llm=llm, usage=usage)
+    opposite_yes = shows(opposite, paper, llm=llm, usage=usage) if opposite and claim_yes is not None else None
     stance, probabilities = decide(claim_yes, opposite_yes)
     named = quoted(shown)
     said = {"claim": claim_yes, "opposite": opposite_yes}

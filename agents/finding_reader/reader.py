@@ -66,7 +66,7 @@ class StudyFinding(BaseModel):
 
 
 def read_finding(
-    question: str, entities: Sequence[Named], paper: EvidenceFields, text: str, llm, usage: Usage, verdict: str = ""
+    question: str, entities: Sequence[Named], *, paper: EvidenceFields, text: str, llm, usage: Usage, verdict: str = ""
 ) -> tuple[StudyFinding | None, str | None]:
     """The model's reading of ``paper`` (an evidence record) for ``question``; or None and why not.
 
@@ -116,6 +116,7 @@ def finding_schema(verdict: str) -> type[StudyFinding]:
 def grounded_finding(
     finding: StudyFinding,
     paper: EvidenceFields,
+    *,
     text: str,
     reader: Reader,
     entities: Sequence[Named] = (),
@@ -217,6 +218,7 @@ def _one_sentence_in(copied: str, sentences: list[str]) -> str | None:
 def learn_finding(
     question: str,
     entities: Sequence[Named],
+    *,
     paper: EvidenceFields,
     text: str,
     reader: Reader,
@@ -225,10 +227,14 @@ def learn_finding(
 ) -> Learned:
     """Read ``paper``'s finding for ``question`` (answered ``verdict`` from it) and write it with the paper."""
     usage = Usage()
-    finding, problem = read_finding(question, entities, paper, text, reader.llm, usage, verdict)
+    finding, problem = read_finding(
+        question, entities, paper=paper, text=text, llm=reader.llm, usage=usage, verdict=verdict
+    )
     record = None
     if finding is not None:
-        record, problem = grounded_finding(finding, paper, text, reader, entities, question, verdict)
+        record, problem = grounded_finding(
+            finding, paper, text=text, reader=reader, entities=entities, question=question, verdict=verdict
+        )
     asked = [(e["key"], paper["id"]) for e in entities]
     if record is None:  # the paper is kept, read for the question's entities: offline reads it again from there
         store.upsert(entities=graph_entities(entities), evidence=[EvidenceRecord(**paper)], supports=asked)

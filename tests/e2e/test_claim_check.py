@@ -49,7 +49,7 @@ def check(store, scripted_server, tmp_path, monkeypatch):
         ctx = Context(data_dir=str(tmp_path), sources="pubmed", **context)
         llm = ChatOpenAI(base_url=server.base_url, api_key="test", model="scripted", temperature=0)
         install(Resources(ctx, store=store, llm=llm, literature=index))
-        return answered_first(graph, payload, ctx, show) if show else graph.invoke(payload, context=ctx)
+        return answered_first(graph, payload, context=ctx, show=show) if show else graph.invoke(payload, context=ctx)
 
     yield run, server
     index.close()

@@ -264,8 +264,8 @@ def test_the_answer_is_shown_before_the_evidence_is_scored(qa, tmp_path):
     result = answered_first(
         graph,
         {"question": "What is metformin used for?"},
-        ctx,
-        lambda text: seen.append((len(server.requests) - before, text)),
+        context=ctx,
+        show=lambda text: seen.append((len(server.requests) - before, text)),
     )
     assert seen == [(4 + SAMPLES, result["messages"][-1].content)], (
         "parse, the samples, the draft (its thinking, its answer) and its check asked; the scoring not yet"

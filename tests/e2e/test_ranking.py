@@ -34,10 +34,19 @@ def test_relevant_path_outranks_an_irrelevant_tie(store):
     )
     entities = [{"key": "metformin", "name": "metformin", "type": "drug"}]
     query = "What is the most common gastrointestinal side effect of metformin?"
-    ranked = traverse_subgraph(entities, store, TraversalSettings(max_depth=1), "", query, lambda t: embed(minilm, t))
+    ranked = traverse_subgraph(
+        entities,
+        store,
+        settings=TraversalSettings(max_depth=1),
+        question="",
+        query=query,
+        embed=lambda t: embed(minilm, t),
+    )
     first = min((n for n in ranked["subgraph"]["nodes"] if n["depth"]), key=lambda n: n["rank"])
     assert first["name"] == "Diarrhea"
-    plain = traverse_subgraph(entities, store, TraversalSettings(max_depth=1, path_ranking="confidence"), "", query)
+    plain = traverse_subgraph(
+        entities, store, settings=TraversalSettings(max_depth=1, path_ranking="confidence"), question="", query=query
+    )
     assert {n["rank"] for n in plain["subgraph"]["nodes"] if n["depth"]} == {0, 1, 2}
 
 
@@ -98,9 +107,14 @@ def test_a_direct_fact_stays_in_the_subgraph_when_curated_paths_fill_the_node_bu
     )
     entities = [{"key": "metformin", "name": "metformin", "type": "drug"}]
     query = "What is the most common side effect of metformin?"
-    nodes = traverse_subgraph(entities, store, TraversalSettings(max_nodes=5), "", query, lambda t: embed(minilm, t))[
-        "subgraph"
-    ]["nodes"]
+    nodes = traverse_subgraph(
+        entities,
+        store,
+        settings=TraversalSettings(max_nodes=5),
+        question="",
+        query=query,
+        embed=lambda t: embed(minilm, t),
+    )["subgraph"]["nodes"]
     kept = next(n for n in nodes if n["name"] == "Diarrhea")
     assert kept["hidden"] and kept["steps"][0]["relation"] == "has_adverse_effect"
     shown = [n["name"] for ps in shown_paths(nodes).values() for n in ps]
@@ -138,10 +152,10 @@ def test_paths_unlike_the_question_are_hidden_from_the_reasoner(store):
         found = traverse_subgraph(
             entities,
             store,
-            TraversalSettings(max_depth=1, min_path_relevance=threshold),
-            "",
-            query,
-            lambda t: embed(minilm, t),
+            settings=TraversalSettings(max_depth=1, min_path_relevance=threshold),
+            question="",
+            query=query,
+            embed=lambda t: embed(minilm, t),
         )["subgraph"]["nodes"]
         assert {n["name"] for n in found if n["depth"]} == {"Diarrhea", "Dimethylbiguanide hydrochloride salt"}
         assert {n["name"] for paths in shown_paths(found).values() for n in paths} == shown, [

@@ -22,7 +22,7 @@ def scored(store, entity, snippet, relations, question="What about metformin?"):
     evidence = {"records": [passage], "texts": {passage["id"]: snippet}}
     llm = chat(EntityAssessment={"args": {"description": "", "description_score": 1, "relations": relations}})
     reader = Reader(llm, "fake-model", reliability=DEFAULT_RELIABILITY, keep_score=4)
-    return score_relations(entity, question, [entity], evidence, reader, store)
+    return score_relations(entity, question, others=[entity], evidence=evidence, reader=reader, store=store)
 
 
 def test_scorer_refuses_relations_whose_endpoint_types_do_not_fit(store):
@@ -205,10 +205,10 @@ def test_scorer_writes_only_grounded_relations_with_provenance(store):
     out = score_relations(
         entity,
         "What about metformin?",
-        [entity],
-        evidence,
-        Reader(llm, "fake-model", reliability=DEFAULT_RELIABILITY, keep_score=4),
-        store,
+        others=[entity],
+        evidence=evidence,
+        reader=Reader(llm, "fake-model", reliability=DEFAULT_RELIABILITY, keep_score=4),
+        store=store,
     )
     got = {
         (r["source"], r["type"], r["target"], r["confidence"], tuple(r["evidence_ids"])) for r in out["new_relations"]
@@ -255,10 +255,10 @@ def test_scorer_bounds_a_reply_that_repeats_relations(store):
     out = score_relations(
         {"key": "metformin", "name": "Metformin", "type": "drug"},
         "",
-        [],
-        evidence,
-        Reader(llm, "m", reliability=DEFAULT_RELIABILITY, keep_score=4),
-        store,
+        others=[],
+        evidence=evidence,
+        reader=Reader(llm, "m", reliability=DEFAULT_RELIABILITY, keep_score=4),
+        store=store,
     )
     assert [r["target"] for r in out["new_relations"]] == targets[:MAX_RELATIONS]
 
@@ -286,10 +286,10 @@ def test_scorer_refuses_echoed_descriptions_and_keeps_curated_ones(store):
         refused += score_relations(
             {"key": name.lower(), "name": name, "type": "drug"},
             "",
-            [],
-            evidence,
-            Reader(llm, "m", reliability=DEFAULT_RELIABILITY, keep_score=4),
-            store,
+            others=[],
+            evidence=evidence,
+            reader=Reader(llm, "m", reliability=DEFAULT_RELIABILITY, keep_score=4),
+            store=store,
         )["refused"]
     assert store.get_entity("aspirin")["description"] == "A salicylate NSAID (curated)."
     assert store.get_entity("clopidogrel").get("description") is None

@@ -97,7 +97,9 @@ def test_the_paths_shown_are_listed_strongest_first():
             hidden=False,
         )
     )
-    text = entity_contexts([{"key": "metformin", "name": "Metformin", "type": "drug"}], nodes, [])["Metformin"]
+    text = entity_contexts([{"key": "metformin", "name": "Metformin", "type": "drug"}], nodes, evidence_index=[])[
+        "Metformin"
+    ]
     assert [line.split()[-2] for line in text.splitlines()[1:]] == ["Agmatine", "Diarrhea", "Hypoglycemia"]
 
 
