@@ -70,9 +70,11 @@ test-fast: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(MAKE) --no-print-directory typecheck
 
-# mypy on the namespaced package: amg.<folder> is mapped to each folder by symlinks (idempotent), since mypy cannot
-# follow the editable install's import finder; evaluation, prompts and testing are linked for the imports only
+# mypy (after ruff, in lint) on the namespaced package: amg.<folder> is mapped to each folder by symlinks
+# (idempotent), since mypy cannot follow the editable install's import finder; evaluation, prompts and testing are
+# linked for the imports only
 TYPECHECK := $(VENV)/typecheck
 TYPECHECKED := agents graphs tools cli
 typecheck: $(STAMP)
