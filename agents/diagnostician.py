@@ -15,10 +15,21 @@ A finding the case already settles is never asked: one it states, an ancestor of
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TypedDict
 
+from amg.tools.kg.pipeline_types import (
+    CandidateDiagnosis,
+    DiagnosisLevels,
+    FollowUp,
+    QuestionEntity,
+    SimilarPatient,
+)
+from amg.tools.kg.records import EntityProps
 from amg.tools.kg.schema import normalize_key
 from amg.tools.kg.store.protocols import QAReads
+from amg.tools.kg.store.rows import Annotation
 from amg.tools.kg.traversal.differential import (
     Candidate,
     blend,
@@ -56,7 +67,18 @@ _NEGATION = re.compile(r"\b(no|not|without|denies|absent|negative for)\b(?:\W+\w
 _EARLIER_ANSWER = re.compile(r"\nPrevious answer: .*\)\s*$", re.DOTALL)  # graphs/question.py's chat context
 
 
-def case_findings(entities: list[dict], text: str, answered: dict[str, bool]) -> tuple[set[str], set[str]]:
+class Differential(TypedDict):
+    """The diagnostician's state update: the candidates, best first, the findings worth asking about, and the stored
+    patients most like the case."""
+
+    differential: list[CandidateDiagnosis]
+    follow_up: list[FollowUp]
+    similar: list[SimilarPatient]
+
+
+def case_findings(
+    entities: Sequence[QuestionEntity], text: str, answered: dict[str, bool]
+) -> tuple[set[str], set[str]]:
     """(present, absent) finding keys: the phenotype entities and the phenotypes the text names, those it
     negates absent, then the answers to follow-up questions; a finding the text names loosely that the model's lay
     reading of the case (the entities read "lay") names otherwise is not one. The model's earlier answer is not the
@@ -70,7 +92,7 @@ def case_findings(entities: list[dict], text: str, answered: dict[str, bool]) ->
     return present, (absent - present) | {k for k, v in answered.items() if not v}
 
 
-def is_case(differential: list[dict]) -> bool:
+def is_case(differential: Sequence[CandidateDiagnosis]) -> bool:
     """Whether the differential rests on a case: its leader explains ``CASE_FINDINGS`` or more of the findings."""
     return bool(differential) and len(differential[0].get("frequencies", {})) >= CASE_FINDINGS
 
@@ -93,11 +115,11 @@ class CaseDiagnosis:
 
 
 def diagnose(
-    entities: list[dict],
+    entities: Sequence[QuestionEntity],
     store: QAReads,
+    *,
     answered: dict[str, bool],
     text: str = "",
-    *,
     index: PatientIndex | None = None,
     exclude: frozenset[str] = frozenset(),
     only: frozenset[str] | None = None,
@@ -130,7 +152,10 @@ def diagnose(
         strength = sum(p.score for p in similar[:SIMILAR]) / SIMILAR
         counts = index.frequencies(sorted({d for p in similar for d in p.diagnoses} | set(annotations)), present)
         annotations = blend(
-            annotations, {d: (c.patients, c.present) for d, c in counts.items()}, present, PRIOR_PATIENTS
+            annotations,
+            {d: (c.patients, c.present) for d, c in counts.items()},
+            findings=present,
+            prior_patients=PRIOR_PATIENTS,
         )
         unnamed = [d for d in annotations if d not in names]
         names.update({k: e.get("name") or k for k, e in store.entities(unnamed).items()} if unnamed else {})
@@ -138,12 +163,12 @@ def diagnose(
     if only is not None:
         annotations = {d: f for d, f in annotations.items() if d in only}
         votes = {d: v for d, v in votes.items() if d in only}
-    ranked = rank(annotations, names, present, absent, limit=CANDIDATE_POOL)
+    ranked = rank(annotations, names, present=present, absent=absent, limit=CANDIDATE_POOL)
     ranked = pool(
         ranked,
         annotations,
-        (present, absent),
-        votes,
+        case=(present, absent),
+        votes=votes,
         weight=VOTE_WEIGHT * strength,  # patients sharing little with the case vote little
         floor=VOTE_FLOOR,
         temperature=TEMPERATURE,
@@ -157,8 +182,13 @@ def diagnose(
         keys = [c.key for c in candidates]
         askable = {f for k in keys for f in annotations.get(k, {})} | index.features_of(keys)
         counts = index.frequencies(keys, askable)
-        asking = blend(annotations, {d: (c.patients, c.present) for d, c in counts.items()}, askable, PRIOR_PATIENTS)
-    asked = questions(asking, candidates, known) if is_close(candidates) else []
+        asking = blend(
+            annotations,
+            {d: (c.patients, c.present) for d, c in counts.items()},
+            findings=askable,
+            prior_patients=PRIOR_PATIENTS,
+        )
+    asked = questions(asking, candidates, known=known) if is_close(candidates) else []
     labels = {**finding_names, **{e["key"]: e["name"] for e in entities}, **lexicon.names(present | absent)}
     return CaseDiagnosis(
         present=present,
@@ -175,51 +205,53 @@ def diagnose(
 
 
 def differentiate(
-    entities: list[dict],
+    entities: Sequence[QuestionEntity],
     store: QAReads,
+    *,
     answered: dict[str, bool],
     text: str = "",
-    *,
     index: PatientIndex | None = None,
     exclude: frozenset[str] = frozenset(),
-) -> dict:
+) -> Differential:
     """State update: ``differential`` (candidates with probability and findings), ``follow_up`` questions and, with
     stored patients, the ``similar`` ones (``diagnose``)."""
-    case = diagnose(entities, store, answered, text, index=index, exclude=exclude)
+    case = diagnose(entities, store, answered=answered, text=text, index=index, exclude=exclude)
     if case is None:
         return {"differential": [], "follow_up": [], "similar": []}
     label, names = case.labels, case.names
     shown = [
-        {
-            **asdict(c),
-            "present": [label.get(f, f) for f in c.present],
-            "absent": [label.get(f, f) for f in c.absent],
-            "subtypes": [names.get(k, k) for k in c.subtypes],
-            "frequencies": {label.get(f, f): round(case.annotations[c.key].get(f, 0.0), 3) for f in c.present},
-            "evidence_ids": sorted(
+        CandidateDiagnosis(
+            key=c.key,
+            name=c.name,
+            probability=c.probability,
+            present=[label.get(f, f) for f in c.present],
+            absent=[label.get(f, f) for f in c.absent],
+            subtypes=[names.get(k, k) for k in c.subtypes],
+            frequencies={label.get(f, f): round(case.annotations[c.key].get(f, 0.0), 3) for f in c.present},
+            evidence_ids=sorted(
                 {i for d in [c.key, *c.subtypes] for f in c.present for i in case.behind.get((d, f), [])}
             ),
-            "patients": [p.id for p in case.similar if {c.key, *c.subtypes} & set(p.diagnoses)],
-        }
+            patients=[p.id for p in case.similar if {c.key, *c.subtypes} & set(p.diagnoses)],
+        )
         for c in case.candidates[:SHOWN]
     ]
     follow = [
-        {
-            "finding": f,
-            "name": label.get(f, f),
-            "question": f"Does the patient have {label.get(f, f).lower()}?",
-            "information_gain_bits": round(g, 3),
-        }
+        FollowUp(
+            finding=f,
+            name=label.get(f, f),
+            question=f"Does the patient have {label.get(f, f).lower()}?",
+            information_gain_bits=round(g, 3),
+        )
         for f, g in case.asked
     ]
     like = [
-        {
-            "id": p.id,
-            "similarity": p.score,
-            "diagnoses": [names.get(d, d) for d in p.diagnoses],
-            "shared": [label.get(f, f) for f in p.shared],
-            "contradicted": [label.get(f, f) for f in p.contradicted],
-        }
+        SimilarPatient(
+            id=p.id,
+            similarity=p.score,
+            diagnoses=[names.get(d, d) for d in p.diagnoses],
+            shared=[label.get(f, f) for f in p.shared],
+            contradicted=[label.get(f, f) for f in p.contradicted],
+        )
         for p in case.similar
     ]
     return {"differential": shown, "follow_up": follow, "similar": like}
@@ -237,14 +269,17 @@ def _votes(similar: list) -> dict[str, float]:
 
 def implied_by(findings: set[str], store: QAReads) -> set[str]:
     """Every ancestor of ``findings`` in the is_a hierarchy: what having them already says."""
-    seen, level = set(), set(findings)
+    seen: set[str] = set()
+    level = set(findings)
     for _ in range(ANCESTOR_LEVELS):
         level = {p["key"] for ps in store.parents(sorted(level)).values() for p in ps} - seen if level else set()
         seen |= level
     return seen
 
 
-def read_annotations(rows: list[dict]) -> tuple[dict[str, dict[str, float]], dict[str, str], dict[str, str]]:
+def read_annotations(
+    rows: list[Annotation],
+) -> tuple[dict[str, dict[str, float]], dict[str, str], dict[str, str]]:
     """({disease: {finding: p(f | d)}}, disease names, finding names) from annotation rows."""
     annotations: dict[str, dict[str, float]] = {}
     names, finding_names = {}, {}
@@ -254,7 +289,7 @@ def read_annotations(rows: list[dict]) -> tuple[dict[str, dict[str, float]], dic
     return annotations, names, finding_names
 
 
-def read_answers(message: str, follow_up: list[dict]) -> dict[str, bool]:
+def read_answers(message: str, follow_up: Sequence[FollowUp]) -> dict[str, bool]:
     """Findings the user's reply settles: {finding key: present?}; "unknown" settles nothing.
 
     Each asked finding the reply names, in any of its HPO words ("no lens dislocation" for ectopia
@@ -309,12 +344,17 @@ def levels(keys: list[str], names: dict[str, str], store: QAReads) -> dict[str, 
     return out
 
 
-def with_levels(differential: list[dict], store: QAReads) -> list[dict]:
+def with_levels(differential: list[CandidateDiagnosis], store: QAReads) -> list[CandidateDiagnosis]:
     """The differential's candidates, each with its ``levels`` (category, subcategory, disease, ICD-10-CM code)."""
     if not differential:
         return differential
     found = levels([c["key"] for c in differential], {c["key"]: c["name"] for c in differential}, store)
-    return [{**c, "levels": asdict(found[c["key"]])} for c in differential]
+    out = []
+    for c in differential:
+        at = found[c["key"]]
+        shown = DiagnosisLevels(category=at.category, subcategory=at.subcategory, disease=at.disease, code=at.code)
+        out.append(CandidateDiagnosis(**c, levels=shown))
+    return out
 
 
 def _codes(keys: list[str], store: QAReads) -> dict[str, str]:
@@ -325,7 +365,7 @@ def _codes(keys: list[str], store: QAReads) -> dict[str, str]:
         entities = store.entities(sorted(frontier))
         for node, disease in frontier.items():
             own = sorted(
-                (m.group(1) for a in entities.get(node, {}).get("aliases") or [] if (m := _ICD.match(a))),
+                (m.group(1) for a in _aliases(entities, node) if (m := _ICD.match(a))),
                 key=lambda c: (len(c), c),
             )
             if own and disease not in codes:
@@ -338,6 +378,11 @@ def _codes(keys: list[str], store: QAReads) -> dict[str, str]:
     return codes
 
 
+def _aliases(entities: dict[str, EntityProps], key: str) -> list[str]:
+    entity = entities.get(key)
+    return list(entity.get("aliases") or []) if entity is not None else []
+
+
 def _block_and_chapter(code_key: str, store: QAReads) -> tuple[str, str]:
     block = chapter = ""
     level = [code_key]
@@ -348,9 +393,9 @@ def _block_and_chapter(code_key: str, store: QAReads) -> tuple[str, str]:
             break
         entities = store.entities(level)
         for key in level:
-            entity = entities.get(key, {})
-            if any(_CHAPTER.match(a) for a in entity.get("aliases") or []):
-                chapter = chapter or entity.get("name", key)
-            elif _BLOCK.search(entity.get("name", "")):
-                block = block or entity.get("name", key)
+            name = entities[key]["name"] if key in entities else key
+            if any(_CHAPTER.match(a) for a in _aliases(entities, key)):
+                chapter = chapter or name
+            elif _BLOCK.search(name):
+                block = block or name
     return block, chapter

@@ -7,21 +7,35 @@ evidence finder (tools/evidence/finder.py), and a source that fails becomes a de
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TypedDict
+
 from amg.tools.evidence.finder import EvidenceFinder
+from amg.tools.kg.records import EvidenceFields
+
+
+class KeptEvidence(TypedDict):
+    """Evidence records as plain data, and the text of each that a model reads (by id)."""
+
+    records: list[EvidenceFields]
+    texts: dict[str, str]
+
+
+class FoundEvidence(KeptEvidence):
+    degradations: list[str]  # the sources that failed, and how
 
 
 def search_evidence(
     query: str,
     finder: EvidenceFinder,
-    sources: list[str],
+    *,
+    sources: Sequence[str],
     k: int,
     context: str = "",
     mindate: str | None = None,
-) -> dict:
-    """Evidence records (as dicts) and their texts for ``query``; source faults become degradations."""
+) -> FoundEvidence:
+    """Evidence records (as plain data) and their texts for ``query``; source faults become degradations."""
     batch = finder.find_evidence(query, sources, k=k, context=context, mindate=mindate)
-    return {
-        "records": [record.as_props() for record in batch.records],
-        "texts": batch.texts,
-        "degradations": batch.degradations,
-    }
+    return FoundEvidence(
+        records=[record.as_props() for record in batch.records], texts=batch.texts, degradations=batch.degradations
+    )

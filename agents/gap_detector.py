@@ -11,12 +11,24 @@ otherwise ``claim_gap`` sends the question itself to the literature (graphs/qa_g
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from typing import TypedDict
 
+from amg.tools.kg.pipeline_types import Gap
 from amg.tools.kg.records import iso_utc
 from amg.tools.kg.schema import FINDINGS, normalize_key
 from amg.tools.kg.store.protocols import QAStore
+from amg.tools.kg.store.rows import EntityRef
 from amg.tools.kg.traversal.traverse import LINK_FLOOR
+
+
+class GapsFound(TypedDict):
+    """The gap detector's state update: the entities that need evidence, and whether a research question's claim
+    does (the graph does not hold it)."""
+
+    gaps: list[Gap]
+    claim_gap: bool
 
 
 def claim_held(question: str, keys: list[str], store: QAStore) -> bool:
@@ -29,14 +41,15 @@ def claim_held(question: str, keys: list[str], store: QAStore) -> bool:
 
 
 def detect_gaps(
-    entities: list[dict],
+    entities: Sequence[EntityRef],
     store: QAStore,
+    *,
     tau: float,
     stale_days: int,
     min_relations: int,
     question: str = "",
     research: bool = False,
-) -> dict:
+) -> GapsFound:
     """State update: ``gaps`` ([{key, name, status}]) for entities that need evidence, and ``claim_gap`` (a
     ``research`` question whose claim the graph does not hold)."""
     keys = [e["key"] for e in entities]
@@ -44,12 +57,12 @@ def detect_gaps(
     if not entities:
         return {"gaps": [], "claim_gap": claim_gap}
     stale_before = iso_utc(datetime.now(UTC) - timedelta(days=stale_days))
-    reports = {r.key: r for r in store.gap_check(keys, tau, stale_before, min_relations)}
+    reports = {r.key: r for r in store.gap_check(keys, tau, stale_before=stale_before, min_relations=min_relations)}
     present = [k for k in keys if reports[k].status != "missing"]
     if present:
         store.touch(present, "hits")  # question traffic steers the background refresh
     gaps = [
-        {"key": e["key"], "name": e["name"], "type": e["type"], "status": reports[e["key"]].status}
+        Gap(key=e["key"], name=e["name"], type=e["type"], status=reports[e["key"]].status)
         for e in entities
         if reports[e["key"]].status != "ok"
     ]

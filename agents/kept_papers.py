@@ -13,13 +13,14 @@ from __future__ import annotations
 from amg.agents.claim_checker.from_graph import states, stemmed_words
 from amg.agents.finding_reader.reader import FINDING_NAMES
 from amg.tools.kg.pipeline_types import Subgraph
+from amg.tools.kg.records import EvidenceProps
 from amg.tools.kg.store.protocols import QAReads
 
 PAPERS_READ = 50  # papers read for the question's entities that are weighed, newest first
 STATED_SHARE = 0.5  # of the question's words a paper must state (and at least two)
 
 
-def kept_papers(question: str, keys: list[str], subgraph: Subgraph, store: QAReads, k: int) -> list[dict]:
+def kept_papers(question: str, keys: list[str], *, subgraph: Subgraph, store: QAReads, k: int) -> list[EvidenceProps]:
     """The Evidence properties of the ``k`` papers that state most of ``question``'s words, best first,
     among those the subgraph's findings rest on and those read for ``keys``; withdrawn papers left out."""
     steps = [*subgraph["links"], *(s for n in subgraph["nodes"] for s in n["steps"])]

@@ -19,14 +19,15 @@ import re
 
 from amg.prompts import load
 from amg.tools.kg.linking import EntityLinker
+from amg.tools.kg.pipeline_types import QuestionEntity
 from amg.tools.kg.schema import (
     ENTITY_TYPE_ALIASES,
     ENTITY_TYPES,
     entity_type,
     normalize_key,
 )
-from amg.tools.llm.conversation import request, talk
-from amg.tools.llm.structured import Usage
+from amg.tools.llm.conversation import Turn, request, talk
+from amg.tools.llm.structured import Usage, UsageUpdate
 from amg.tools.phenotypes.lexicon import hpo_lexicon
 from amg.tools.phenotypes.loose import loosely_read, misread, near_the_case
 from amg.tools.phenotypes.recognizer import recognise
@@ -41,6 +42,14 @@ _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
 _NOT_A_NAME = re.compile(r"[{}\[\]<>=]|^[^A-Za-z]*$")
 # the format's own words, echoed back by small models ("term | type", "drugs | drug")
 _PLACEHOLDERS = {"name", "term", "type", "entity", *ENTITY_TYPES, *ENTITY_TYPE_ALIASES}
+
+
+class ParsedQuery(UsageUpdate):
+    """The query parser's state update: the question's entities, the conversation it opened, what went wrong."""
+
+    entities: list[QuestionEntity]
+    dialogue: list[Turn]
+    degradations: list[str]
 
 
 def read_mentions(reply: str) -> list[tuple[str, str]]:
@@ -63,55 +72,56 @@ def read_mentions(reply: str) -> list[tuple[str, str]]:
     return mentions
 
 
-def spot_entities(text: str, linker: EntityLinker) -> list[dict]:
+def spot_entities(text: str, linker: EntityLinker) -> list[QuestionEntity]:
     """The vocabulary entities ``text`` names (no model call)."""
-    return [{"key": c.key, "name": c.name, "type": c.type, "linked": True, "how": c.how} for c in linker.spot(text)]
+    return [QuestionEntity(key=c.key, name=c.name, type=c.type, linked=True, how=c.how) for c in linker.spot(text)]
 
 
-def phenotype_entities(text: str, linker: EntityLinker) -> tuple[list[dict], set[str], dict[str, str]]:
+def phenotype_entities(text: str, linker: EntityLinker) -> tuple[list[QuestionEntity], set[str], dict[str, str]]:
     """The HPO phenotypes ``text`` states that the graph holds, as entities, the keys of those it negates, and the
     words of those it reads loosely (tools/phenotypes/loose.py)."""
     mentions = recognise(text)
     said = [m for m in mentions if not m.negated]
     held = linker.store.lookup([m.key for m in said]) if said else {}
     stated = [
-        {"key": m.key, "name": m.name, "type": "phenotype", "linked": True, "how": "phenotype"}
+        QuestionEntity(key=m.key, name=m.name, type="phenotype", linked=True, how="phenotype")
         for m in said
         if any(hit["key"] == m.key for hit in held.get(m.key, []))
     ]
     return stated, {m.key for m in mentions if m.negated}, loosely_read(mentions)
 
 
-def lay_findings(question: str, llm, linker: EntityLinker, usage: Usage, negated: set[str]) -> list[dict]:
+def lay_findings(question: str, llm, *, linker: EntityLinker, usage: Usage, negated: set[str]) -> list[QuestionEntity]:
     """The HPO phenotypes the graph holds that a case describes in everyday words ("her fingers are unusually long
     and thin"), as the model names them clinically ("arachnodactyly") and the recogniser reads its names; a
     finding the model names that the question negates, that the lexicon does not know, or none of whose names comes
     near anything the question says (tools/phenotypes/loose.py) is not added."""
-    text = request([], question, {}, load("lay_findings").format())
-    reply, _ = talk(llm, [], text, usage, max_tokens=LAY_TOKENS)
+    text = request([], question, options={}, text=load("lay_findings").format())
+    reply, _ = talk(llm, [], text=text, usage=usage, max_tokens=LAY_TOKENS)
     named = [m for line in reply.splitlines() for m in recognise(line) if not m.negated and m.key not in negated]
     terms = hpo_lexicon().terms
     names = {m.key: [label for label, _ in terms[m.id].labels] for m in named if m.id in terms}
-    near = near_the_case(question, names, lambda texts: embed(linker.model_path, texts))
+    near = near_the_case(question, names, embed=lambda texts: embed(linker.model_path, texts))
     named = [m for m in named if m.key in near]
     held = linker.store.lookup(sorted({m.key for m in named})) if named else {}
-    found: dict[str, dict] = {}
+    found: dict[str, QuestionEntity] = {}
     for m in named:
         if any(hit["key"] == m.key for hit in held.get(m.key, [])):
-            found.setdefault(m.key, {"key": m.key, "name": m.name, "type": "phenotype", "linked": True, "how": "lay"})
+            found.setdefault(m.key, QuestionEntity(key=m.key, name=m.name, type="phenotype", linked=True, how="lay"))
     return list(found.values())
 
 
 def parse_query(
     question: str,
     options: dict[str, str],
+    *,
     llm,
     linker: EntityLinker,
     max_entities: int,
     use_options: bool = True,
     parser: str = "llm",
     lay: bool = False,
-) -> dict:
+) -> ParsedQuery:
     """State update: ``entities`` ([{key, name, type, linked, how}]), the opened conversation, usage.
 
     With ``use_options`` off, entities come from the question stem only: the model then sees
@@ -130,7 +140,7 @@ def parse_query(
     sure = [e for e in stated if e["key"] not in loose]
     if lay and parser != "vocabulary" and len(sure) < LAY_BELOW and describes_a_patient(question):
         # a case whose findings the lexicon cannot read surely: told in everyday words
-        found = lay_findings(question, llm, linker, usage, negated)
+        found = lay_findings(question, llm, linker=linker, usage=usage, negated=negated)
         wrong = misread(loose, found)  # "eyes look blue" read as Blue irides where the model reads blue sclerae
         stated = [e for e in stated if e["key"] not in wrong]
         said = {e["key"] for e in [*spotted, *stated]}
@@ -141,25 +151,25 @@ def parse_query(
     text = request(
         [],
         question,
-        shown,
-        load("entity_extraction").format(
+        options=shown,
+        text=load("entity_extraction").format(
             scope="the question and its options" if shown else "the question", max_entities=max_entities
         ),
     )
-    reply, dialogue = talk(llm, [], text, usage, max_tokens=TOKENS_PER_ENTITY * max_entities)
+    reply, dialogue = talk(llm, [], text=text, usage=usage, max_tokens=TOKENS_PER_ENTITY * max_entities)
     mentions = read_mentions(reply)
     degradations = [] if mentions else ["query parser: the LLM named no entities; used vocabularies only"]
-    from_llm = []
+    from_llm: list[QuestionEntity] = []
     for name, kind in mentions[: max_entities * 2]:
         if not normalize_key(name):
             continue
-        found = linker.link(name)
-        if found:
-            best = found[0]
-            from_llm.append({"key": best.key, "name": best.name, "type": best.type, "linked": True, "how": best.how})
+        linked = linker.link(name)
+        if linked:
+            best = linked[0]
+            from_llm.append(QuestionEntity(key=best.key, name=best.name, type=best.type, linked=True, how=best.how))
         else:
             from_llm.append(
-                {"key": normalize_key(name), "name": name, "type": entity_type(kind), "linked": False, "how": "llm"}
+                QuestionEntity(key=normalize_key(name), name=name, type=entity_type(kind), linked=False, how="llm")
             )
     vocab_keys = {e["key"] for e in from_vocab}
     # an unlinked mention that wraps a vocabulary entity ("first-line for type 2 diabetes") is that entity
@@ -168,7 +178,8 @@ def parse_query(
     ]
     # both agree first, then the LLM's order, then vocabulary-only finds
     ranked = [e for e in from_llm if e["key"] in vocab_keys] + from_llm + from_vocab
-    entities, seen = [], set()
+    entities: list[QuestionEntity] = []
+    seen: set[str] = set()
     for entity in ranked:
         if entity["key"] not in seen:
             seen.add(entity["key"])

@@ -10,17 +10,30 @@ entity's context also carries its neighbours' descriptions.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import NotRequired, TypedDict
 
 from amg.agents.answer_synthesizer.agreement import sampled_answers
 from amg.agents.answer_synthesizer.answer_lines import ask_answer
 from amg.agents.diagnostician import is_case
 from amg.agents.finding_reader.reader import FINDING_NAMES
 from amg.prompts import load, quote
-from amg.tools.kg.pipeline_types import Asked, EvidenceItem, Found, GraphPath, Link, read_by_a_model, withdrawn
+from amg.tools.kg.pipeline_types import (
+    Asked,
+    CandidateDiagnosis,
+    EvidenceItem,
+    Found,
+    GraphPath,
+    Link,
+    QuestionEntity,
+    read_by_a_model,
+    withdrawn,
+)
+from amg.tools.kg.records import EvidenceFields
 from amg.tools.kg.store.protocols import QAReads
 from amg.tools.kg.traversal.ranking import verbalise
-from amg.tools.llm.conversation import request, talk
-from amg.tools.llm.structured import Usage
+from amg.tools.llm.conversation import Turn, request, talk
+from amg.tools.llm.structured import Usage, UsageUpdate
 
 MAX_EVIDENCE = 12
 MAX_VOCABULARY = 4
@@ -43,6 +56,35 @@ _CITED = re.compile(r"\s*\[\d+(?:\s*[,-]\s*\d+)*\]")
 _CODES = re.compile(r"\s*\((?:[A-Z]\d{2}[\d.]*(?:,\s*)?)+\)|\b(?:[A-Za-z]+:)?[A-Z]{0,6}\d{4,}\b")
 _EMPTY = re.compile(r"\s*\([\s,]*\)")
 NO_REASONING = "reasoner: no reasoning (the endpoint rejected the request or replied with nothing); answered without it"
+
+
+class Draft(TypedDict, total=False):
+    """An open question's answer by the model alone (``draft_answer``): its words, its tokens' likelihood and
+    their first and least likely (p_*), the confidence it stated, the conversation that made it, and the short
+    answers sampled beside it. ``draft_answer`` gives every field; the state holds {} for a turn without a draft
+    (graphs/state.py), hence total=False."""
+
+    answer: str
+    likelihood: float | None
+    tokens: dict[str, float]
+    stated: float
+    dialogue: list[Turn]
+    samples: list[str]
+
+
+class DraftUpdate(UsageUpdate):
+    draft: NotRequired[Draft]
+    degradations: NotRequired[list[str]]
+
+
+class Reasoning(UsageUpdate):
+    """The reasoner's state update: its reasoning ({entity name: text}, "all" in joint mode), its conclusion (joint
+    mode), the conversation with the reasoning turn."""
+
+    reasoning: dict[str, str]
+    rationale: NotRequired[str]
+    dialogue: list[Turn]
+    degradations: NotRequired[list[str]]
 
 
 def shown_paths(nodes: list[GraphPath]) -> dict[str, list[GraphPath]]:
@@ -89,7 +131,12 @@ def _stated_words(steps: list[Link]) -> str:
 
 
 def number_evidence(
-    nodes: list[GraphPath], fetched: list[dict], store: QAReads, links: list[Link] = (), differential: list[dict] = ()
+    nodes: list[GraphPath],
+    fetched: Sequence[EvidenceFields],
+    *,
+    store: QAReads,
+    links: Sequence[Link] = (),
+    differential: Sequence[CandidateDiagnosis] = (),
 ) -> list[EvidenceItem]:
     """The evidence the answer may cite, numbered from 1.
 
@@ -105,14 +152,17 @@ def number_evidence(
         for step in node["steps"]:
             on_paths.extend(step["evidence_ids"])
     candidates = list(dict.fromkeys([r["id"] for r in fetched] + on_paths))
-    found = {r["id"]: r for r in fetched}
+    found: dict[str, EvidenceFields] = {r["id"]: r for r in fetched}
     for stored in store.evidence(candidates) if candidates else []:  # the graph's, with a status fetched too
-        status = stored.get("status") or found.get(stored["id"], {}).get("status")
-        found[stored["id"]] = {**stored, "status": status} if status else stored
+        held = found.get(stored["id"])
+        status = stored.get("status") or (held.get("status") if held else None)
+        if status:
+            stored = {**stored, "status": status}
+        found[stored["id"]] = stored
     literature = [i for i in candidates if i in found and found[i]["kind"] != "vocabulary"]
     vocabulary = [i for i in candidates if i in found and found[i]["kind"] == "vocabulary"][:MAX_VOCABULARY]
     chosen = (literature + vocabulary)[:MAX_EVIDENCE]
-    return [{"n": n, **found[i]} for n, i in enumerate(chosen, 1)]
+    return [EvidenceItem(n=n, **found[i]) for n, i in enumerate(chosen, 1)]
 
 
 def with_lead_text(evidence_index: list[EvidenceItem], texts: dict[str, str]) -> list[EvidenceItem]:
@@ -123,7 +173,7 @@ def with_lead_text(evidence_index: list[EvidenceItem], texts: dict[str, str]) ->
     return [{**e, "lead": shorten(texts[e["id"]], LEAD_CHARS)} if e["id"] == lead else e for e in evidence_index]
 
 
-def with_stored_lead(evidence_index: list[EvidenceItem], links: list[Link] = ()) -> list[EvidenceItem]:
+def with_stored_lead(evidence_index: list[EvidenceItem], links: Sequence[Link] = ()) -> list[EvidenceItem]:
     """A research question answered from what the graph kept (nothing fetched for it): the paper its strongest
     study finding rests on is read at length from the text stored with it, as the best match fetched would be
     (``with_lead_text``), not from a 200-character snippet: the graph keeps what re-reading the abstract finds."""
@@ -149,7 +199,11 @@ def _refs(evidence_ids: list[str], number: dict[str, int]) -> str:
 
 
 def entity_contexts(
-    entities: list[dict], nodes: list[GraphPath], evidence_index: list[EvidenceItem], neighbours: bool = False
+    entities: Sequence[QuestionEntity],
+    nodes: list[GraphPath],
+    *,
+    evidence_index: list[EvidenceItem],
+    neighbours: bool = False,
 ) -> dict[str, str]:
     """Per question entity, its description and paths with evidence numbers ("" when the graph has none).
 
@@ -185,7 +239,7 @@ def links_context(links: list[Link], evidence_index: list[EvidenceItem]) -> str:
     return "Between the question's entities:\n" + "\n".join(lines) if lines else ""
 
 
-def differential_context(differential: list[dict]) -> str:
+def differential_context(differential: Sequence[CandidateDiagnosis]) -> str:
     """The leading candidate diagnoses with the share of patients having each finding ("" for no case)."""
     if not is_case(differential):
         return ""
@@ -222,7 +276,7 @@ def evidence_block(evidence_index: list[EvidenceItem]) -> str:
     description, already in the context). A paper PubMed retracted or deleted says so."""
     lines = "\n".join(
         f"[{e['n']}] ({e['kind']}{', ' + str(e['year']) if e.get('year') else ''}"
-        + (f", {e['status'].upper()}: do not rely on it" if withdrawn(e) else "")
+        + (f", {str(e.get('status')).upper()}: do not rely on it" if withdrawn(e) else "")
         + f") {prompt_title(e)}"
         + (
             f": {e.get('lead') or shorten(e['snippet'], SNIPPET_CHARS)}"
@@ -253,7 +307,7 @@ def conclusion(reasoning: str) -> str:
     return shorten(sentences[-1], RATIONALE_CHARS)
 
 
-def study_reading(evidence_index: list[EvidenceItem], links: list[Link] = ()) -> str:
+def study_reading(evidence_index: list[EvidenceItem], links: Sequence[Link] = ()) -> str:
     """What a research question's answer reads instead of a chain of thought: the study findings and links the
     graph holds, then the numbered evidence (its best match at length, conclusion first).
 
@@ -265,7 +319,7 @@ def study_reading(evidence_index: list[EvidenceItem], links: list[Link] = ()) ->
     return (held + "\n\n" if held else "") + evidence_block(studies or evidence_index) + "\n"
 
 
-def studies_read(evidence_index: list[EvidenceItem], links: list[Link] = ()) -> list[int]:
+def studies_read(evidence_index: list[EvidenceItem], links: Sequence[Link] = ()) -> list[int]:
     """The evidence numbers a research question's answer rests on when its reply cites none: the paper read at
     length, else the papers behind the strongest study finding read with the question."""
     lead = [e["n"] for e in evidence_index if e.get("lead") and e.get("pmid")]
@@ -276,39 +330,43 @@ def studies_read(evidence_index: list[EvidenceItem], links: list[Link] = ()) -> 
     return sorted({number[i] for i in found[0]["evidence_ids"] if i in number}) if found else []
 
 
-def think_alone(question: str, options: dict[str, str], llm, usage: Usage) -> list:
+def think_alone(question: str, options: dict[str, str], *, llm, usage: Usage) -> list[Turn]:
     """The conversation after the model has thought the question through with nothing shown (the chain-of-thought
     turn, ``REASONING_TOKENS`` at most): the cot baseline's first step, and an open question's draft's."""
     thinking = load("reasoning").format(
         context="(none: use your own medical knowledge)", evidence=load("evidence").format(evidence="(none)")
     )
-    _, dialogue = talk(llm, [], request([], question, options, thinking), usage, REASONING_TOKENS)
+    _, dialogue = talk(
+        llm, [], text=request([], question, options=options, text=thinking), usage=usage, max_tokens=REASONING_TOKENS
+    )
     return dialogue
 
 
-def draft_answer(asked: Asked, llm, samples: int = 0) -> dict:
+def draft_answer(asked: Asked, llm, samples: int = 0) -> DraftUpdate:
     """State update for an open question: the model's own answer with nothing shown, after a short chain of thought
     (``draft``: its answer, its tokens' likelihood, the conversation that made it and ``samples`` short answers for
     its confidence, agreement.py), which the graph then reads against (review.py); empty when no answer was usable.
     It is the cot baseline's answer: what the graph adds is measured against the best the model does alone."""
     usage = Usage()  # samples first: the answer check after the draft then reuses the server's cache of it
-    sampled = sampled_answers(llm, asked.question, usage, samples)
-    reply, dialogue, _ = ask_answer(llm, think_alone(asked.question, {}, llm, usage), asked.question, {}, usage)
+    sampled = sampled_answers(llm, asked.question, usage=usage, k=samples)
+    reply, dialogue, _ = ask_answer(
+        llm, think_alone(asked.question, {}, llm=llm, usage=usage), question=asked.question, options={}, usage=usage
+    )
     if reply is None:
         return {"degradations": ["reasoner: no usable draft answer"], **usage.as_update()}
     answer = " ".join(_CITED.sub("", reply.answer).split())  # it was shown nothing to cite
-    draft = {
-        "answer": answer,
-        "likelihood": reply.likelihood,
-        "tokens": reply.tokens,
-        "stated": reply.confidence,
-        "dialogue": dialogue,
-        "samples": sampled,
-    }
+    draft = Draft(
+        answer=answer,
+        likelihood=reply.likelihood,
+        tokens=reply.tokens,
+        stated=reply.confidence,
+        dialogue=dialogue,
+        samples=sampled,
+    )
     return {"draft": draft, **usage.as_update()}
 
 
-def reason(asked: Asked, found: Found, llm, per_entity: bool = False) -> dict:
+def reason(asked: Asked, found: Found, *, llm, per_entity: bool = False) -> Reasoning:
     """State update: ``reasoning`` ({entity: text}), its conclusion as the ``rationale`` (joint mode),
     the conversation with the reasoning turn, usage.
 
@@ -318,34 +376,37 @@ def reason(asked: Asked, found: Found, llm, per_entity: bool = False) -> dict:
     question, options, entities, dialogue = asked.question, asked.options, asked.entities, asked.dialogue
     nodes, evidence_index, links, differential = found.nodes, found.evidence_index, found.links, found.differential
     usage = Usage()
-    contexts = entity_contexts(entities, nodes, evidence_index, neighbours=per_entity)
+    contexts = entity_contexts(entities, nodes, evidence_index=evidence_index, neighbours=per_entity)
     between = "\n\n".join(
         filter(None, [links_context(list(links), evidence_index), differential_context(list(differential))])
     )
     evidence = evidence_block(evidence_index)
     prompt = load("reasoning")
     whole = request(
-        dialogue, question, options, prompt.format(context=joint_context(contexts, between), evidence=evidence)
+        dialogue,
+        question,
+        options=options,
+        text=prompt.format(context=joint_context(contexts, between), evidence=evidence),
     )
     if not per_entity:
-        said, dialogue = talk(llm, dialogue, whole, usage, REASONING_TOKENS)
-        update = {"reasoning": {"all": said}, "rationale": conclusion(said), "dialogue": dialogue, **usage.as_update()}
+        said, dialogue = talk(llm, dialogue, text=whole, usage=usage, max_tokens=REASONING_TOKENS)
+        update = Reasoning(reasoning={"all": said}, rationale=conclusion(said), dialogue=dialogue, **usage.as_update())
         return update if said else {**update, "degradations": [NO_REASONING]}
     reasoning = {
         name: talk(
             llm,
             dialogue,
-            request(
+            text=request(
                 dialogue,
                 question,
-                options,
-                prompt.format(context=joint_context({name: context}, between), evidence=evidence),
+                options=options,
+                text=prompt.format(context=joint_context({name: context}, between), evidence=evidence),
             ),
-            usage,
-            REASONING_TOKENS,
+            usage=usage,
+            max_tokens=REASONING_TOKENS,
         )[0]
         for name, context in contexts.items()
     }
     said = "\n\n".join(f"{name}: {text}" for name, text in reasoning.items() if text)
     turns = [{"role": "user", "content": whole}, {"role": "assistant", "content": said}]
-    return {"reasoning": reasoning, "dialogue": [*dialogue, *turns], **usage.as_update()}
+    return Reasoning(reasoning=reasoning, dialogue=[*dialogue, *turns], **usage.as_update())

@@ -9,14 +9,14 @@ that best splits the leaders is shown under it when the leader is unsure.
 
 from __future__ import annotations
 
-from amg.tools.kg.pipeline_types import Citation
+from amg.tools.kg.pipeline_types import CandidateDiagnosis, Citation, SimilarPatient
 from amg.tools.kg.store.protocols import QAReads
 
 OTHERS = 2  # other candidates named beside the leader
 CITED = 3  # papers cited behind the leader's annotations
 
 
-def case_sentence(age: str, sex: str, present: list[str], absent: list[str]) -> str:
+def case_sentence(age: str, sex: str, *, present: list[str], absent: list[str]) -> str:
     """The record told as a case, for the model and the reader ("A male patient, 40 years, with A, B and C; no D.")."""
     who = " ".join(x for x in (sex, "patient") if x)
     said = f"A {who}" + (f", {age}," if age else "") + (f" with {_listed(present)}" if present else "")
@@ -28,7 +28,9 @@ def _listed(items: list[str], last: str = "and") -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {last} " + items[-1]
 
 
-def record_answer(differential: list[dict], similar: list[dict], store: QAReads) -> dict:
+def record_answer(
+    differential: list[CandidateDiagnosis], similar: list[SimilarPatient], *, store: QAReads
+) -> dict[str, object]:
     """State update for a stored patient's case: ``answer``, ``confidence``, ``citations``, ``confidence_basis``."""
     if not differential:
         answer = (
@@ -36,8 +38,8 @@ def record_answer(differential: list[dict], similar: list[dict], store: QAReads)
         )
         return {"answer": answer, "confidence": 0.0, "citations": [], "confidence_basis": {"rests_on": "nothing"}}
     leader, others = differential[0], differential[1 : 1 + OTHERS]
-    levels = leader.get("levels") or {}
-    where = "; ".join(x for x in (levels.get("subcategory"), levels.get("category")) if x)
+    levels = leader.get("levels")
+    where = "; ".join(x for x in (levels["subcategory"], levels["category"]) if x) if levels else ""
     lines = [
         f"Most likely: {leader['name']} ({leader['probability']:.2f})" + (f", under {where}" if where else "") + "."
     ]
@@ -55,21 +57,24 @@ def record_answer(differential: list[dict], similar: list[dict], store: QAReads)
         )
     ids = list(leader.get("evidence_ids") or [])[:CITED]
     rows = {row["id"]: row for row in store.evidence(ids)} if ids else {}
-    citations: list[Citation] = [
-        {
-            "n": n,
-            "id": i,
-            "evidence_id": i,
-            "kind": rows.get(i, {}).get("kind") or "pubmed",
-            "pmid": rows.get(i, {}).get("pmid") or (i.removeprefix("pmid:") if i.startswith("pmid:") else None),
-            "doi": rows.get(i, {}).get("doi"),
-            "title": rows.get(i, {}).get("title") or i,
-            "year": rows.get(i, {}).get("year"),
-            "url": rows.get(i, {}).get("url"),
-            "quote": f"{leader['name']}: " + ", ".join(leader.get("present") or []),
-        }
-        for n, i in enumerate(ids, 1)
-    ]
+    citations: list[Citation] = []
+    for n, i in enumerate(ids, 1):
+        row = rows.get(i)
+        pmid = (row.get("pmid") if row else None) or (i.removeprefix("pmid:") if i.startswith("pmid:") else None)
+        citations.append(
+            Citation(
+                n=n,
+                id=i,
+                evidence_id=i,
+                kind=row["kind"] if row else "pubmed",
+                pmid=pmid,
+                doi=row.get("doi") if row else None,
+                title=(row.get("title") if row else None) or i,
+                year=row.get("year") if row else None,
+                url=row.get("url") if row else None,
+                quote=f"{leader['name']}: " + ", ".join(leader.get("present") or []),
+            )
+        )
     basis = {
         "rests_on": "the differential of the graph's disease annotations and your stored patients (no model call)",
         "leader_probability": leader["probability"],

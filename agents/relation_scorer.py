@@ -12,10 +12,13 @@ reliability. A description that echoes the prompt is refused; a curated one is n
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 
 from pydantic import BaseModel, Field
 
+from amg.agents.evidence_searcher import KeptEvidence
+from amg.agents.learned import Learned
 from amg.prompts import load, quote
 from amg.tools.kg.grounding import (
     echoes,
@@ -27,7 +30,8 @@ from amg.tools.kg.grounding import (
     signature_problem,
     with_sentence_before,
 )
-from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
+from amg.tools.kg.pipeline_types import Named
+from amg.tools.kg.records import EntityProps, EntityRecord, EvidenceFields, EvidenceRecord, RelationRecord, Rescored
 from amg.tools.kg.schema import (
     CURATED_ONLY,
     LEARNED_DESCRIPTION_CAP,
@@ -37,6 +41,7 @@ from amg.tools.kg.schema import (
     score_to_confidence,
 )
 from amg.tools.kg.store.protocols import QAStore
+from amg.tools.kg.store.rows import EntityRef
 from amg.tools.llm.reader import Reader
 from amg.tools.llm.structured import Usage, ask
 
@@ -79,7 +84,7 @@ def echo_sources() -> tuple[str, ...]:
     return (load("relation_scoring").text, EntityAssessment.__doc__ or "", str(EntityAssessment.model_json_schema()))
 
 
-def format_evidence(records: list[dict], texts: dict[str, str]) -> str:
+def format_evidence(records: Sequence[EvidenceFields], texts: dict[str, str]) -> str:
     """Evidence as numbered quoted blocks (E1, E2, ...)."""
     blocks = []
     for number, record in enumerate(records, 1):
@@ -93,7 +98,14 @@ def format_evidence(records: list[dict], texts: dict[str, str]) -> str:
 
 
 def assess(
-    entity: dict, question: str, others: list[dict], records: list[dict], texts: dict[str, str], llm, usage: Usage
+    entity: EntityRef,
+    question: str,
+    *,
+    others: Sequence[Named],
+    records: Sequence[EvidenceFields],
+    texts: dict[str, str],
+    llm,
+    usage: Usage,
 ) -> tuple[EntityAssessment | None, str]:
     """One structured call on the scoring prompt: the assessment (None if unusable) and the prompt."""
     block = format_evidence(records, texts)
@@ -105,18 +117,20 @@ def assess(
         relations=RELATION_LIST,
         related_entities=", ".join(o["name"] for o in others if o["key"] != entity["key"]) or "(none)",
     )
-    return ask(llm, EntityAssessment, prompt, usage), prompt
+    return ask(llm, EntityAssessment, prompt=prompt, usage=usage), prompt
 
 
 def score_relations(
-    entity: dict, question: str, others: list[dict], evidence: dict, reader: Reader, store: QAStore
-) -> dict:
+    entity: EntityRef, question: str, *, others: Sequence[Named], evidence: KeptEvidence, reader: Reader, store: QAStore
+) -> Learned:
     """Assess ``entity`` from ``evidence`` ({records, texts}) for ``question``; write what passes; a state update."""
     records = evidence.get("records", [])
     if not records:
         return {"new_relations": []}
     usage = Usage()
-    reply, prompt = assess(entity, question, others, records, evidence.get("texts", {}), reader.llm, usage)
+    reply, prompt = assess(
+        entity, question, others=others, records=records, texts=evidence.get("texts", {}), llm=reader.llm, usage=usage
+    )
     if reply is None:
         return {
             "new_relations": [],
@@ -125,7 +139,9 @@ def score_relations(
         }
     aliases, types = _known(store, [entity["name"], *(rel.other for rel in spelled_out(reply.relations))])
     types[entity["key"]] = entity["type"]
-    relations, weakened, refused = grounded_relations(entity, reply, reader, records, aliases, types)
+    relations, weakened, refused = grounded_relations(
+        entity, reply, reader=reader, records=records, aliases=aliases, types=types
+    )
     evidence_records = [EvidenceRecord(**r) for r in records]
     description = reply.description.strip()[:2000] or None
     if description and echoes(description, [prompt, *echo_sources()]):
@@ -158,24 +174,27 @@ def _known(store: QAStore, names: list[str]) -> tuple[dict[str, list[str]], dict
     keys = {normalize_key(n) for n in names} - {""}
     found = store.lookup(sorted(keys))
     linked = store.entities(sorted({hits[0]["key"] for hits in found.values()}))
-    aliases = {
-        key: [hits[0]["name"], *(linked.get(hits[0]["key"], {}).get("aliases") or [])] for key, hits in found.items()
-    }
+    aliases = {key: [hits[0]["name"], *_aliases(linked.get(hits[0]["key"]))] for key, hits in found.items()}
     return aliases, {key: hits[0].get("type") for key, hits in found.items()}
 
 
+def _aliases(entity: EntityProps | None) -> list[str]:
+    return (entity.get("aliases") if entity else None) or []
+
+
 def grounded_relations(
-    entity: dict,
+    entity: EntityRef,
     reply: EntityAssessment,
+    *,
     reader: Reader,
-    records: list[dict],
+    records: Sequence[EvidenceFields],
     aliases: dict[str, list[str]],
     types: dict[str, str] | None = None,
-):
+) -> tuple[list[RelationRecord], list[Rescored], list[str]]:
     """Relations to write; (source, type, target, score, evidence) of those scored under the threshold; refusals."""
     texts = {r["id"]: f"{r.get('title') or ''} {r.get('snippet') or ''}" for r in records}  # as stored: auditable later
     kept: dict[tuple, RelationRecord] = {}
-    weakened: list[dict] = []
+    weakened: list[Rescored] = []
     refused: list[str] = []
     kinds = {r["id"]: r["kind"] for r in records}
     normalized = {i: f" {normalize_key(text)} " for i, text in texts.items()}  # once, not per relation
@@ -186,10 +205,12 @@ def grounded_relations(
             refused.append(f"{source} -{rel_type}-> {target}: only curated sources state {rel_type}")
             continue
         source_type, target_type = ((types or {}).get(normalize_key(n)) for n in (source, target))
-        rel_type, swapped = fitting_type(rel_type, source_type, target_type, rel.sentence)
+        rel_type, swapped = fitting_type(rel_type, source_type, target_type=target_type, sentence=rel.sentence)
         if swapped:
             (source, source_type), (target, target_type) = (target, target_type), (source, source_type)
-        cited, problem = _grounds(rel.sentence, source, target, texts, normalized, aliases)
+        cited, problem = _grounds(
+            rel.sentence, source, target=target, texts=texts, normalized=normalized, aliases=aliases
+        )
         problem = (
             problem or signature_problem(rel_type, source_type, target_type) or sentence_problem(rel_type, rel.sentence)
         )
@@ -198,14 +219,14 @@ def grounded_relations(
             continue
         if rel.score < reader.keep_score:
             weakened.append(
-                {
-                    "source": source,
-                    "type": rel_type,
-                    "target": target,
-                    "score": rel.score,
-                    "confidence": reader.confidence(rel.score),
-                    "evidence_ids": cited,
-                }
+                Rescored(
+                    source=source,
+                    type=rel_type,
+                    target=target,
+                    score=rel.score,
+                    confidence=reader.confidence(rel.score),
+                    evidence_ids=cited,
+                )
             )
             continue
         origin = kinds[cited[0]] if len({kinds[c] for c in cited}) == 1 else "mixed"
@@ -213,13 +234,13 @@ def grounded_relations(
             record = RelationRecord(
                 source,
                 target,
-                rel_type,
-                reader.confidence(rel.score),
-                cited,
-                rel.score,
-                rel.sentence.strip()[:500],
-                origin,
-                reader.model_name,
+                type=rel_type,
+                confidence=reader.confidence(rel.score),
+                evidence_ids=cited,
+                score_raw=rel.score,
+                description=rel.sentence.strip()[:500],
+                origin=origin,
+                model=reader.model_name,
             )
         except ValueError:
             continue  # empty names, self-loops, oversized text: not a relation
@@ -233,12 +254,12 @@ def spelled_out(relations: list[ScoredRelation]) -> list[ScoredRelation]:
     return [
         rel.model_copy(update={"other": member}) if member else rel
         for rel in relations[:MAX_RELATIONS]
-        for member in listed_members(rel.other, rel.sentence) or [None]
+        for member in listed_members(rel.other, rel.sentence) or [""]
     ]
 
 
 def _grounds(
-    sentence: str, source: str, target: str, texts: dict[str, str], normalized: dict[str, str], aliases: dict
+    sentence: str, source: str, *, target: str, texts: dict[str, str], normalized: dict[str, str], aliases: dict
 ) -> tuple[list[str], str | None]:
     """The evidence items that hold the quoted sentence and name both ends; or why the relation may not be written.
 

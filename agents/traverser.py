@@ -15,11 +15,13 @@ a learned one and the reasoner would never see it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
+from typing import TypedDict
 
 from amg.agents.finding_reader.reader import FINDING_NAMES
-from amg.tools.kg.pipeline_types import GraphPath, Step, Subgraph
+from amg.tools.kg.pipeline_types import GraphPath, Named, Step, Subgraph
+from amg.tools.kg.records import EntityProps
 from amg.tools.kg.schema import STUDY_RESULTS, normalize_key
 from amg.tools.kg.store.protocols import QAReads
 from amg.tools.kg.traversal.ranking import order, relevance, verbalise
@@ -61,20 +63,31 @@ class TraversalSettings:
     def of(cls, settings: object) -> TraversalSettings:
         return cls(**{f.name: getattr(settings, f.name) for f in fields(cls)})
 
-    def limits(self, **changes: object) -> Limits:
-        return replace(
-            Limits(self.tau, self.max_depth, self.max_nodes, self.traversal, hub_degree=self.hub_degree), **changes
+    def limits(self) -> Limits:
+        return Limits(
+            tau=self.tau,
+            max_depth=self.max_depth,
+            max_nodes=self.max_nodes,
+            strategy=self.traversal,
+            hub_degree=self.hub_degree,
         )
 
 
+class Traversed(TypedDict):
+    """The traverser's state update."""
+
+    subgraph: Subgraph
+
+
 def traverse_subgraph(
-    entities: list[dict],
+    entities: Sequence[Named],
     store: QAReads,
+    *,
     settings: TraversalSettings,
     question: str = "",
     query: str = "",
     embed: Embed | None = None,
-) -> dict:
+) -> Traversed:
     """State update: the ``subgraph`` reached from the entities in the graph, with the findings that state the
     ``question``'s words; paths are ranked against ``query`` (the question and its options) with ``embed``."""
     with_links = settings.question_links
@@ -87,8 +100,10 @@ def traverse_subgraph(
     # every direct fact about a question entity stays in the subgraph, hidden from the reasoner: the budget fills
     # with 1.00 curated paths (a drug class's members), and a weaker fact the answer rests on would be missing from
     # its picture (ranked with the rest, they cost accuracy: docs/architecture.md)
-    direct = traverse(store.neighbors, seeds, settings.limits(max_depth=1, max_nodes=DIRECT_PER_ENTITY * len(seeds)))
-    read = store.learned(list(seeds), list(STUDY_RESULTS), settings.tau, DIRECT_PER_ENTITY)
+    direct = traverse(
+        store.neighbors, seeds, replace(settings.limits(), max_depth=1, max_nodes=DIRECT_PER_ENTITY * len(seeds))
+    )
+    read = store.learned(list(seeds), list(STUDY_RESULTS), min_confidence=settings.tau, per_node=DIRECT_PER_ENTITY)
     learned = {key: node for key, node in direct_nodes(read, seeds).items() if key not in reached}
     seed_of = {name: key for key, (name, _) in seeds.items()}
     details = store.entities(list({**direct, **reached, **learned}))
@@ -99,7 +114,7 @@ def traverse_subgraph(
             key=node.key,
             name=node.name,
             type=node.type,
-            description=_description(details.get(node.key) or {}),
+            description=_description(details.get(node.key)),
             score=round(node.score, 4),
             depth=node.depth,
             weak=node.weak,
@@ -112,7 +127,7 @@ def traverse_subgraph(
         )
 
     nodes = [as_path(node) for node in [*reached.values(), *learned.values()]]
-    _rank(nodes, query, embed, settings.path_ranking, settings.min_path_relevance)
+    _rank(nodes, query, embed=embed, ranking=settings.path_ranking, min_relevance=settings.min_path_relevance)
     nodes += [
         as_path(node, rank=len(nodes), hidden=True)
         for key, node in direct.items()
@@ -163,12 +178,14 @@ def _words(text: str) -> set[str]:
     return {normalize_key(word) for word in query_words(text, limit=500)}
 
 
-def _description(entity: dict) -> str | None:
+def _description(entity: EntityProps | None) -> str | None:
     """The entity's description, unless the audit weakened it."""
+    if entity is None:
+        return None
     return entity.get("description") if entity.get("description_status") != "weakened" else None
 
 
-def _rank(nodes: list[GraphPath], query: str, embed: Embed | None, ranking: str, min_relevance: float) -> None:
+def _rank(nodes: list[GraphPath], query: str, *, embed: Embed | None, ranking: str, min_relevance: float) -> None:
     """Set each path's ``rank`` among its question entity's paths (0 = shown first) and, when paths are
     embedded, its ``relevance`` (cosine similarity of the path read as a sentence to the question); a path
     under ``min_relevance`` is marked ``hidden``: the reasoner and the picture do not show it."""
@@ -185,8 +202,8 @@ def _rank(nodes: list[GraphPath], query: str, embed: Embed | None, ranking: str,
         members = [i for i, n in enumerate(paths) if n["seed_key"] == seed]
         scores = [paths[i]["score"] for i in members]
         if vectors is None:
-            ranked = order([], [[0.0]] * len(members), scores, "confidence")
+            ranked = order([], [[0.0]] * len(members), confidences=scores, how="confidence")
         else:
-            ranked = order(vectors[0], [vectors[1 + i] for i in members], scores, ranking)
+            ranked = order(vectors[0], [vectors[1 + i] for i in members], confidences=scores, how=ranking)
         for place, local in enumerate(ranked):
             paths[members[local]]["rank"] = place

@@ -51,7 +51,7 @@ def main() -> None:
     ctx = Context(
         data_dir=str(data), sources="pubmed", openai_base_url=server.base_url, openai_api_key="x", llm_model="scripted"
     )
-    pubmed = PubMedClient("", "", RequestCache(data / "c.sqlite"), RecordedEntrez())
+    pubmed = PubMedClient("", "", cache=RequestCache(data / "c.sqlite"), transport=RecordedEntrez())
     pubmed.limiter = RateLimiter(10_000)  # recorded responses: measure our overhead, not NCBI's rate limit
     finder = EvidenceFinder(pubmed=pubmed)
     install(Resources(ctx, evidence=finder))

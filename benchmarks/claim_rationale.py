@@ -98,7 +98,9 @@ def fit(items: list[dict]) -> tuple[dict[str, float], float]:
     """Unscaled weights and intercept of a logistic regression of "a gold rationale sentence" on ``FEATURES``."""
     rows, outcome = [], []
     for item in items:
-        for sentence, row in zip(item["sentences"], features(item["claim"], item["sentences"], item["closeness"])):
+        for sentence, row in zip(
+            item["sentences"], features(item["claim"], item["sentences"], closeness=item["closeness"])
+        ):
             rows.append(row)
             outcome.append(float(sentence["n"] in item["gold"]))
     x = np.array(rows)
@@ -114,7 +116,9 @@ def choices(item: dict, weights: dict[str, float], intercept: float) -> dict[str
     closest = sorted(sorted(range(len(close)), key=lambda i: -close[i])[:SHOWN])
     last = max(len(close) - 1, 1)
     before = sorted(closest, key=lambda i: -(round(close[i], 4) + LATER_SENTENCE * i / last))[:2]
-    settles = settling(item["claim"], item["sentences"], item["closeness"], None, weights, intercept)
+    settles = settling(
+        item["claim"], item["sentences"], closeness=item["closeness"], length=None, weights=weights, intercept=intercept
+    )
     likeliest = sorted(sorted(range(len(settles)), key=lambda i: -settles[i])[:SHOWN])
     shown = [{"n": i, "settles": settles[i]} for i in likeliest]
     ranked = sorted(likeliest, key=lambda i: -settles[i])

@@ -51,7 +51,9 @@ def main(argv: list[str] | None = None) -> int:
 def run(data_dir: Path, limit: int | None, features: str | None = None) -> int:
     index = LiteratureIndex(index_path(data_dir))
     if index.stats()["records"] == 0:
-        ingest_files(index, [SHARED_DATA / "scifact-corpus.jsonl"], lambda p, s: lambda n: None, any_paper=True)
+        ingest_files(
+            index, [SHARED_DATA / "scifact-corpus.jsonl"], progress=lambda p, s: lambda n: None, any_paper=True
+        )
     path = str(model_path("minilm", data_dir))
     vectors = SentenceVectors(index.path / "sentence_vectors.sqlite", "minilm", lambda texts: embed(path, texts))
     claims = [c for c in load(SHARED_DATA / "scifact-claims-train.jsonl").items if c["evidence"]]
@@ -64,7 +66,7 @@ def run(data_dir: Path, limit: int | None, features: str | None = None) -> int:
             if limit and counted[split] >= limit:
                 continue
             counted[split] += 1
-            found = candidates(index, claim["question"], vectors, DEPTH)
+            found = candidates(index, claim["question"], vectors=vectors, depth=DEPTH)
             gold = {f"s2:{d}" for d in claim["evidence"]}
             for rank in RANKINGS:
                 order = [p.article.evidence_id for p in ranked(found, rank)]
@@ -129,7 +131,9 @@ def read(papers, claim: dict, gate: dict) -> None:
         if kind == "gold":
             sentences = [{"n": n, "text": text} for n, text in enumerate(paper.article.numbered())]
             scores = paper.sentence_scores or [0.0] * len(sentences)
-            shown = {s["n"] for s in shown_sentences(claim["question"], sentences, scores, len(sentences))}
+            shown = {
+                s["n"] for s in shown_sentences(claim["question"], sentences, closeness=scores, length=len(sentences))
+            }
             wanted = {i for entry in claim["evidence"][doc] for i in entry["sentences"]}
             gate["rationale"] += len(wanted)
             gate["rationale_shown"] += len(wanted & shown)

@@ -55,7 +55,7 @@ class Patients:
                 shared[disease] += 1
         pool = sorted(shared, key=lambda d: (-shared[d], d))[:CANDIDATE_POOL]
         subset = inherit({d: self.annotations[d] for d in pool}, finer)
-        return subset, rank(subset, self.names, present, absent, limit=SHOWN)
+        return subset, rank(subset, self.names, present=present, absent=absent, limit=SHOWN)
 
 
 def patient(patients: Patients, disease: str, seed: int, coarser: float = 0.0) -> tuple[set[str], list[str]]:
@@ -93,7 +93,7 @@ def simulate(patients: Patients, disease: str, seed: int, strategy: str, coarser
     for _ in range(ROUNDS):
         known = present | absent
         if strategy == "information gain":
-            asked = questions(subset, ranked, known, limit=1)
+            asked = questions(subset, ranked, known=known, limit=1)
             finding = asked[0][0] if asked else None
         else:
             choices = sorted({f for c in ranked for f in subset[c.key]} - known)

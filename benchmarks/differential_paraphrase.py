@@ -63,7 +63,7 @@ def read_case(how: str, text: str, linker, llm=None) -> set[str]:
         return {e["key"] for e in spotted if e["type"] == "phenotype"}
     said = recognise(text)
     if how == "model" and len(case_findings(spotted, text, {})[0] - set(loosely_read(said))) < LAY_BELOW:
-        spotted += lay_findings(text, llm, linker, Usage(), {m.key for m in said if m.negated})
+        spotted += lay_findings(text, llm, linker=linker, usage=Usage(), negated={m.key for m in said if m.negated})
     return case_findings(spotted, text, {})[0]
 
 
@@ -83,7 +83,7 @@ def simulate(
     subset, ranked = patients.differential(present, absent)
     before = [c.key for c in ranked]
     for _ in range(ROUNDS if ranked else 0):
-        asked = questions(subset, ranked, present | absent, limit=1)
+        asked = questions(subset, ranked, known=present | absent, limit=1)
         if not asked:
             break
         (present if has(truth, asked[0][0]) else absent).add(asked[0][0])

@@ -69,12 +69,23 @@ def extract(item: dict, llm, model_name: str, keep_score: int, usage: Usage) -> 
     entity = {"key": normalize_key(item["entity"]), "name": item["entity"], "type": item["entity_type"]}
     record = {"id": f"textbook:{DATA.name}::{item['id']}", "kind": "textbook", "title": "", "snippet": item["passage"]}
     reply, _ = assess(
-        entity, f"What is known about {item['entity']}?", [], [record], {record["id"]: item["passage"]}, llm, usage
+        entity,
+        f"What is known about {item['entity']}?",
+        others=[],
+        records=[record],
+        texts={record["id"]: item["passage"]},
+        llm=llm,
+        usage=usage,
     )
     if reply is None:
         return None
     kept, _, _ = grounded_relations(
-        entity, reply, Reader(llm, model_name, 1.0, keep_score), [record], {}, {entity["key"]: entity["type"]}
+        entity,
+        reply,
+        reader=Reader(llm, model_name, reliability=1.0, keep_score=keep_score),
+        records=[record],
+        aliases={},
+        types={entity["key"]: entity["type"]},
     )
     return kept
 

@@ -67,7 +67,7 @@ def time_seed(data: Path) -> tuple[float, dict]:
         stderr=subprocess.DEVNULL,
     )
     seconds = round(time.perf_counter() - started, 1)
-    driver, database, server = connect_graph("", "", "", "", data / "seed")
+    driver, database, server = connect_graph("", "", password="", database="", data_dir=data / "seed")
     stats = Neo4jStore(driver, database).stats()
     driver.close()
     server.release()
@@ -88,14 +88,25 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(7)
     data = Path(tempfile.mkdtemp(prefix="amg-kgscale-"))
-    driver, database, server = connect_graph("", "", "", "", data)
+    driver, database, server = connect_graph("", "", password="", database="", data_dir=data)
     store = Neo4jStore(driver, database)
     store.ensure_schema()
     rows, growth, written, write_s = [], [], 0, 0.0
     batch = []
     checkpoints = [c for c in CHECKPOINTS if c < args.relations] + [args.relations]
     for s, t, rel, conf in synthetic_relations(rng, args.entities, args.relations):
-        batch.append(RelationRecord(s, t, rel, conf, [f"pmid:{9_000_000 + written // 100}"], conf * 10, "", "bench"))
+        batch.append(
+            RelationRecord(
+                s,
+                t,
+                type=rel,
+                confidence=conf,
+                evidence_ids=[f"pmid:{9_000_000 + written // 100}"],
+                score_raw=conf * 10,
+                description="",
+                origin="bench",
+            )
+        )
         written += 1
         if len(batch) == BATCH or written in checkpoints:
             evidence = [EvidenceRecord(id=i, kind="pubmed") for i in sorted({r.evidence_ids[0] for r in batch})]

@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     ctx = Context(pubmed="local", sources="pubmed")
     index = LiteratureIndex(index_path(ctx.data_path))
-    ingest_files(index, [SHARED_DATA / "pubmed-corpus.jsonl"], lambda path, size: lambda n: None)
+    ingest_files(index, [SHARED_DATA / "pubmed-corpus.jsonl"], progress=lambda path, size: lambda n: None)
     index.close()
     rows = [json.loads(line) for line in (SHARED_DATA / "pubmedqa-dev.jsonl").open(encoding="utf-8")]
     rows = rows[: args.limit] if args.limit else rows

@@ -33,7 +33,7 @@ import re
 import time
 import xml.etree.ElementTree as ET
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 
 from amg.tools.kg.grounding import GENERIC_TERMS
@@ -59,6 +59,7 @@ class Mention:
 class Document:
     name: str
     sentences: list[tuple[int, str]]  # (document offset, text)
+    _: KW_ONLY
     mentions: list[Mention] = field(default_factory=list)
     unlinked: list[tuple[Span, ...]] = field(default_factory=list)  # phenotypes the annotator gave no HPO term
 

@@ -103,7 +103,7 @@ def main() -> None:
     cases = [r for r in read_records(CASES, names) if isinstance(r, PatientRecord)]
     patients = grown(records, args.patients)
     started = time.perf_counter()
-    index = PatientIndex(patients, hpo_ancestors(), patient_specificity(patients))
+    index = PatientIndex(patients, hpo_ancestors(), specificity=patient_specificity(patients))
     built = time.perf_counter() - started
     times = []
     for case in cases:

@@ -47,14 +47,32 @@ def seed_graph(store) -> None:
         for i in range(1, 7)
     ]
     relations = [
-        RelationRecord(drug.title(), disease, "treats", 0.9, [f"pmid:{i}"], 9, hostile, "pubmed", "m")
+        RelationRecord(
+            drug.title(),
+            disease,
+            type="treats",
+            confidence=0.9,
+            evidence_ids=[f"pmid:{i}"],
+            score_raw=9,
+            description=hostile,
+            origin="pubmed",
+            model="m",
+        )
         for i, (drug, disease) in enumerate(inputs.PARTNERS.items(), 1)
     ]
     store.upsert(
-        [EntityRecord("Metformin", "drug", f"A biguanide. {hostile}", 0.9, ["Glucophage"])],
+        [
+            EntityRecord(
+                "Metformin",
+                "drug",
+                description=f"A biguanide. {hostile}",
+                description_confidence=0.9,
+                aliases=["Glucophage"],
+            )
+        ],
         evidence,
-        relations,
-        [("Metformin", "pmid:1")],
+        relations=relations,
+        supports=[("Metformin", "pmid:1")],
     )
 
 

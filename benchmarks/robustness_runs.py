@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 
 from amg.graphs.context import Context
@@ -34,6 +34,7 @@ DRUGS = {
 class Run:
     code: int | None
     out: str
+    _: KW_ONLY
     err: str
     seconds: float
     killed: bool = False
@@ -94,7 +95,7 @@ class Amg:
             proc.kill()
             out, err = proc.communicate()
         self.outputs += [out, err]
-        return Run(proc.returncode, out, err, time.monotonic() - started)
+        return Run(proc.returncode, out, err=err, seconds=time.monotonic() - started)
 
     def run(self, argv: list, data: Path, kill_after: float | None = None, kill_when=None, **env: str) -> Run:
         """Run to the end (or SIGKILL it after ``kill_after`` s, or once ``kill_when()`` is true)."""
@@ -112,7 +113,7 @@ class Amg:
             proc.send_signal(signal.SIGKILL)  # a hang: the run is reported, not waited for
         out, err = proc.communicate()
         self.outputs += [out, err]
-        return Run(proc.returncode, out, err, time.monotonic() - started, killed)
+        return Run(proc.returncode, out, err=err, seconds=time.monotonic() - started, killed=killed)
 
 
 class Clock:

@@ -14,6 +14,7 @@ import statistics
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, cast
 
 from tqdm import tqdm
 
@@ -60,7 +61,7 @@ def label(method: str, context: Context, open_answers: bool = False) -> str:
     return (f"kg-{context.evidence_mode}" if method == "kg" else method) + ("-open" if open_answers else "")
 
 
-def _answer(method: str, item: dict, context: Context, res, use_options: bool) -> dict:
+def _answer(method: str, item: dict, *, context: Context, res, use_options: bool) -> dict:
     q, options = item["question"], item["options"]
     kind = question_kind(q, options)
     if method == "closed-book":
@@ -104,17 +105,18 @@ def _answer(method: str, item: dict, context: Context, res, use_options: bool) -
     }
 
 
-def _answered(question: str, options: dict, context: Context) -> tuple[dict, float | None]:
+def _answered(question: str, options: dict[str, str], context: Context) -> tuple[dict[str, Any], float | None]:
     """The graph's final state, and the seconds until its answer node finished: learning runs after it, its
     branches in parallel, so their summed node times are not the wall time the user waits beyond the answer."""
-    started, answered_s, result = time.perf_counter(), None, {}
+    started, answered_s = time.perf_counter(), None
+    result: dict[str, Any] = {}  # the graph's state (QAState), as the stream hands it over
     for mode, chunk in graph.stream(
         {"question": question, "options": options}, context=context, stream_mode=["updates", "values"]
     ):
         if mode == "updates" and "answer" in chunk:
             answered_s = time.perf_counter() - started
         elif mode == "values":
-            result = chunk
+            result = cast(dict[str, Any], chunk)  # stream's declared items do not say a mode list yields pairs
     return result, answered_s
 
 
@@ -127,7 +129,7 @@ def _bench(args, context: Context, res) -> int:
     if dataset.kind == "claims":
         from amg.cli.claim_bench import run_claims
 
-        return run_claims(args, context, res, dataset)
+        return run_claims(args, context, res=res, dataset=dataset)
     items = select(dataset.name, dataset.items, getattr(args, "split", None))
     items = items[: args.limit] if args.limit else items
     if args.shuffle_options:
@@ -146,7 +148,11 @@ def _bench(args, context: Context, res) -> int:
             started = time.perf_counter()
             try:
                 answer = _answer(
-                    args.method, {**item, "options": {}} if args.open else item, context, res, args.use_options
+                    args.method,
+                    {**item, "options": {}} if args.open else item,
+                    context=context,
+                    res=res,
+                    use_options=args.use_options,
                 )
                 if args.open:  # the open answer mapped onto the options it was not shown; a refusal names none
                     answer["option"] = (
@@ -190,7 +196,7 @@ def _bench(args, context: Context, res) -> int:
             sink.write(json.dumps(row) + "\n")
             sink.flush()
     after = res.store.stats() if args.method == "kg" else None
-    summary = summarize(results_path, args, context, res, dataset, before, after)
+    summary = summarize(results_path, args, context=context, res=res, dataset=dataset, before=before, after=after)
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     write_report(out.parent)
     print(
@@ -229,7 +235,7 @@ def _resumable(results_path: Path) -> set[str]:
     return {ident for ident, _ in kept}
 
 
-def summarize(results_path: Path, args, context: Context, res, dataset, before, after) -> dict:
+def summarize(results_path: Path, args, *, context: Context, res, dataset, before, after) -> dict:
     rows = [json.loads(line) for line in results_path.read_text().splitlines() if line.strip()]
     gold, predicted = [r["gold"] for r in rows], [r["predicted"] for r in rows]
     confidences, correct = [float(r["confidence"] or 0.0) for r in rows], [bool(r["correct"]) for r in rows]

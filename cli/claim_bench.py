@@ -39,14 +39,14 @@ def _doc(paper_id: str) -> str:
     return paper_id.removeprefix("s2:")
 
 
-def check(method: str, claim: str, context: Context, res) -> dict:
+def check(method: str, claim: str, *, context: Context, res) -> dict:
     """One claim checked by ``method``: verdict, confidence, evidence (paper id -> {sentences, label}), retrieved."""
     if method == "cot":
         done = claim_baselines.chain_of_thought(claim, res.llm)
     elif method == "rag":
         if res.literature is None:
             raise ValueError("rag reads the local literature index: build one with `amg ingest papers FILE…`")
-        found = find_papers(res.literature, claim, res.sentence_vectors, k=CLAIM_PAPERS)
+        found = find_papers(res.literature, claim, vectors=res.sentence_vectors, k=CLAIM_PAPERS)
         done = claim_baselines.retrieval(claim, found, res.llm)
     else:
         result = graph.invoke({"question": claim, "check": True}, context=context)
@@ -69,7 +69,7 @@ def check(method: str, claim: str, context: Context, res) -> dict:
     return {**done, "confidence": done["probabilities"].get(verdict or "", 0.0), "timings_ms": {}, "learned": 0}
 
 
-def run_claims(args, context: Context, res, dataset) -> int:
+def run_claims(args, context: Context, *, res, dataset) -> int:
     if args.method not in CLAIM_METHODS:
         raise ValueError(f"a claims file is checked by {', '.join(CLAIM_METHODS)}; not {args.method}")
     split = getattr(args, "split", None) or "all"
@@ -90,7 +90,7 @@ def run_claims(args, context: Context, res, dataset) -> int:
         for item in tqdm([i for i in items if i["id"] not in done], desc=f"{dataset.name} {method}", unit=" claim"):
             started = time.perf_counter()
             try:
-                checked = check(args.method, item["question"], context, res)
+                checked = check(args.method, item["question"], context=context, res=res)
             except ModelUnavailable as exc:  # one claim's failed call is an unanswered claim, not a lost run
                 checked = {"verdict": None, "confidence": 0.0, "evidence": {}, "retrieved": [], "error": str(exc)}
             row = {
@@ -116,7 +116,9 @@ def run_claims(args, context: Context, res, dataset) -> int:
             )
     after = res.store.stats() if args.method == "kg" else None
     gold = {i["id"]: i["evidence"] for i in items}
-    summary = summarize(rows, gold, method, res, context, args, split, before, after)
+    summary = summarize(
+        rows, gold, method=method, res=res, context=context, args=args, split=split, before=before, after=after
+    )
     summary["config"]["skipped_records"] = dataset.skipped
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     print(
@@ -129,7 +131,7 @@ def run_claims(args, context: Context, res, dataset) -> int:
     return 0
 
 
-def summarize(rows, gold, method, res, context, args, split, before, after) -> dict:
+def summarize(rows, gold, *, method, res, context, args, split, before, after) -> dict:
     rows = [r for r in rows if r["id"] in gold]
     predictions = {r["id"]: r["evidence"] for r in rows}
     retrieved = (

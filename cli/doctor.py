@@ -30,7 +30,7 @@ def _version(package: str) -> str:
         return "not installed"
 
 
-def _check(name: str, required: bool, probe, fix: str) -> tuple[str, bool, str]:
+def _check(name: str, required: bool, *, probe, fix: str) -> tuple[str, bool, str]:
     started = time.perf_counter()
     try:
         detail = probe()
@@ -76,7 +76,12 @@ def doctor(context: Context) -> int:
         )
 
     def pubmed():
-        ids = res.evidence.sources["pubmed"].remote.search("metformin", max_results=1)
+        from amg.tools.evidence.pubmed_sources import PubMedSources
+
+        sources = res.evidence.pubmed
+        if not isinstance(sources, PubMedSources):
+            raise ValueError("no PubMed source is configured")
+        ids = sources.ncbi().search("metformin", max_results=1)
         return f"answers ({len(ids)} hit); email {'set' if context.ncbi_email else 'NOT set (set NCBI_EMAIL)'}"
 
     def local_pubmed():
@@ -93,7 +98,10 @@ def doctor(context: Context) -> int:
         )
 
     def wikipedia():
-        pages = res.evidence.sources["wikipedia"].lookup("Metformin", max_pages=1)
+        client = res.evidence.wikipedia
+        if client is None:
+            raise ValueError("no Wikipedia client is configured")
+        pages = client.lookup("Metformin", max_pages=1)
         return f"answers ({len(pages)} page)"
 
     checks = [
@@ -112,7 +120,7 @@ def doctor(context: Context) -> int:
     healthy = True
     try:
         for name, required, probe, fix in checks:
-            line, ok, _ = _check(name, required, probe, fix)
+            line, ok, _ = _check(name, required, probe=probe, fix=fix)
             print(line, flush=True)
             healthy &= ok
     finally:

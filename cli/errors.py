@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Mapping
 
 REPORTED = {
     "builtins": ("ValueError", "FileNotFoundError"),
@@ -18,7 +19,7 @@ REPORTED = {
 GRAPH_LOST = {"neo4j.exceptions": ("ServiceUnavailable", "SessionExpired")}  # after the connection was made
 
 
-def loaded(table: dict[str, tuple[str, ...]]) -> tuple[type[BaseException], ...]:
+def loaded(table: Mapping[str, tuple[str, ...]]) -> tuple[type[BaseException], ...]:
     """The classes of ``table`` whose module is imported: an exception of any other cannot have been raised."""
     return tuple(
         getattr(sys.modules[module], name) for module, names in table.items() if module in sys.modules for name in names

@@ -45,7 +45,7 @@ def rested_on(result: dict, per_entity: int = 2, candidates: int = 3) -> list[li
     differential = result.get("differential", [])[:candidates]
     for c in differential:
         chosen += [
-            [_step(name, "symptom_of", c["name"], 0.4 + 0.6 * p, ["vocab:hpoa"])]
+            [_step(name, "symptom_of", target=c["name"], confidence=0.4 + 0.6 * p, evidence_ids=["vocab:hpoa"])]
             for name, p in c.get("frequencies", {}).items()
         ]
     shown = [node for paths in shown_paths(subgraph.get("nodes", [])).values() for node in paths]
@@ -60,10 +60,10 @@ def rested_on(result: dict, per_entity: int = 2, candidates: int = 3) -> list[li
         for steps in chosen + backed + named_paths
         for s in steps
     }
-    return chosen + backed + named_paths + learned_from_citations(result, cited, said, drawn)
+    return chosen + backed + named_paths + learned_from_citations(result, cited, said=said, drawn=drawn)
 
 
-def learned_from_citations(result: dict, cited: set, said: str, drawn: set) -> list[list[Step]]:
+def learned_from_citations(result: dict, cited: set, *, said: str, drawn: set) -> list[list[Step]]:
     """Relations this question's cited evidence taught the graph (after the answer, by default) that join
     something the answer names, each once (not when a path already joins the same two nodes)."""
     learned = []
@@ -72,11 +72,21 @@ def learned_from_citations(result: dict, cited: set, said: str, drawn: set) -> l
         names = any(f" {end} " in said for end in pair)
         if pair not in drawn and names and cited.intersection(r["evidence_ids"]):
             drawn.add(pair)
-            learned.append([_step(r["source"], r["type"], r["target"], r["confidence"], r["evidence_ids"])])
+            learned.append(
+                [
+                    _step(
+                        r["source"],
+                        r["type"],
+                        target=r["target"],
+                        confidence=r["confidence"],
+                        evidence_ids=r["evidence_ids"],
+                    )
+                ]
+            )
     return learned
 
 
-def _step(source: str, relation: str, target: str, confidence: float, evidence_ids: list[str]) -> Step:
+def _step(source: str, relation: str, *, target: str, confidence: float, evidence_ids: list[str]) -> Step:
     return Step(
         source=source,
         relation=relation,
@@ -222,7 +232,7 @@ def study_findings(result: dict) -> list[tuple[str, str, str, str, list[str]]]:
         *result.get("subgraph", {}).get("links", []),
         *(s for n in result.get("subgraph", {}).get("nodes", []) if not n["hidden"] for s in n["steps"]),
     ]
-    found = {}
+    found: dict[tuple[str, str, str], tuple[str, list[str]]] = {}
     for s in steps:
         relation = s.get("type") or s.get("relation")
         if relation in FINDING_NAMES and s.get("description"):

@@ -12,6 +12,7 @@ from tqdm import tqdm
 from amg.graphs.context import Context
 from amg.graphs.resources import Resources
 from amg.tools.kg.audit import audit
+from amg.tools.kg.records import EntityProps
 from amg.tools.kg.schema import STUDY_RESULTS
 from amg.tools.kg.transfer.export_import import export_graph, import_graph
 from amg.tools.kg.traversal.traverse import Limits, finding_steps, traverse
@@ -61,7 +62,7 @@ def _stats(args, res: Resources) -> int:
     return 0
 
 
-def _resolve(res: Resources, name: str) -> dict:
+def _resolve(res: Resources, name: str) -> EntityProps:
     entity = res.store.get_entity(name)
     if entity is None:
         found = res.linker.link(name)
@@ -74,8 +75,8 @@ def _resolve(res: Resources, name: str) -> dict:
 def _show(args, res: Resources) -> int:
     entity = _resolve(res, args.entity)
     print(f"{entity['name']}  [{entity['type']}]  key={entity['key']}")
-    if entity.get("description"):
-        print(f"  {entity['description'][:300]}  (confidence {entity.get('description_confidence', 0):.2f})")
+    if description := entity.get("description"):
+        print(f"  {description[:300]}  (confidence {entity.get('description_confidence', 0):.2f})")
     print(
         f"  sources: {', '.join(entity.get('sources') or []) or '-'}   "
         f"aliases: {', '.join((entity.get('aliases') or [])[:6]) or '-'}"
@@ -120,18 +121,18 @@ def _show(args, res: Resources) -> int:
             f"  {step['confidence']:.2f}  {step['source']} -{step['relation']}-> {step['target']}  "
             f"[{_marked(step['evidence_ids'], withdrawn)}]\n        {step['description'][:200]}"
         )
-        gone = [f"{i} {withdrawn[i].upper()}" for i in step["evidence_ids"] if withdrawn.get(i)]
+        gone = [f"{i} {status.upper()}" for i in step["evidence_ids"] if (status := withdrawn.get(i))]
         if gone:  # its paper withdrawn: say so, with how the relation changed
             print(f"        {', '.join(gone)}: this finding no longer counts; its history:")
-            held = histories.get((step["source"], step["relation"], step["target"]), {})  # findings read as stored
-            for line in history_lines(held.get("history") or []):
+            held = histories.get((step["source"], step["relation"], step["target"]))  # findings read as stored
+            for line in history_lines((held.get("history") if held else None) or []):
                 print(f"      {line}")
     return 0
 
 
 def _marked(ids: list[str], withdrawn: dict[str, str | None]) -> str:
     """Evidence ids, a withdrawn paper's marked ("pmid:1 RETRACTED")."""
-    return ", ".join(f"{i} {withdrawn[i].upper()}" if withdrawn.get(i) else i for i in ids)
+    return ", ".join(f"{i} {status.upper()}" if (status := withdrawn.get(i)) else i for i in ids)
 
 
 def history_lines(history: list[str]) -> list[str]:

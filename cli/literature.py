@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TypedDict
 
 from tqdm import tqdm
 
@@ -30,7 +31,7 @@ def ingest(paths: list[str], context: Context, any_paper: bool = False) -> int:
         print("waiting for another ingest into this index to finish…", file=sys.stderr, flush=True)
 
     try:
-        report = ingest_files(index, [Path(p) for p in paths], progress, waiting, any_paper)
+        report = ingest_files(index, [Path(p) for p in paths], progress=progress, on_wait=waiting, any_paper=any_paper)
     finally:
         for bar in bars:
             bar.close()
@@ -47,7 +48,17 @@ def ingest(paths: list[str], context: Context, any_paper: bool = False) -> int:
     return 1 if report.failed_files else 0
 
 
-def search(query: str, k: int, as_json: bool, context: Context) -> int:
+class SearchHit(TypedDict):
+    pmid: str | None
+    id: str
+    title: str
+    year: int | None
+    journal: str | None
+    score: float
+    url: str
+
+
+def search(query: str, k: int, *, as_json: bool, context: Context) -> int:
     if not index_exists(context.data_path):
         raise ValueError("no local PubMed index yet: build one with `amg ingest pubmed FILE…` (NLM XML or JSON lines)")
     index = LiteratureIndex(index_path(context.data_path))
@@ -57,15 +68,15 @@ def search(query: str, k: int, as_json: bool, context: Context) -> int:
     finally:
         index.close()
     rows = [
-        {
-            "pmid": articles[h.key].pmid or None,
-            "id": articles[h.key].evidence_id,
-            "title": articles[h.key].display_title,
-            "year": articles[h.key].year,
-            "journal": articles[h.key].journal,
-            "score": round(h.score, 3),
-            "url": articles[h.key].url,
-        }
+        SearchHit(
+            pmid=articles[h.key].pmid or None,
+            id=articles[h.key].evidence_id,
+            title=articles[h.key].display_title,
+            year=articles[h.key].year,
+            journal=articles[h.key].journal,
+            score=round(h.score, 3),
+            url=articles[h.key].url,
+        )
         for h in hits
         if h.key in articles
     ]

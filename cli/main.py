@@ -268,7 +268,7 @@ def run(args: argparse.Namespace) -> int:
 
         if args.command == "ingest":
             return literature.ingest(words[1:], Context())
-        return literature.search(" ".join(words[1:]), args.k or 10, args.json, Context())
+        return literature.search(" ".join(words[1:]), args.k or 10, as_json=args.json, context=Context())
     if args.command in ("ingest", "search"):
         from amg.cli import corpus
 

@@ -61,7 +61,7 @@ def sync_and_report(args, context: Context, graph: Callable[[], LiteratureChange
     opened only once the index is synced, so a graph that is down costs no download)."""
     bars = Bars()
     try:
-        report = sync_index(context, args.base_url, args.baseline, bars)
+        report = sync_index(context, args.base_url, baseline=args.baseline, progress=bars)
     except SyncBusy as exc:
         print(f"amg: {exc}", file=sys.stderr)
         return 3

@@ -39,7 +39,7 @@ def run(args, context: Context) -> int:
 ANSWERING = ("answer", "weigh_claim", "record_answer")  # the nodes whose update is the turn's reply
 
 
-def answered_first(run_graph, payload: dict, context: Context, show=None, config: dict | None = None) -> dict:
+def answered_first(run_graph, payload: dict, *, context: Context, show=None, config: dict | None = None) -> dict:
     """The graph's final state; ``show`` gets the answer's text as soon as the answer node (a claim's: its verdict's)
     has it (the relation scorer may still be learning from the evidence)."""
     result: dict = {}
@@ -69,7 +69,7 @@ def _ask(args, context: Context) -> int:
     elif args.question.strip():
         resources_for(context).start_in_background("store", "llm", "embedder")
     show = None if args.json else (lambda text: print(printable(text), flush=True))
-    result = answered_first(graph, payload, context, show)
+    result = answered_first(graph, payload, context=context, show=show)
     if result.get("problem"):
         raise ValueError(result["problem"])
     if args.graph:
@@ -124,7 +124,9 @@ def _chat(args, context: Context) -> int:
                 shown.append(said)  # noqa: B023 (called within this turn)
                 print("amg> " + printable(said).replace("\n", "\n     "), flush=True)
 
-            result = answered_first(chat_graph, {"messages": [HumanMessage(text)]}, context, show, config)
+            result = answered_first(
+                chat_graph, {"messages": [HumanMessage(text)]}, context=context, show=show, config=config
+            )
             if not shown:  # the input could not be asked (empty, too long...): the graph said why
                 show(str(result["messages"][-1].content))
     return 0

@@ -176,6 +176,7 @@ def _delete(args, res: Resources) -> int:
 
 def _similar(args, res: Resources) -> int:
     from amg.agents.diagnostician import case_findings
+    from amg.tools.kg.pipeline_types import SimilarPatient
 
     records = _store(res)
     index = res.patient_index
@@ -202,13 +203,13 @@ def _similar(args, res: Resources) -> int:
         },
     }
     rows = [
-        {
-            "id": p.id,
-            "similarity": p.score,
-            "diagnoses": [names.get(d, d) for d in p.diagnoses],
-            "shared": list(p.shared),
-            "contradicted": list(p.contradicted),
-        }
+        SimilarPatient(
+            id=p.id,
+            similarity=p.score,
+            diagnoses=[names.get(d, d) for d in p.diagnoses],
+            shared=list(p.shared),
+            contradicted=list(p.contradicted),
+        )
         for p in similar
     ]
     if args.json:

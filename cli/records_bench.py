@@ -68,7 +68,7 @@ def run(args, context: Context, res: Resources) -> int:
             sink.write(json.dumps({k: v for k, v in line.items() if not k.startswith("_")}) + "\n")
             predictions.append((kind, row, line))
             turns_right.append(line.get("_after_turn", []))
-    summary = _summary(args, method, predictions, seconds, turns_right, bench)
+    summary = _summary(args, method, predictions=predictions, seconds=seconds, turns_right=turns_right, bench=bench)
     (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     _print(summary)
     return 0
@@ -133,8 +133,10 @@ class RecordsBench:
         if ddxplus and self.ddxplus is not None:
             only = frozenset(self.ddxplus.pathology_keys)
             unaskable = frozenset(self.ddxplus.scale_keys())
-            return diagnose([], self.res.store, answered, text, index=index, only=only, unaskable=unaskable)
-        return diagnose([], self.res.store, answered, text, index=index)
+            return diagnose(
+                [], self.res.store, answered=answered, text=text, index=index, only=only, unaskable=unaskable
+            )
+        return diagnose([], self.res.store, answered=answered, text=text, index=index)
 
     def _line(self, case_id: str, case: CaseDiagnosis | None, turns: list[dict]) -> dict:
         if case is None:
@@ -165,8 +167,9 @@ class RecordsBench:
 
     def _all_ids(self, key: str) -> tuple[str, ...]:
         if key not in self._ids:
-            entity = self.res.store.entities([key]).get(key) or {}
-            ids = tuple(a for a in entity.get("aliases") or [] if a.startswith(("OMIM:", "MONDO:", "ORPHA:")))
+            entity = self.res.store.entities([key]).get(key)
+            aliases = list(entity.get("aliases") or []) if entity is not None else []
+            ids = tuple(a for a in aliases if a.startswith(("OMIM:", "MONDO:", "ORPHA:")))
             self._ids[key] = ids or ((key,) if ":" in key else ())
         return self._ids[key]
 
@@ -185,7 +188,7 @@ class RecordsBench:
         leaders.append(self._leader(diagnosis))
         for _ in range(TURNS):
             pending = [f for f, _ in (diagnosis.asked if diagnosis else []) if f not in asked_before]
-            if not pending:
+            if diagnosis is None or not pending:
                 break
             asked = self.ddxplus.question(pending[0], diagnosis.labels.get(pending[0], pending[0]))
             asked_before.add(asked.finding)
@@ -212,7 +215,7 @@ def _vote(case: CaseDiagnosis) -> list[tuple[str, float]]:
 
 
 def _summary(
-    args, method: str, predictions: list, seconds: list[float], turns_right: list, bench: RecordsBench
+    args, method: str, *, predictions: list, seconds: list[float], turns_right: list, bench: RecordsBench
 ) -> dict:
     figures: dict = {}
     ddx = [(row, line) for kind, row, line in predictions if kind == "ddxplus"]

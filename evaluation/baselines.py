@@ -17,7 +17,7 @@ def _result(answered: tuple, usage: Usage, calibration: CalibrationMap | None) -
     reply, _, probs = answered
     if reply is None:
         return {"option": None, "confidence": 0.0, **usage.as_update()}
-    option, confidence, basis = scored_option(reply, probs, 0.0, calibration)
+    option, confidence, basis = scored_option(reply, probs, support=0.0, calibration=calibration)
     answer = f"{option}. {reply.answer}" if option else reply.answer
     return {
         "option": option,
@@ -30,13 +30,17 @@ def _result(answered: tuple, usage: Usage, calibration: CalibrationMap | None) -
 
 def closed_book(question: str, options: dict[str, str], llm, calibration: CalibrationMap | None = None) -> dict:
     usage = Usage()
-    return _result(ask_answer(llm, [], question, options, usage), usage, calibration)
+    return _result(ask_answer(llm, [], question=question, options=options, usage=usage), usage, calibration)
 
 
 def chain_of_thought(question: str, options: dict[str, str], llm, calibration: CalibrationMap | None = None) -> dict:
     usage = Usage()
     return _result(
-        ask_answer(llm, think_alone(question, options, llm, usage), question, options, usage), usage, calibration
+        ask_answer(
+            llm, think_alone(question, options, llm=llm, usage=usage), question=question, options=options, usage=usage
+        ),
+        usage,
+        calibration,
     )
 
 
@@ -61,7 +65,7 @@ def retrieval(
         for n, r in enumerate(found.records, 1)
     )
     preface = load("evidence").format(evidence=lines or "(none)") + "\n"
-    answered = ask_answer(llm, [], question, options, usage, preface)
+    answered = ask_answer(llm, [], question=question, options=options, usage=usage, preface=preface)
     cited = [
         found.records[n - 1].id for n in (answered[0].citations if answered[0] else []) if 0 < n <= len(found.records)
     ]

@@ -10,6 +10,7 @@ from amg.prompts import load
 from amg.tools.literature.claim_search import FoundPaper
 from amg.tools.llm.confidence_maps import letter_probabilities
 from amg.tools.llm.conversation import TOP_LOGPROBS, talk_scored
+from amg.tools.llm.logprobs import TokenLogprob
 from amg.tools.llm.structured import Usage
 
 VERDICT_WORDS = {"SUPPORTED": "supported", "CONTRADICTED": "contradicted", "NOT": "not enough evidence"}
@@ -20,7 +21,7 @@ _VERDICT = re.compile(r"verdict\W*[:=]\s*\W*(supported|contradicted|not enough e
 _PAIR = re.compile(r"(\d+)\s*:\s*(\d+)")
 
 
-def verdict_of(said: str, logprobs: list[dict] | None) -> tuple[str | None, dict[str, float]]:
+def verdict_of(said: str, logprobs: list[TokenLogprob] | None) -> tuple[str | None, dict[str, float]]:
     """(the verdict the reply names, its probabilities at the verdict's word where the endpoint gave them)."""
     found = [m.group(1).lower() for m in _VERDICT.finditer(said)]
     verdict = ("not enough evidence" if found[-1].startswith("not") else found[-1]) if found else None
@@ -35,11 +36,18 @@ def verdict_of(said: str, logprobs: list[dict] | None) -> tuple[str | None, dict
 def chain_of_thought(claim: str, llm) -> dict:
     usage = Usage()
     said, turns, logprobs = talk_scored(
-        llm, [], load("claim_verdict_cot").format(claim=claim), usage, COT_TOKENS, TOP_LOGPROBS
+        llm,
+        [],
+        text=load("claim_verdict_cot").format(claim=claim),
+        usage=usage,
+        max_tokens=COT_TOKENS,
+        top_logprobs=TOP_LOGPROBS,
     )
     verdict, probabilities = verdict_of(said, logprobs)
     if verdict is None and said:  # the reasoning ran past its budget before the verdict line: ask for that line
-        said, _, logprobs = talk_scored(llm, turns, VERDICT_ONLY, usage, VERDICT_TOKENS, TOP_LOGPROBS)
+        said, _, logprobs = talk_scored(
+            llm, turns, text=VERDICT_ONLY, usage=usage, max_tokens=VERDICT_TOKENS, top_logprobs=TOP_LOGPROBS
+        )
         verdict, probabilities = verdict_of(said, logprobs)
     return {"verdict": verdict, "probabilities": probabilities, "evidence": {}, "retrieved": [], **usage.as_update()}
 
@@ -54,7 +62,7 @@ def retrieval(claim: str, found: list[FoundPaper], llm) -> dict:
         lines = "\n".join(f"{number}:{i} {s}" for i, s in enumerate(sentences))
         blocks.append(f"[{number}] {paper.article.display_title}\n{lines}")
     prompt = load("claim_verdict_rag").format(claim=claim, papers="\n\n".join(blocks) or "(none)")
-    said, _, logprobs = talk_scored(llm, [], prompt, usage, RAG_TOKENS, TOP_LOGPROBS)
+    said, _, logprobs = talk_scored(llm, [], text=prompt, usage=usage, max_tokens=RAG_TOKENS, top_logprobs=TOP_LOGPROBS)
     verdict, probabilities = verdict_of(said, logprobs)
     label = {"supported": "SUPPORT", "contradicted": "CONTRADICT"}.get(verdict or "")
     evidence: dict[str, dict] = {}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -79,11 +80,11 @@ def _lines(path: Path, skipped: dict) -> list[dict]:
 def _normalise(record: dict, number: int) -> dict | None:
     """One record in any supported format as an item, or None if it is not one."""
     if "opa" in record:  # MedMCQA
-        options = {letter: str(record.get(f"op{c}") or "") for letter, c in zip("ABCD", "abcd")}
+        lettered = {letter: str(record.get(f"op{c}") or "") for letter, c in zip("ABCD", "abcd")}
         return {
             "id": str(record.get("id", number)),
             "question": str(record.get("question", "")),
-            "options": options,
+            "options": lettered,
             "answer": record.get("cop"),
             "subject": record.get("subject_name") or "medmcqa",
         }
@@ -131,7 +132,9 @@ def load(path: Path) -> Dataset:
             raw = json.loads(path.read_text(encoding="utf-8"))
         except ValueError:
             raise ValueError(f"{path} is not valid JSON") from None
-        candidates = _pubmedqa(raw) if all(isinstance(v, dict) and "QUESTION" in v for v in raw.values()) else []
+        candidates: Sequence[dict | None] = (
+            _pubmedqa(raw) if all(isinstance(v, dict) and "QUESTION" in v for v in raw.values()) else []
+        )
     else:
         records = _lines(path, dataset.skipped)
         if records and all(is_claim_record(r) for r in records[:20]):

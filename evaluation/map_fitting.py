@@ -87,7 +87,7 @@ def fit_map(rows: list[dict], about: dict, base_rates: bool = False) -> Calibrat
         [s for (_, _, s), _ in scored],
         [option == gold for (option, _, _), gold in scored],
     )
-    return CalibrationMap(round(a, 4), round(b, 4), round(c, 4), prior, about)
+    return CalibrationMap(round(a, 4), round(b, 4), c=round(c, 4), letter_prior=prior, about=about)
 
 
 def fit_open_map(rows: list[dict], about: dict, feature: str = "p_true") -> CalibrationMap:
@@ -98,7 +98,7 @@ def fit_open_map(rows: list[dict], about: dict, feature: str = "p_true") -> Cali
         [float(r["confidence_basis"].get("support") or 0.0) for r in rows],
         [r["correct"] for r in rows],
     )
-    return CalibrationMap(round(a, 4), round(b, 4), round(c, 4), {}, {**about, "feature": feature})
+    return CalibrationMap(round(a, 4), round(b, 4), c=round(c, 4), letter_prior={}, about={**about, "feature": feature})
 
 
 def log_loss(cmap: CalibrationMap, rows: list[dict]) -> float:
@@ -138,7 +138,9 @@ def fit_signals_map(
         names.remove(wrong_way[0])
     weights = dict(zip(names, (round(float(v), 4) for v in w)))
     a, b = weights.pop("p_true", 0.0), weights.pop("support", 0.0)
-    return CalibrationMap(a, b, round(float(w[-1]), 4), {}, {**about, "feature": "p_true"}, weights)
+    return CalibrationMap(
+        a, b, c=round(float(w[-1]), 4), letter_prior={}, about={**about, "feature": "p_true"}, weights=weights
+    )
 
 
 def _signal(row: dict, name: str) -> float:

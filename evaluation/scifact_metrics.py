@@ -64,12 +64,12 @@ def scifact_metrics(predictions: dict[str, dict], gold: dict[str, dict]) -> dict
             counts["selection"] += selected
             counts["selection_label"] += selected if right_label else 0
     abstracts = (counts["abstracts_predicted"], counts["abstracts_relevant"])
-    sentences = (counts["sentences_predicted"], counts["sentences_relevant"])
+    sentence_counts = (counts["sentences_predicted"], counts["sentences_relevant"])
     return {
         "abstract_label_only_f1": _f1(counts["label_only"], *abstracts),
         "abstract_label_rationale_f1": _f1(counts["label_rationale"], *abstracts),
-        "sentence_selection_f1": _f1(counts["selection"], *sentences),
-        "sentence_selection_label_f1": _f1(counts["selection_label"], *sentences),
+        "sentence_selection_f1": _f1(counts["selection"], *sentence_counts),
+        "sentence_selection_label_f1": _f1(counts["selection_label"], *sentence_counts),
     }
 
 

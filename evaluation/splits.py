@@ -32,9 +32,7 @@ def split_of(dataset: str, items: list[dict]) -> list[str]:
     if name.startswith("mmlu"):
         return ["report" if _sha1_odd(str(i["id"])) else "fit" for i in items]
     if name.startswith("pubmedqa"):
-        return [
-            "report" if n >= CHOSEN_ON_PUBMEDQA and _sha1_odd(str(i["id"])) else "fit" for n, i in enumerate(items)
-        ]
+        return ["report" if n >= CHOSEN_ON_PUBMEDQA and _sha1_odd(str(i["id"])) else "fit" for n, i in enumerate(items)]
     if name.startswith("scifact"):
         out, odd_seen = [], 0
         for item in items:

@@ -7,17 +7,18 @@ from collections.abc import Callable
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send
+from langgraph.typing import StateT
 
 from amg.graphs.context import Context
 
 
-def batch_graph(state: type, pick: Callable, work: Callable, summarize: Callable, items_key: str, name: str):
+def batch_graph(state: type[StateT], pick: Callable, *, work: Callable, summarize: Callable, items_key: str, name: str):
     """START -> pick -> work (one Send per item in ``state[items_key]``) -> summarize -> END."""
 
     def fan_out(current: dict):
         return [Send(work.__name__, {"entity": item}) for item in current.get(items_key, [])] or summarize.__name__
 
-    builder = StateGraph(state, context_schema=Context)
+    builder: StateGraph[StateT, Context, StateT, StateT] = StateGraph(state, context_schema=Context)
     builder.add_node(pick.__name__, pick)
     builder.add_node(work.__name__, work)
     builder.add_node(summarize.__name__, summarize)

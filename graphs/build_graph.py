@@ -21,6 +21,7 @@ from amg.graphs.resources import resources_for
 from amg.graphs.state import appended
 from amg.tools.kg.records import utc_now
 from amg.tools.kg.schema import entity_type, normalize_key, validate_name
+from amg.tools.kg.store.rows import EntityRef
 from amg.tools.text_files import read_user_text
 
 MAX_TOPICS = 10_000
@@ -55,7 +56,8 @@ class BuildState(TypedDict, total=False):
 def plan(state: BuildState, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
     res = resources_for(ctx)
-    entities, problems = {}, []
+    entities: dict[str, EntityRef] = {}
+    problems: list[dict[str, str]] = []
     for topic in state.get("topics", [])[:MAX_TOPICS]:
         try:
             name = validate_name(topic)
@@ -64,17 +66,19 @@ def plan(state: BuildState, runtime: Runtime[Context]) -> dict:
             continue
         linked = res.linker.link(name)
         entity = (
-            {"key": linked[0].key, "name": linked[0].name, "type": linked[0].type}
+            EntityRef(key=linked[0].key, name=linked[0].name, type=linked[0].type)
             if linked
-            else {"key": normalize_key(name), "name": name, "type": entity_type(None)}
+            else EntityRef(key=normalize_key(name), name=name, type=entity_type(None))
         )
         entities.setdefault(entity["key"], entity)
     if state.get("questions"):
         from amg.agents.query_parser import parse_query
 
         for question in state["questions"][:MAX_TOPICS]:
-            for entity in parse_query(question, {}, res.llm, res.linker, ctx.max_entities)["entities"]:
-                entities.setdefault(entity["key"], {k: entity[k] for k in ("key", "name", "type")})
+            for found in parse_query(question, {}, llm=res.llm, linker=res.linker, max_entities=ctx.max_entities)[
+                "entities"
+            ]:
+                entities.setdefault(found["key"], EntityRef(key=found["key"], name=found["name"], type=found["type"]))
     done = set() if state.get("force") else res.store.built_keys(list(entities))
     todo = [e for k, e in entities.items() if k not in done]
     return {"planned": todo, "skipped": len(done), "results": problems}
@@ -85,7 +89,7 @@ def build_entity(task: dict, runtime: Runtime[Context]) -> dict:
     res = resources_for(ctx)
     entity = task["entity"]
     try:
-        out = expand(entity, f"What is known about {entity['name']}?", [entity], res, ctx)
+        out = expand(entity, f"What is known about {entity['name']}?", others=[entity], res=res, ctx=ctx)
     except Exception as exc:  # one item failing must not stop the others; it is reported and retried next run
         return {"results": [{"entity": entity["name"], "status": "failed", "reason": f"{type(exc).__name__}: {exc}"}]}
     if not out["records"]:
@@ -122,4 +126,4 @@ def summarize(state: BuildState, runtime: Runtime[Context]) -> dict:
     return {"summary": summary}
 
 
-graph = batch_graph(BuildState, plan, build_entity, summarize, "planned", "AMG KG build")
+graph = batch_graph(BuildState, plan, work=build_entity, summarize=summarize, items_key="planned", name="AMG KG build")

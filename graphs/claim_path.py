@@ -15,6 +15,7 @@ from langgraph.types import Send
 
 from amg.agents.claim_checker.findings import learn_claim_paper
 from amg.agents.claim_checker.from_graph import papers_from_graph
+from amg.agents.claim_checker.paper import ClaimPaper, Sentence
 from amg.agents.claim_checker.stance import read_papers, shown_sentences
 from amg.agents.claim_checker.verdict import weigh
 from amg.graphs.context import Context, run_context
@@ -24,6 +25,7 @@ from amg.graphs.resources import resources_for
 from amg.graphs.state import QAState
 from amg.graphs.timing import timed
 from amg.tools.literature.claim_search import find_papers
+from amg.tools.literature.pubmed_xml import Article
 from amg.tools.llm.confidence_maps import extraction_reliability
 from amg.tools.llm.structured import Usage
 
@@ -31,8 +33,8 @@ CLAIM_PAPERS = 3  # papers read per claim: a gold abstract is in the top 3 for m
 NO_INDEX = "no local literature index: build one with `amg ingest papers FILE…` (or `amg ingest pubmed FILE…`)"
 
 
-def _paper(claim: str, article, scores: list[float], relevance: float, score: float) -> dict:
-    sentences = [{"n": n, "text": text} for n, text in enumerate(article.numbered())]
+def _paper(claim: str, article: Article, *, scores: list[float], relevance: float, score: float) -> ClaimPaper:
+    sentences = [Sentence(n=n, text=text) for n, text in enumerate(article.numbered())]
     return {
         "id": article.evidence_id,
         "title": article.display_title,
@@ -45,7 +47,7 @@ def _paper(claim: str, article, scores: list[float], relevance: float, score: fl
         "score": round(score, 4),
         "relevance": relevance,
         "sentences": sentences,
-        "shown": shown_sentences(claim, sentences, scores or [0.0] * len(sentences), len(sentences)),
+        "shown": shown_sentences(claim, sentences, closeness=scores or [0.0] * len(sentences), length=len(sentences)),
     }
 
 
@@ -58,17 +60,22 @@ def find_claim_papers(state: QAState, runtime: Runtime[Context]) -> dict:
     if ctx.evidence_mode != "offline" and "pubmed" in ctx.sources:
         if res.literature is None:
             return {"papers": [], "degradations": [NO_INDEX]}
-        found = find_papers(res.literature, claim, res.sentence_vectors, k=CLAIM_PAPERS)
-        return {"papers": [_paper(claim, f.article, f.sentence_scores, f.relevance, f.score) for f in found]}
+        found = find_papers(res.literature, claim, vectors=res.sentence_vectors, k=CLAIM_PAPERS)
+        return {
+            "papers": [
+                _paper(claim, f.article, scores=f.sentence_scores, relevance=f.relevance, score=f.score) for f in found
+            ]
+        }
     papers = papers_from_graph(claim, [e["key"] for e in state.get("entities", [])], res.store)
     texts = [s["text"] for p in papers for s in p["sentences"]]
     vectors = res.embed([claim, *texts]) if texts else [[]]
-    at, out = 1, []
+    at = 1
+    out: list[ClaimPaper] = []
     for paper in papers:
         scores = [sum(a * b for a, b in zip(vectors[0], vectors[at + i])) for i in range(len(paper["sentences"]))]
         at += len(paper["sentences"])
         relevance = round(max(scores, default=0.0), 4)
-        shown = shown_sentences(claim, paper["sentences"], scores)
+        shown = shown_sentences(claim, paper["sentences"], closeness=scores)
         out.append({**paper, "source": "graph", "score": relevance, "relevance": relevance, "shown": shown})
     return {"papers": sorted(out, key=lambda p: -p["score"])[:CLAIM_PAPERS]}
 
@@ -79,13 +86,13 @@ def read_stances(state: QAState, runtime: Runtime[Context]) -> dict:
     for the claim's opposite)."""
     res = resources_for(run_context(runtime))
     usage = Usage()
-    papers = read_papers(state["claim"], state.get("papers", []), res.llm, usage)
+    papers = read_papers(state["claim"], state.get("papers", []), llm=res.llm, usage=usage)
     return {"papers": papers, **usage.as_update()}
 
 
-def citations_of(papers: list[dict]) -> list[dict]:
+def citations_of(papers: list[ClaimPaper]) -> list[dict[str, object]]:
     """The papers that take a side, numbered, each with its stance and settling sentences (verbatim, by number)."""
-    cited = []
+    cited: list[dict[str, object]] = []
     for paper in (p for p in papers if p["stance"] != "neither"):
         text_of = {s["n"]: s["text"] for s in paper["sentences"]}
         quoted = [{"n": n, "text": text_of[n]} for n in paper["rationale"] if n in text_of]
@@ -134,11 +141,11 @@ def learn_claim(task: dict, runtime: Runtime[Context]) -> dict:
     done = learn_claim_paper(
         task["claim"],
         task["entities"],
-        task["paper"],
-        res.llm,
-        res.model_name,
-        extraction_reliability(res.model_name),
-        res.store,
+        paper=task["paper"],
+        llm=res.llm,
+        model_name=res.model_name,
+        reliability=extraction_reliability(res.model_name),
+        store=res.store,
     )
     return {
         "new_relations": done["new_relations"],

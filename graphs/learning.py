@@ -16,6 +16,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 
 from amg.agents.answer_synthesizer.answer_lines import verdicts
+from amg.agents.evidence_searcher import KeptEvidence
 from amg.agents.finding_reader.reader import learn_finding
 from amg.graphs.context import Context, run_context
 from amg.graphs.expansion import learn
@@ -23,6 +24,7 @@ from amg.graphs.resources import resources_for
 from amg.graphs.state import CLAIM, KEPT, QAState, fetched, fetched_texts
 from amg.graphs.timing import timed
 from amg.tools.kg.pipeline_types import withdrawn
+from amg.tools.kg.records import EvidenceFields
 from amg.tools.kg.store.connection import GraphUnavailable
 from amg.tools.llm.chat import ModelUnavailable
 
@@ -48,8 +50,15 @@ def after_the_answer(fn):
 def learn_entity(task: dict, runtime: Runtime[Context]) -> dict:
     """After the answer, one branch per entity: its evidence scored into the graph for the next question."""
     ctx = run_context(runtime)
-    done = learn(task["entity"], task["question"], task["entities"], task["found"], resources_for(ctx), ctx)
-    return {key: done[key] for key in ("new_relations", "degradations", "llm_calls", "tokens")}
+    done = learn(
+        task["entity"], task["question"], others=task["entities"], found=task["found"], res=resources_for(ctx), ctx=ctx
+    )
+    return {
+        "new_relations": done["new_relations"],
+        "degradations": done["degradations"],
+        "llm_calls": done["llm_calls"],
+        "tokens": done["tokens"],
+    }
 
 
 @timed("learn")
@@ -61,11 +70,11 @@ def learn_study(task: dict, runtime: Runtime[Context]) -> dict:
     done = learn_finding(
         task["question"],
         task["entities"],
-        task["paper"],
-        task["text"],
-        res.reader(ctx.keep_score),
-        res.store,
-        task["verdict"],
+        paper=task["paper"],
+        text=task["text"],
+        reader=res.reader(ctx.keep_score),
+        store=res.store,
+        verdict=task["verdict"],
     )
     return {
         "new_relations": done["new_relations"],
@@ -83,12 +92,16 @@ def after_answer(state: QAState, runtime: Runtime[Context]):
         return END
     if CLAIM in evidence:
         return _study_to_learn(state, evidence[CLAIM])
-    tasks = [(e, evidence[e["key"]]) for e in state.get("entities", []) if evidence.get(e["key"], {}).get("records")]
+    tasks = [
+        (e, searched)
+        for e in state.get("entities", [])
+        if (searched := evidence.get(e["key"])) and searched.get("records")
+    ]
     cited = {c["evidence_id"] for c in state.get("citations", [])}
-    backing = {
-        "records": [r for r in fetched(state) if r["id"] in cited],
-        "texts": {i: t for i, t in fetched_texts(state).items() if i in cited},
-    }
+    backing = KeptEvidence(
+        records=[r for r in fetched(state) if r["id"] in cited],
+        texts={i: t for i, t in fetched_texts(state).items() if i in cited},
+    )
     asked = {e["key"] for e in state.get("entities", [])}
     named = [e for e in state.get("answer_entities", []) if e["key"] not in asked][:MAX_ANSWER_ENTITIES]
     tasks += [(e, backing) for e in named if backing["records"]]
@@ -99,13 +112,13 @@ def after_answer(state: QAState, runtime: Runtime[Context]):
     ] or END
 
 
-def withdrawn_paper(state: QAState, paper: dict) -> bool:
+def withdrawn_paper(state: QAState, paper: EvidenceFields) -> bool:
     """Whether the paper was retracted or deleted, by its record or as the answer's evidence item says."""
     numbered = {e["id"]: e for e in state.get("evidence_index", [])}
     return withdrawn(paper) or withdrawn(numbered.get(paper["id"], {}))
 
 
-def _study_to_learn(state: QAState, found: dict):
+def _study_to_learn(state: QAState, found: KeptEvidence) -> str | list[Send]:
     """The paper the answer cites among the question's own search (else its best match), to learn its finding."""
     cited = [c["evidence_id"] for c in state.get("citations", [])]
     papers = sorted(found.get("records", []), key=lambda r: r["id"] not in cited)

@@ -15,12 +15,14 @@ from amg.graphs.context import Context
 from amg.graphs.resources import Resources
 from amg.tools.evidence.finder import pubmed_record
 from amg.tools.kg.grounding import mentions
+from amg.tools.kg.records import EvidenceProps, LearnedRelation
 from amg.tools.kg.schema import normalize_key
+from amg.tools.kg.store.rows import RestingRelation
 
 POPULATION = " [studied in:"  # how a finding's description appends its population to its sentence
 
 
-def still_stated(relation: dict, text: str) -> bool:
+def still_stated(relation: RestingRelation, text: str) -> bool:
     """Whether ``text`` (the revised abstract) still states ``relation``: its sentence, else both ends named."""
     sentence = (relation.get("description") or "").split(POPULATION, 1)[0].strip()
     if sentence:
@@ -29,7 +31,7 @@ def still_stated(relation: dict, text: str) -> bool:
     return all(mentions(text, names) for names in ends)
 
 
-def reread_paper(paper: dict, res: Resources, ctx: Context) -> dict:
+def reread_paper(paper: EvidenceProps, res: Resources, ctx: Context) -> dict[str, object]:
     """Re-read one queued paper (its Evidence properties); a result line for the refresh summary."""
     pmid = paper.get("pmid") or paper["id"].removeprefix("pmid:")
     index = res.literature
@@ -44,7 +46,8 @@ def reread_paper(paper: dict, res: Resources, ctx: Context) -> dict:
     text = article.conclusion_first()
     stated = [r for r in relations if still_stated(r, text)]
     unstated = [r for r in relations if not still_stated(r, text)]
-    learned, usage = [], {"llm_calls": 0, "tokens": 0}
+    learned: list[LearnedRelation] = []
+    usage = {"llm_calls": 0, "tokens": 0}
     if any(r["type"] in FINDING_NAMES for r in unstated):
         props = record.as_props()
         ends = {(r["s"], r["source"], r["t"], r["target"]) for r in unstated if r["type"] in FINDING_NAMES}
@@ -52,13 +55,16 @@ def reread_paper(paper: dict, res: Resources, ctx: Context) -> dict:
             done = learn_finding(
                 f"What did this study find about {source} and {target}?",
                 [{"key": source_key, "name": source}, {"key": target_key, "name": target}],
-                props,
-                text,
-                res.reader(ctx.keep_score),
-                res.store,
+                paper=props,
+                text=text,
+                reader=res.reader(ctx.keep_score),
+                store=res.store,
             )
             learned += done["new_relations"]
-            usage = {k: usage[k] + done.get(k, 0) for k in usage}
+            usage = {
+                "llm_calls": usage["llm_calls"] + done.get("llm_calls", 0),
+                "tokens": usage["tokens"] + done.get("tokens", 0),
+            }
     again = {(normalize_key(r["source"]), r["type"], normalize_key(r["target"])) for r in learned}
     gone = [r for r in unstated if (r["s"], r["type"], r["t"]) not in again]
     res.store.reread_done(paper["id"], stated, gone)

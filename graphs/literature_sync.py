@@ -18,6 +18,7 @@ from amg.graphs.context import Context
 from amg.tools.evidence.remote_calls import call_remote, shared_limiter
 from amg.tools.kg.records import WITHDRAWN
 from amg.tools.kg.store.protocols import LiteratureChanges
+from amg.tools.kg.store.rows import Withdrawal
 from amg.tools.literature.index import LiteratureIndex, index_exists, index_path
 from amg.tools.literature.mirror import Mirror
 from amg.tools.literature.sync import SyncProgress, SyncReport, sync
@@ -46,11 +47,13 @@ def mirror_for(ctx: Context, base_url: str | None = None) -> Mirror:
     if base == "off":
         raise ValueError("AMG_PUBMED_MIRROR=off: give the mirror with --base-url URL")
     limiter = shared_limiter("pubmed-mirror", REQUESTS_PER_S)
-    return Mirror(base, user_agent(ctx), lambda call: call_remote(f"PubMed mirror {base}", call, limiter, attempts=4))
+    return Mirror(
+        base, user_agent(ctx), lambda call: call_remote(f"PubMed mirror {base}", call, limiter=limiter, attempts=4)
+    )
 
 
 def sync_index(
-    ctx: Context, base_url: str | None = None, baseline: bool = False, progress: SyncProgress | None = None
+    ctx: Context, base_url: str | None = None, *, baseline: bool = False, progress: SyncProgress | None = None
 ) -> SyncReport:
     """Mirror NLM's files into the local index (the graph hears of their changes in ``apply_to_graph``)."""
     if not baseline and not index_exists(ctx.data_path):
@@ -58,7 +61,7 @@ def sync_index(
     mirror = mirror_for(ctx, base_url)
     index = LiteratureIndex(index_path(ctx.data_path))
     try:
-        return sync(index, mirror, baseline, progress)
+        return sync(index, mirror, baseline=baseline, progress=progress)
     finally:
         index.close()
 
@@ -84,9 +87,9 @@ def apply_changes(store: LiteratureChanges, index: LiteratureIndex) -> dict[str,
         status = {f"pmid:{pmid}": now for _, pmid, _, now in rows}
         held = store.held_evidence(list(status))
         withdrawn = [
-            {"id": i, "status": status[i], "note": NOTES[status[i]].format(pmid=i.removeprefix("pmid:"))}
+            Withdrawal(id=i, status=change, note=NOTES[change].format(pmid=i.removeprefix("pmid:")))
             for i in held
-            if status[i] in WITHDRAWN
+            if (change := status[i]) in WITHDRAWN
         ]
         done = store.withdraw_evidence(withdrawn)
         queued = store.queue_reread([i for i in held if status[i] is None])

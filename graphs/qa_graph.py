@@ -48,15 +48,25 @@ from amg.graphs.learning import after_answer, learn_entity, learn_study
 from amg.graphs.question import follows_on, prepare_question, topic_of, with_topic
 from amg.graphs.reply import chat_reply
 from amg.graphs.resources import resources_for
-from amg.graphs.state import CLAIM, KEPT, PER_TURN_RESET, QAInput, QAState, fetched, fetched_ids, fetched_texts
+from amg.graphs.state import (
+    CLAIM,
+    KEPT,
+    PER_TURN_RESET,
+    QAInput,
+    QAState,
+    Update,
+    fetched,
+    fetched_ids,
+    fetched_texts,
+)
 from amg.graphs.timing import timed
 from amg.tools.claim_wording import states_claim
-from amg.tools.kg.pipeline_types import Asked, Found
+from amg.tools.kg.pipeline_types import Asked, Found, GraphPath, QuestionEntity, Subgraph
 from amg.tools.llm.confidence_maps import extraction_reliability
 from amg.tools.question_input import CLAIM_EMPTY, claim_to_check
 from amg.tools.question_kinds import confidence_kind, is_research_question, question_kind
 
-NO_SUBGRAPH = {"nodes": [], "seeds": [], "links": []}  # a question with no entity the graph knows
+NO_SUBGRAPH = Subgraph(nodes=[], seeds=[], links=[])  # a question with no entity the graph knows
 CLAIM_PAPERS = 1  # papers a research question reads: given three, a small model cites one that is not the best match
 
 
@@ -95,7 +105,7 @@ def _record_case(record_id: str, runtime: Runtime[Context]) -> dict:
         return {**update, "answer": problem, "problem": problem, "confidence": 0.0, "messages": [AIMessage(problem)]}
     r = stored.record
     absent = [f for f in r.absent if f.key not in {p.key for p in r.present}]
-    question = case_sentence(r.age, r.sex, [f.label for f in r.present], [f.label for f in absent])
+    question = case_sentence(r.age, r.sex, present=[f.label for f in r.present], absent=[f.label for f in absent])
     findings = {**{f.key: False for f in absent}, **{f.key: True for f in r.present}}
     return {**update, "question": question, "findings": findings, "options": {}}
 
@@ -114,7 +124,7 @@ def _said(state: QAState) -> str:
 
 
 @timed("parse_query")
-def parse(state: QAState, runtime: Runtime[Context]) -> dict:
+def parse(state: QAState, runtime: Runtime[Context]) -> Update:
     ctx = run_context(runtime)
     res = resources_for(ctx)
     if state.get("kind") == "claim":  # the vocabularies' entities only: a claim's model calls are its stances
@@ -122,11 +132,11 @@ def parse(state: QAState, runtime: Runtime[Context]) -> dict:
     update = parse_query(
         state["question"],
         state.get("options", {}),
-        res.llm,
-        res.linker,
-        ctx.max_entities,
-        ctx.retrieval_uses_options,
-        ctx.query_parser,
+        llm=res.llm,
+        linker=res.linker,
+        max_entities=ctx.max_entities,
+        use_options=ctx.retrieval_uses_options,
+        parser=ctx.query_parser,
         lay=is_open(state),
     )
     topic, said = state.get("topic") or [], _said(state)
@@ -137,16 +147,16 @@ def parse(state: QAState, runtime: Runtime[Context]) -> dict:
 
 
 @timed("check_gaps")
-def check_gaps(state: QAState, runtime: Runtime[Context]) -> dict:
+def check_gaps(state: QAState, runtime: Runtime[Context]) -> Update:
     ctx = run_context(runtime)
     return detect_gaps(
         state.get("entities", []),
         resources_for(ctx).store,
-        ctx.tau,
-        ctx.stale_days,
-        ctx.min_relations,
-        state["question"],
-        state["kind"] == "research",
+        tau=ctx.tau,
+        stale_days=ctx.stale_days,
+        min_relations=ctx.min_relations,
+        question=state["question"],
+        research=state["kind"] == "research",
     )
 
 
@@ -156,10 +166,10 @@ def expand_entity(task: dict, runtime: Runtime[Context]) -> dict:
     ctx = run_context(runtime)
     res = resources_for(ctx)
     if ctx.learn != "before":
-        found = search(task["entity"], task["question"], res, ctx)
+        found = search(task["entity"], task["question"], res=res, ctx=ctx)
         kept = {"records": found["records"], "texts": found["texts"]}
         return {"evidence": {task["entity"]["key"]: kept}, "degradations": found["degradations"]}
-    done = expand(task["entity"], task["question"], task["entities"], res, ctx)
+    done = expand(task["entity"], task["question"], others=task["entities"], res=res, ctx=ctx)
     return {
         "evidence": {task["entity"]["key"]: {"records": done["records"], "texts": done["texts"]}},
         "new_relations": done["new_relations"],
@@ -173,45 +183,52 @@ def expand_entity(task: dict, runtime: Runtime[Context]) -> dict:
 def search_claim(task: dict, runtime: Runtime[Context]) -> dict:
     """A research question's own literature search: the question is the query, as a user types it into PubMed."""
     ctx = run_context(runtime)
-    found = search_evidence(task["question"], resources_for(ctx).evidence, ["pubmed"], CLAIM_PAPERS)
+    found = search_evidence(task["question"], resources_for(ctx).evidence, sources=["pubmed"], k=CLAIM_PAPERS)
     kept = {"records": found["records"], "texts": found["texts"]}
     return {"evidence": {CLAIM: kept}, "degradations": found["degradations"]}
 
 
 @timed("traverse")
-def traverse(state: QAState, runtime: Runtime[Context]) -> dict:
+def traverse(state: QAState, runtime: Runtime[Context]) -> Update:
     ctx = run_context(runtime)
     res = resources_for(ctx)
     query = " ".join([state["question"], *state.get("options", {}).values()])
-    update = traverse_subgraph(
-        state["entities"], res.store, TraversalSettings.of(ctx), state["question"], query, res.embed
-    )
-    papers = [r["id"] for r in state.get("evidence", {}).get(CLAIM, {}).get("records", [])]
+    subgraph = traverse_subgraph(
+        state["entities"],
+        res.store,
+        settings=TraversalSettings.of(ctx),
+        question=state["question"],
+        query=query,
+        embed=res.embed,
+    )["subgraph"]
+    update: dict[str, object] = {"subgraph": subgraph}
+    claimed = state.get("evidence", {}).get(CLAIM)
+    papers = [r["id"] for r in (claimed.get("records", []) if claimed else [])]
     if not papers and _kind(state) == "research":  # nothing searched: the papers the graph kept, as a search finds
         keys = [e["key"] for e in state.get("entities", [])]
-        kept = kept_papers(state["question"], keys, update["subgraph"], res.store, CLAIM_PAPERS)
+        kept = kept_papers(state["question"], keys, subgraph=subgraph, store=res.store, k=CLAIM_PAPERS)
         if kept:
             update["evidence"] = {KEPT: {"records": kept, "texts": {p["id"]: p["snippet"] for p in kept}}}
             papers = [p["id"] for p in kept]
-    return {**update, "subgraph": without_studies(update["subgraph"])} if papers else update
+    return {**update, "subgraph": without_studies(subgraph)} if papers else update
 
 
 @timed("differential")
-def differential(state: QAState, runtime: Runtime[Context]) -> dict:
+def differential(state: QAState, runtime: Runtime[Context]) -> Update:
     """Candidate diagnoses for the case's findings, and follow-up questions when the leaders are close."""
     ctx = run_context(runtime)
     res = resources_for(ctx)
     record = state.get("record")
     own = frozenset({record}) if record else frozenset()
     text = "" if record else state.get("question", "")  # a record's case is its findings, not words to read again
-    args = (state.get("entities", []), res.store, state.get("findings") or {}, text)
+    entities, answered = state.get("entities", []), state.get("findings") or {}
     index = res.patient_index
-    update = differentiate(*args, index=index, exclude=own)
+    update = differentiate(entities, res.store, answered=answered, text=text, index=index, exclude=own)
     if record or index is None:
         update["differential"] = with_levels(update["differential"], res.store)
         return update
     if ctx.records_withheld:  # the model reads the graph's differential; the one with your patients is only shown
-        graph_only = differentiate(*args)
+        graph_only = differentiate(entities, res.store, answered=answered, text=text)
         host = urlsplit(ctx.openai_base_url).hostname
         notice = (
             f"Your patient records were not sent to the model at {host}: it read the knowledge graph's differential; "
@@ -233,14 +250,17 @@ def differential(state: QAState, runtime: Runtime[Context]) -> dict:
 def record_answer_node(state: QAState, runtime: Runtime[Context]) -> dict:
     """A stored patient's diagnosis, written from its differential without a model (agents/record_diagnosis.py)."""
     res = resources_for(run_context(runtime))
-    update = record_answer(state.get("differential") or [], state.get("similar") or [], res.store)
+    update = record_answer(state.get("differential") or [], state.get("similar") or [], store=res.store)
     update["messages"] = [AIMessage(chat_reply({**state, **update}))]
     return update
 
 
-def asked(state: QAState, entities: list[dict] | None = None) -> Asked:
+def asked(state: QAState, entities: list[QuestionEntity] | None = None) -> Asked:
     return Asked(
-        state["question"], state.get("options", {}), entities or state.get("entities", []), state.get("dialogue", [])
+        state["question"],
+        state.get("options", {}),
+        entities=entities or state.get("entities", []),
+        dialogue=state.get("dialogue", []),
     )
 
 
@@ -256,28 +276,32 @@ def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
     subgraph = state.get("subgraph") or NO_SUBGRAPH
     nodes, links = subgraph["nodes"], subgraph["links"]
     if is_open(state):  # the evidence behind the facts on the point; the model's own answer came from ``draft``
-        on_point = [
+        on_point: list[GraphPath] = [
             {**n, "hidden": False} for n in answering_nodes(state["question"], state.get("entities", []), nodes)
         ]
-        index = number_evidence(on_point, fetched(state), res.store, links, state.get("differential", []))
+        index = number_evidence(
+            on_point, fetched(state), store=res.store, links=links, differential=state.get("differential", [])
+        )
         return {"evidence_index": with_lead_text(index, fetched_texts(state))}
-    index = number_evidence(nodes, fetched(state), res.store, links, state.get("differential", []))
+    index = number_evidence(
+        nodes, fetched(state), store=res.store, links=links, differential=state.get("differential", [])
+    )
     index = with_lead_text(index, fetched_texts(state))
     if _kind(state) == "research":
         index = with_stored_lead(index, links)
         return {"evidence_index": index, "reading": study_reading(index, links)}
-    found = Found(nodes, links, index, differential=state.get("differential", []))
-    update = reason(asked(state), found, res.llm, ctx.per_entity_reasoning)
+    found = Found(nodes, links, evidence_index=index, differential=state.get("differential", []))
+    update = reason(asked(state), found, llm=res.llm, per_entity=ctx.per_entity_reasoning)
     return {**update, "evidence_index": index}
 
 
 @timed("draft")
-def _draft(state: QAState, runtime: Runtime[Context]) -> dict:
+def _draft(state: QAState, runtime: Runtime[Context]) -> Update:
     ctx = run_context(runtime)
     return draft_answer(asked(state), resources_for(ctx).llm, ctx.answer_samples)
 
 
-def draft(state: QAState, runtime: Runtime[Context]) -> dict:
+def draft(state: QAState, runtime: Runtime[Context]) -> Update:
     """An open question's draft, the model's own answer, made while the graph's evidence is searched (``after_gaps``);
     nothing for any other question (the branch exists for every question that is reasoned, so ``reason`` always
     joins it)."""
@@ -288,17 +312,23 @@ def _reading_mode(state: QAState) -> str | None:
     """The evidence mode whose confidence map fits this answer's reading: a research question that reads a paper at
     length (its search's best match, or the paper the graph kept) reads as hybrid first read it, offline too, so
     hybrid's map is the one fitted on that reading; otherwise the run's own mode (None)."""
-    papers = [state.get("evidence", {}).get(key, {}).get("records") for key in (CLAIM, KEPT)]
+    papers = [found.get("records") for key in (CLAIM, KEPT) if (found := state.get("evidence", {}).get(key))]
     return "hybrid" if _kind(state) == "research" and any(papers) else None
 
 
 @timed("answer")
-def answer(state: QAState, runtime: Runtime[Context]) -> dict:
+def answer(state: QAState, runtime: Runtime[Context]) -> Update:
     res = resources_for(run_context(runtime))
     subgraph, kind = state.get("subgraph") or NO_SUBGRAPH, _kind(state)
     index = state.get("evidence_index", [])
     entities = with_aliases(state.get("entities", []), res.store)
-    found = Found(subgraph["nodes"], subgraph["links"], index, fetched_ids(state), state.get("differential", []))
+    found = Found(
+        subgraph["nodes"],
+        subgraph["links"],
+        evidence_index=index,
+        fetched_ids=fetched_ids(state),
+        differential=state.get("differential", []),
+    )
     calibration = res.calibration(kind=confidence_kind(kind, state.get("options", {})), mode=_reading_mode(state))
     if state.get("draft"):
         ctx = run_context(runtime)
@@ -309,26 +339,36 @@ def answer(state: QAState, runtime: Runtime[Context]) -> dict:
         ends = [n["key"] for n in answering_nodes(state["question"], entities, subgraph["nodes"])]
         aliases = {k: e.get("aliases") or [] for k, e in res.store.entities(ends).items()} if ends else {}
         reading = extraction_reliability(res.model_name)
-        update = review(
-            asked(state, entities), found, state["draft"], res.llm, aliases, calibration, reading, res.embed
-        )
-    else:
-        update = synthesize(
+        answered = review(
             asked(state, entities),
             found,
-            res.llm,
-            calibration,
-            extraction_reliability(res.model_name),
-            state.get("reading", ""),
-            studies_read(index, subgraph["links"]) if kind == "research" else [],
+            draft=state["draft"],
+            llm=res.llm,
+            aliases=aliases,
+            calibration=calibration,
+            reading=reading,
+            embed=res.embed,
         )
+    else:
+        answered = synthesize(
+            asked(state, entities),
+            found,
+            llm=res.llm,
+            calibration=calibration,
+            reading=extraction_reliability(res.model_name),
+            preface=state.get("reading", ""),
+            rests_on=studies_read(index, subgraph["links"]) if kind == "research" else [],
+        )
+    update: dict[str, object] = {**answered}
     shown = [n for paths in shown_paths(subgraph["nodes"]).values() for n in paths]
-    named = spot_entities(update["answer"], res.linker)
-    update["topic"] = topic_of(entities, update["answer"], named)
-    if run_context(runtime).learn == "after" and update.get("citations") and fetched_ids(state):
+    named = spot_entities(answered["answer"], res.linker)
+    update["topic"] = topic_of(entities, answered["answer"], named)
+    if run_context(runtime).learn == "after" and answered.get("citations") and fetched_ids(state):
         update["answer_entities"] = named
-    read = " ".join([update["answer"], *(c.get("quote") or "" for c in update.get("citations") or [])])
-    update["glossary"] = glossary(res.store, [*state.get("entities", []), *named], shown, subgraph["links"], read)
+    read = " ".join([answered["answer"], *(c.get("quote") or "" for c in answered.get("citations") or [])])
+    update["glossary"] = glossary(
+        res.store, [*state.get("entities", []), *named], shown=shown, links=subgraph["links"], read=read
+    )
     update["messages"] = [AIMessage(chat_reply({**state, **update}))]
     return update
 

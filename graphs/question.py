@@ -17,8 +17,10 @@ from collections.abc import Callable
 
 from langchain_core.messages import AIMessage, HumanMessage
 
-from amg.agents.answer_synthesizer.quotes import named_in
+from amg.agents.answer_synthesizer.quotes import is_named
 from amg.agents.query_parser import spot_entities
+from amg.graphs.state import QAState
+from amg.tools.kg.pipeline_types import QuestionEntity
 from amg.tools.question_input import EMPTY_QUESTION, visible
 from amg.tools.question_kinds import describes_a_patient
 
@@ -99,7 +101,7 @@ def _always(said: str) -> bool:
     return True
 
 
-def _given(state: dict, leans_back: Callable[[str], bool] = _always) -> tuple[str, Pairs]:
+def _given(state: QAState, leans_back: Callable[[str], bool] = _always) -> tuple[str, Pairs]:
     """The question and its (letter, text) options, from the last chat message or the question fields; a chat
     message is read with the previous turn only when ``leans_back`` says its words lean on it (``refers_back``)."""
     messages = state.get("messages") or []
@@ -111,12 +113,12 @@ def _given(state: dict, leans_back: Callable[[str], bool] = _always) -> tuple[st
     if len(earlier) >= 2 and visible(question) and leans_back(question):
         said = answer_words(_text(earlier[-1]))
         before = _text(earlier[-2])
-        alone = standalone(question, state.get("topic") or [], before, said)
+        alone = standalone(question, state.get("topic") or [], question=before, answer=said)
         question = alone or question + f"\n(Previous question: {before[:500]}\nPrevious answer: {said[:500]})"
     return question, pairs or inline
 
 
-def standalone(follow_up: str, topic: list[dict], question: str, answer: str) -> str | None:
+def standalone(follow_up: str, topic: list[QuestionEntity], *, question: str, answer: str) -> str | None:
     """``follow_up`` with its one reference back ("it", "its", "itself", or "this drug" / "that disease", a word for
     the topic's kind) replaced by the one thing the previous turn was about, in the words the conversation wrote it;
     None when that is not sure: another pronoun ("they", "her"), more than one reference, an empty "it" ("is it
@@ -137,7 +139,7 @@ def standalone(follow_up: str, topic: list[dict], question: str, answer: str) ->
     if any(m.start() not in taken for m in _ANAPHOR.finditer(follow_up)):
         return None
     names = [n for n in [thing.get("name") or thing["key"], *thing.get("aliases", []), thing["key"]] if n]
-    opening = answer[re.match(r"\W*(?:(?:the|a|an)\s+)?", answer, re.IGNORECASE).end() :]
+    opening = re.sub(r"^\W*(?:(?:the|a|an)\s+)?", "", answer, count=1, flags=re.IGNORECASE)
     opened = [m for n in names if (m := re.match(rf"{re.escape(n)}(?![\w-])", opening, re.IGNORECASE))]
     if not opened:
         return None
@@ -186,16 +188,16 @@ def _own(text: str, spot: Callable[[str], list[str]]) -> list[str]:
     return [key for key in spot(text) if key not in ASPECTS] if text.strip() else []
 
 
-def with_topic(entities: list[dict], topic: list[dict], limit: int) -> list[dict]:
+def with_topic(entities: list[QuestionEntity], topic: list[QuestionEntity], limit: int) -> list[QuestionEntity]:
     """A follow-up's entities: the previous turn's topic first, then the parsed ones, each once."""
     kept = {e["key"]: e for e in [*topic, *entities]}
     return list(kept.values())[:limit]
 
 
-def topic_of(entities: list[dict], answer: str, named: list[dict]) -> list[dict]:
+def topic_of(entities: list[QuestionEntity], answer: str, named: list[QuestionEntity]) -> list[QuestionEntity]:
     """What a turn was about, for a follow-up: the question entities its answer names, else the other things the
     answer names (``named``: "Metformin." for a first-line drug), else the question's entities."""
-    return (named_in(answer, entities) or named or entities)[:TOPIC_ENTITIES]
+    return ([e for e in entities if is_named(answer, e)] or named or entities)[:TOPIC_ENTITIES]
 
 
 def _option_problem(pairs: Pairs) -> str | None:
@@ -212,12 +214,13 @@ def _option_problem(pairs: Pairs) -> str | None:
 
 
 def prepare_question(
-    state: dict, leans_back: Callable[[str], bool] = _always
+    state: QAState, leans_back: Callable[[str], bool] = _always
 ) -> tuple[str, dict[str, str], list[str], str | None]:
     """(question, options, notices, problem); ``problem`` is a readable reason to stop. ``leans_back``: whether a
     chat message's own words lean on the previous turn (without it, every message after the first is)."""
     question, pairs = _given(state, leans_back)
-    question, notices = question.strip(), []
+    question = question.strip()
+    notices: list[str] = []
     if _SURROGATE.search(question) or any(_SURROGATE.search(text) for _, text in pairs):
         return "", {}, notices, "The input is not valid UTF-8 text; check the terminal's encoding (LANG)."
     problem = _option_problem(pairs)

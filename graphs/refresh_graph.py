@@ -33,6 +33,7 @@ from amg.graphs.resources import resources_for
 from amg.graphs.state import appended
 from amg.tools.kg.audit import audit
 from amg.tools.kg.records import iso_utc, utc_now
+from amg.tools.kg.store.rows import RefreshCandidate
 
 LOCK_MINUTES = 30
 OWNER = f"{socket.gethostname()}:{os.getpid()}"
@@ -53,10 +54,10 @@ def pick(state: RefreshState, runtime: Runtime[Context]) -> dict:
     literature = keep_current(res, ctx)
     papers = [{"key": p["id"], "name": p["id"], "paper": p, "why": "revised"} for p in store.reread_queue(limit)]
     stale_before = iso_utc(datetime.now(UTC) - timedelta(days=ctx.stale_days))
-    chosen: dict[str, dict] = {}
+    chosen: dict[str, RefreshCandidate] = {}
     for row in store.refresh_candidates(stale_before, ctx.tau, limit):
         chosen.setdefault(row["key"], row)
-    return {"candidates": papers + list(chosen.values())[:limit], "literature": literature}
+    return {"candidates": [*papers, *list(chosen.values())[:limit]], "literature": literature}
 
 
 def refresh_entity(task: dict, runtime: Runtime[Context]) -> dict:
@@ -69,7 +70,7 @@ def refresh_entity(task: dict, runtime: Runtime[Context]) -> dict:
         return {"results": [{"entity": entity["name"], "status": "skipped", "reason": "another refresher holds it"}]}
     try:
         since = (entity.get("since") or "1900-01-01")[:10].replace("-", "/")
-        out = expand(entity, f"New findings about {entity['name']}", [entity], res, ctx, mindate=since)
+        out = expand(entity, f"New findings about {entity['name']}", others=[entity], res=res, ctx=ctx, mindate=since)
         if out["degradations"] and not out["records"]:
             return {
                 "results": [{"entity": entity["name"], "status": "failed", "reason": "; ".join(out["degradations"])}]
@@ -113,4 +114,6 @@ def summarize(state: RefreshState, runtime: Runtime[Context]) -> dict:
     return {"summary": summary}
 
 
-graph = batch_graph(RefreshState, pick, refresh_entity, summarize, "candidates", "AMG refresh")
+graph = batch_graph(
+    RefreshState, pick, work=refresh_entity, summarize=summarize, items_key="candidates", name="AMG refresh"
+)

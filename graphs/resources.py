@@ -48,7 +48,12 @@ class Resources:
             if "store" in self.__dict__:  # another thread started it while this one waited
                 return self.__dict__["store"]
             driver, database, server = connect_graph(
-                c.neo4j_uri, c.neo4j_user, c.neo4j_password, c.neo4j_database, c.data_path, c.keep_alive
+                c.neo4j_uri,
+                c.neo4j_user,
+                password=c.neo4j_password,
+                database=c.neo4j_database,
+                data_dir=c.data_path,
+                keep_alive_s=c.keep_alive,
             )
             if server is not None:
                 self.local_servers.append(server)
@@ -97,7 +102,9 @@ class Resources:
 
     def reader(self, keep_score: int) -> Reader:
         """The model as it reads evidence into the graph, with its measured extraction reliability."""
-        return Reader(self.llm, self.model_name, extraction_reliability(self.model_name), keep_score)
+        return Reader(
+            self.llm, self.model_name, reliability=extraction_reliability(self.model_name), keep_score=keep_score
+        )
 
     def calibration(self, method: str = "kg", kind: str = "exam", mode: str | None = None) -> CalibrationMap | None:
         """The answer-confidence map measured for this model answering ``kind`` questions by ``method``, if any
@@ -131,7 +138,7 @@ class Resources:
     def linker(self) -> EntityLinker:
         from amg.tools.kg.linking import EntityLinker
 
-        return EntityLinker(self.store, self.context.data_path / "vectors", self.embedding_path)
+        return EntityLinker(self.store, self.context.data_path / "vectors", model_path=self.embedding_path)
 
     @cached_property
     def records(self) -> RecordStore | None:
@@ -182,7 +189,7 @@ class Resources:
         cache = RequestCache(c.data_path / "cache" / "remote.sqlite")
         local = LocalPubMed(self.literature) if self.literature is not None else None
         return EvidenceFinder(
-            pubmed=PubMedSources(c.pubmed, PubMedClient(c.ncbi_email, c.ncbi_api_key, cache), local),
+            pubmed=PubMedSources(c.pubmed, PubMedClient(c.ncbi_email, c.ncbi_api_key, cache=cache), local=local),
             wikipedia=WikipediaClient(cache),
             passages=self.passages,
             min_passage_score=c.min_passage_relevance,

@@ -10,28 +10,50 @@ through their reducers, the others an empty value of their type.
 from __future__ import annotations
 
 import types
-from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
+from collections.abc import Mapping
+from typing import Annotated, Any, Final, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict, is_typeddict
 
-from amg.tools.kg.pipeline_types import Citation, EvidenceItem, Subgraph
+from amg.agents.answer_synthesizer.glossary import GlossaryEntry
+from amg.agents.answer_synthesizer.synthesizer import Basis
+from amg.agents.claim_checker.paper import ClaimPaper
+from amg.agents.claim_checker.verdict import Verdict
+from amg.agents.evidence_searcher import KeptEvidence
+from amg.agents.reasoner import Draft
+from amg.tools.kg.pipeline_types import (
+    CandidateDiagnosis,
+    Citation,
+    EvidenceItem,
+    FollowUp,
+    Gap,
+    QuestionEntity,
+    SimilarPatient,
+    Subgraph,
+)
+from amg.tools.kg.records import EvidenceFields, LearnedRelation
+from amg.tools.llm.conversation import Turn as ModelTurn
 
-RESET: Any = None  # an update of None empties an accumulating field
+RESET: Final = None  # an update of None empties an accumulating field
+Update = Mapping[str, object]  # what a node returns: its fields of the state, each merged through its reducer
 CLAIM = "claim"  # the evidence key of what a research question's own search found (graphs/qa_graph.py)
 KEPT = "kept"  # the evidence key of the papers the graph kept, read for a research question nothing was searched for
+K = TypeVar("K")
+V = TypeVar("V")
+T = TypeVar("T")
 
 
 def summed(current: int | None, update: int | None) -> int:
     return 0 if update is RESET else (current or 0) + update
 
 
-def merged(current: dict | None, update: dict | None) -> dict:
+def merged(current: dict[K, V] | None, update: dict[K, V] | None) -> dict[K, V]:
     return {} if update is RESET else {**(current or {}), **update}
 
 
-def timings(current: dict | None, update: dict | None) -> dict:
+def timings(current: dict[str, float] | None, update: dict[str, float] | None) -> dict[str, float]:
     if update is RESET:
         return {}
     out = dict(current or {})
@@ -40,11 +62,11 @@ def timings(current: dict | None, update: dict | None) -> dict:
     return out
 
 
-def appended(current: list | None, update: list | None) -> list:
+def appended(current: list[T] | None, update: list[T] | None) -> list[T]:
     return [] if update is RESET else (current or []) + list(update)
 
 
-def distinct(current: list | None, update: list | None) -> list:
+def distinct(current: list[T] | None, update: list[T] | None) -> list[T]:
     if update is RESET:
         return []
     return list(dict.fromkeys((current or []) + list(update)))
@@ -55,7 +77,7 @@ class Conversation(TypedDict, total=False):
 
     messages: Annotated[list[AnyMessage], add_messages]
     findings: dict[str, bool]  # answers to earlier follow-up questions: finding key -> present?
-    topic: list[dict]  # what the last answer was about, kept for a follow-up's retrieval (graphs/question.py)
+    topic: list[QuestionEntity]  # what the last answer was about, kept for a follow-up's retrieval (graphs/question.py)
 
 
 class Turn(TypedDict, total=False):
@@ -66,31 +88,31 @@ class Turn(TypedDict, total=False):
     check: bool  # asked to check a claim (`amg check`), whatever its wording
     kind: str  # "claim", "research" or "exam" (tools/question_kinds.py), decided once in prepare
     claim: str  # a claim's statement, without a checking phrase ("Is it true that …?")
-    papers: list[dict]  # a claim's papers, each with its stance and settling sentences (agents/claim_checker/)
-    verdict: dict  # a claim's verdict across its papers
-    entities: list[dict]
-    gaps: list[dict]
+    papers: list[ClaimPaper]  # a claim's papers, each with its stance and settling sentences (agents/claim_checker/)
+    verdict: Verdict  # a claim's verdict across its papers
+    entities: list[QuestionEntity]
+    gaps: list[Gap]
     claim_gap: bool  # a research question whose claim the graph does not hold (agents/gap_detector.py)
-    evidence: Annotated[dict[str, dict], merged]  # entity key -> {records, texts}
-    new_relations: Annotated[list[dict], appended]
+    evidence: Annotated[dict[str, KeptEvidence], merged]  # entity key (or CLAIM, KEPT) -> {records, texts}
+    new_relations: Annotated[list[LearnedRelation], appended]
     subgraph: Subgraph
     evidence_index: list[EvidenceItem]
     reasoning: dict[str, str]
     reading: str  # a research question's studies, read by the answer instead of a chain of thought
-    draft: dict  # an open question's answer by the model alone, read against the graph (agents/answer_synthesizer)
-    dialogue: list[dict]  # this question's conversation with the model (tools/llm/conversation.py)
+    draft: Draft  # an open question's answer by the model alone, read against the graph (agents/answer_synthesizer)
+    dialogue: list[ModelTurn]  # this question's conversation with the model (tools/llm/conversation.py)
     answer: str
-    answer_entities: list[dict]  # vocabulary entities the answer names, learned about from its cited evidence
+    answer_entities: list[QuestionEntity]  # vocabulary entities the answer names, learned about from its evidence
     option: str | None
     confidence: float
-    confidence_basis: dict  # how the confidence was made (agents.answer_synthesizer)
+    confidence_basis: Basis  # how the confidence was made (agents.answer_synthesizer)
     citations: list[Citation]
-    glossary: list[dict]  # curated definitions of the terms the answer rests on (agents/answer_synthesizer/glossary.py)
-    differential: list[dict]  # candidate diagnoses for the case's findings (agents.diagnostician)
-    follow_up: list[dict]  # findings worth asking about next, as questions
-    similar: list[dict]  # the stored patients most like the case (tools/records), each with its diagnoses
+    glossary: list[GlossaryEntry]  # curated definitions of the terms the answer rests on (answer_synthesizer/glossary)
+    differential: list[CandidateDiagnosis]  # candidate diagnoses for the case's findings (agents.diagnostician)
+    follow_up: list[FollowUp]  # findings worth asking about next, as questions
+    similar: list[SimilarPatient]  # the stored patients most like the case (tools/records), each with its diagnoses
     record: str  # the id of a stored patient whose record is the case (`amg ask --record ID`)
-    records_differential: list[dict]  # with your patients, when the model may not read them (AMG_RECORDS_REMOTE)
+    records_differential: list[CandidateDiagnosis]  # with your patients, where the model may not read them
     rationale: str
     notices: list[str]
     problem: str | None  # set when the input cannot be answered (empty, options without question, ...)
@@ -133,7 +155,7 @@ def emptied(hint: Any) -> Any:
 PER_TURN_RESET = {name: emptied(hint) for name, hint in get_type_hints(Turn, include_extras=True).items()}
 
 
-def fetched(state: QAState) -> list[dict]:
+def fetched(state: QAState) -> list[EvidenceFields]:
     """Records fetched this turn, the question's own search first (its best match is read at length)."""
     evidence = state.get("evidence", {})
     ordered = sorted(evidence.items(), key=lambda item: item[0] != CLAIM)

@@ -56,7 +56,7 @@ def graph_session():
     from amg.tools.kg.store.connection import connect_graph
     from amg.tools.kg.store.neo4j_store import Neo4jStore
 
-    driver, database, server = connect_graph("", "", "", "", _SESSION_DIR / "data")
+    driver, database, server = connect_graph("", "", password="", database="", data_dir=_SESSION_DIR / "data")
     store = Neo4jStore(driver, database)
     store.ensure_schema()
     yield store

@@ -8,6 +8,6 @@ from typing import TypeVar
 T = TypeVar("T")
 
 
-def chunked(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
+def chunked(items: Sequence[T], size: int) -> Iterator[list[T]]:
     for start in range(0, len(items), size):
-        yield items[start : start + size]
+        yield list(items[start : start + size])

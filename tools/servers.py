@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 
 from filelock import FileLock, Timeout
@@ -62,6 +62,7 @@ class LocalServer:
 
     name: str
     home: Path
+    _: KW_ONLY
     launch: Callable[[dict[str, int]], list[str]]
     probe: Callable[[dict[str, int]], bool]
     port_names: tuple[str, ...]

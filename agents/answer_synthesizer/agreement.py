@@ -26,11 +26,17 @@ SEED = 1000  # sample s is drawn with seed SEED + s: the same question gets the 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
 
 
-def sampled_answers(llm, question: str, usage: Usage, k: int = SAMPLES) -> list[str]:
+def sampled_answers(llm, question: str, *, usage: Usage, k: int = SAMPLES) -> list[str]:
     """``k`` short answers to ``question`` asked alone, sampled at ``SAMPLE_TEMPERATURE`` (empty ones left out)."""
-    text = request([], question, {}, load("short_answer").format())
+    text = request([], question, options={}, text=load("short_answer").format())
     said = [
-        talk(llm.bind(temperature=SAMPLE_TEMPERATURE, seed=SEED + s), [], text, usage, SAMPLE_TOKENS)[0]
+        talk(
+            llm.bind(temperature=SAMPLE_TEMPERATURE, seed=SEED + s),
+            [],
+            text=text,
+            usage=usage,
+            max_tokens=SAMPLE_TOKENS,
+        )[0]
         for s in range(k)
     ]
     return [s.strip() for s in said if s.strip()]
@@ -43,7 +49,7 @@ def beyond_question(text: str, question: str) -> str:
 
 
 def agreement(
-    answer: str, samples: list[str], question: str, embed: Callable[[list[str]], list[list[float]]]
+    answer: str, samples: list[str], *, question: str, embed: Callable[[list[str]], list[list[float]]]
 ) -> float | None:
     """The mean cosine between ``answer`` and each sample, both without the question's words (``embed`` returns
     unit vectors); None without samples or an answer."""

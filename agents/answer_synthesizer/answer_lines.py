@@ -11,7 +11,7 @@ answer degrades. An open answer carries what its own tokens say of how sure the 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 from amg.agents.answer_synthesizer.self_check import answer_likelihood, answer_token_probabilities, token_signals
 from amg.prompts import load
@@ -33,6 +33,7 @@ class Reply:
 
     answer: str
     option: str | None
+    _: KW_ONLY
     confidence: float
     citations: list[int] = field(default_factory=list)
     likelihood: float | None = None  # an open answer's: its tokens' geometric mean probability
@@ -84,11 +85,16 @@ def read_reply(text: str, options: dict[str, str]) -> Reply | None:
     if (options and option is None) or (not options and not answer):
         return None
     cited = re.findall(r"\d+", fields.get("citation", "")) + re.findall(r"\[(\d+)\]", answer)
-    return Reply(answer, option, read_confidence(fields.get("confidence", "")), [int(n) for n in dict.fromkeys(cited)])
+    return Reply(
+        answer,
+        option,
+        confidence=read_confidence(fields.get("confidence", "")),
+        citations=[int(n) for n in dict.fromkeys(cited)],
+    )
 
 
 def ask_answer(
-    llm, dialogue: list[Turn], question: str, options: dict[str, str], usage: Usage, preface: str = ""
+    llm, dialogue: list[Turn], *, question: str, options: dict[str, str], usage: Usage, preface: str = ""
 ) -> tuple[Reply | None, list[Turn], dict[str, float] | None]:
     """The model's answer after ``dialogue`` (``preface`` goes before the request, e.g. evidence),
     and for multiple choice its probabilities over the letters (None when the endpoint gives none).
@@ -96,10 +102,10 @@ def ask_answer(
     One repair turn when the reply is unusable; None when that fails too.
     """
     ask_text = load("answer").format(answer_line=answer_line(options))
-    text = request(dialogue, question, options, preface + ask_text)
+    text = request(dialogue, question, options=options, text=preface + ask_text)
     for _ in range(2):
         said, dialogue, logprobs = talk_scored(
-            llm, dialogue, text, usage, ANSWER_TOKENS, TOP_LOGPROBS if options else 1
+            llm, dialogue, text=text, usage=usage, max_tokens=ANSWER_TOKENS, top_logprobs=TOP_LOGPROBS if options else 1
         )
         reply = read_reply(said, options)
         if reply is not None and not options:

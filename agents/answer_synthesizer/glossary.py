@@ -10,9 +10,11 @@ carries, so a reader can look it up.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import TypedDict
 
 from amg.agents.answer_synthesizer.review import mentions
-from amg.tools.kg.pipeline_types import GraphPath, Link
+from amg.tools.kg.pipeline_types import GraphPath, Link, Named
 from amg.tools.kg.schema import LEARNED_DESCRIPTION_CAP, normalize_key
 from amg.tools.kg.store.protocols import QAReads
 
@@ -30,27 +32,36 @@ SOURCE_NAMES = {
 _ID = re.compile(r"^(HP|MONDO|DOID|CHEBI|MESH|OMIM|ORPHA|ICD10CM):", re.IGNORECASE)
 
 
+class GlossaryEntry(TypedDict):
+    term: str
+    key: str
+    definition: str
+    source: str  # the vocabularies that define it ("HPO, MONDO"), or "curated"
+    ids: list[str]  # the vocabulary ids it carries (HP:0001234), a few
+
+
 def glossary(
-    store: QAReads, entities: list[dict], shown: list[GraphPath], links: list[Link], read: str = ""
-) -> list[dict]:
+    store: QAReads, entities: Sequence[Named], *, shown: list[GraphPath], links: Sequence[Link], read: str = ""
+) -> list[GlossaryEntry]:
     """[{term, key, definition, source, ids}] for the ``entities`` (the question's and those the answer names) and
     the ends of the shown paths' steps and of the links that ``read`` (the answer and its quotes) mentions."""
     steps = [step for path in shown for step in path["steps"]] + list(links)
-    ends = dict.fromkeys(step[end] for step in steps for end in ("source", "target"))
+    ends = dict.fromkeys(name for step in steps for name in (step["source"], step["target"]))
     names = [e["name"] for e in entities] + [name for name in ends if mentions(read, name)]
     keys = list(dict.fromkeys(hit[0]["key"] for hit in store.lookup(_keys(names)).values()))
     found = store.entities(keys)
-    terms = []
+    terms: list[GlossaryEntry] = []
     for key in keys:
-        entity = found.get(key) or {}
-        if not entity.get("description") or (entity.get("description_confidence") or 0) <= LEARNED_DESCRIPTION_CAP:
+        entity = found.get(key)
+        description = entity.get("description") if entity else None
+        if entity is None or not description or (entity.get("description_confidence") or 0) <= LEARNED_DESCRIPTION_CAP:
             continue
         sources = [SOURCE_NAMES.get(s, s) for s in entity.get("sources") or [] if s.startswith("vocabulary:")]
         terms.append(
             {
                 "term": entity["name"],
                 "key": key,
-                "definition": entity["description"],
+                "definition": description,
                 "source": ", ".join(sources) or "curated",
                 "ids": [a for a in entity.get("aliases") or [] if _ID.match(a)][:4],
             }

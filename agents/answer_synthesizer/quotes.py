@@ -14,8 +14,10 @@ side effect?" cited "CHEBI:16919 creatine" for "Nausea is the most common side e
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-from amg.tools.kg.pipeline_types import EvidenceItem, GraphPath, Link
+from amg.tools.kg.pipeline_types import CandidateDiagnosis, EvidenceItem, GraphPath, Named, QuestionEntity, Said
+from amg.tools.kg.records import EntityProps
 from amg.tools.kg.schema import normalize_key
 from amg.tools.kg.store.protocols import QAReads
 from amg.tools.kg.traversal.ranking import verbalise
@@ -68,58 +70,69 @@ def names(text: str, name: str) -> bool:
     return bool(key) and f" {key} " in f" {normalize_key(text)} "
 
 
-def with_aliases(entities: list[dict], store: QAReads) -> list[dict]:
+def with_aliases(entities: list[QuestionEntity], store: QAReads) -> list[QuestionEntity]:
     """The entities with their graph aliases (names a sentence may use instead: "Glucophage" for metformin)."""
     held = store.entities([e["key"] for e in entities]) if entities else {}
     return [
         {
             **e,
             "aliases": [
-                a
-                for a in held.get(e["key"], {}).get("aliases") or []
-                if len(a) >= MIN_ALIAS_CHARS and re.search(r"[a-z]", a)
+                a for a in _aliases(held.get(e["key"])) if len(a) >= MIN_ALIAS_CHARS and re.search(r"[a-z]", a)
             ],
         }
         for e in entities
     ]
 
 
-def key_entities(answer: str, entities: list[dict], nodes: list[GraphPath] = ()) -> list[dict]:
+def _aliases(entity: EntityProps | None) -> list[str]:
+    return (entity.get("aliases") if entity else None) or []
+
+
+def key_entities(answer: str, entities: Sequence[Named], nodes: Sequence[GraphPath] = ()) -> list[Named]:
     """What the answer is about: the question entities it names (by name or alias), else the nodes of the
     subgraph it names ("Metformin." for a first-line drug), else all the question entities."""
-    reached = [{"key": n["key"], "name": n["name"]} for n in nodes if n["depth"] > 0]
+    reached = [Named(key=n["key"], name=n["name"]) for n in nodes if n["depth"] > 0]
     return named_in(answer, entities) or named_in(answer, reached) or list(entities)
 
 
-def named_in(answer: str, entities: list[dict]) -> list[dict]:
+def named_in(answer: str, entities: Sequence[Named]) -> list[Named]:
     """The entities ``answer`` names, by name or alias."""
-    return [e for e in entities if any(names(answer, n) for n in _names_of(e))]
+    return [e for e in entities if is_named(answer, e)]
 
 
-def _names_of(entity: dict) -> list[str]:
+def is_named(answer: str, entity: Named) -> bool:
+    """Whether ``answer`` names ``entity``, by name or alias."""
+    return any(names(answer, n) for n in _names_of(entity))
+
+
+def _names_of(entity: Named) -> list[str]:
     return [entity.get("name") or entity["key"], *entity.get("aliases", [])]
 
 
-def backing(nodes: list[GraphPath], links: list[Link], differential: list[dict]) -> list[Link]:
+def backing(
+    nodes: Sequence[GraphPath], links: Sequence[Said], differential: Sequence[CandidateDiagnosis]
+) -> list[Said]:
     """The relations the answer may rest on: the steps of its paths, the links and the differential's findings."""
-    steps = [s for n in nodes for s in n["steps"]] + list(links)
+    steps: list[Said] = [s for n in nodes for s in n["steps"]] + list(links)
     for c in differential:
         steps += [
-            {
-                "source": f,
-                "relation": "symptom_of",
-                "target": c["name"],
-                "evidence_ids": c.get("evidence_ids", []),
-                "description": "",
-            }
+            Said(
+                source=f,
+                relation="symptom_of",
+                target=c["name"],
+                evidence_ids=c.get("evidence_ids", []),
+                description="",
+            )
             for f in c.get("frequencies") or c.get("present", [])
         ]
     return steps
 
 
-def candidates(item: EvidenceItem, steps: list[Link]) -> list[tuple[str, tuple[str, str] | None]]:
+def candidates(item: EvidenceItem, steps: Sequence[Said]) -> list[tuple[str, tuple[str, str] | None]]:
     """(sentence, the relation's ends or None): the item's text, the relations it backs, then its title."""
-    found = [(s, None) for s in sentences(item.get("snippet") or item.get("lead") or "")]
+    found: list[tuple[str, tuple[str, str] | None]] = [
+        (s, None) for s in sentences(item.get("snippet") or item.get("lead") or "")
+    ]
     for step in (s for s in steps if item["id"] in s["evidence_ids"]):
         ends = (step["source"], step["target"])
         found.append((f"{verbalise([step])}.", ends))
@@ -131,21 +144,23 @@ def candidates(item: EvidenceItem, steps: list[Link]) -> list[tuple[str, tuple[s
 def quoted(
     cited: list[int],
     evidence_index: list[EvidenceItem],
-    steps: list[Link],
-    keys: list[dict],
+    *,
+    steps: Sequence[Said],
+    keys: Sequence[Named],
     answer: str,
     question: str,
-    read: list[int] = (),
+    read: Sequence[int] = (),
 ) -> dict[int, str]:
     """Evidence number -> quote, for each cited item that has one (the others are not to be cited);
     ``keys``: the answer's key entities (``key_entities``).
 
     The studies ``read`` (a research question's paper) keep a quote without a key entity: their sentence
     closest to the question, the conclusion on a tie (an abstract is read conclusion first)."""
-    by_n, found = {e["n"]: e for e in evidence_index}, {}
+    by_n = {e["n"]: e for e in evidence_index}
+    found: dict[int, str] = {}
     for n in (n for n in dict.fromkeys([*cited, *read]) if n in by_n):
-        said = quote(by_n[n], steps, keys, answer, question) or (
-            quote(by_n[n], steps, keys, answer, question, anywhere=True) if n in read else None
+        said = quote(by_n[n], steps, keys=keys, answer=answer, question=question) or (
+            quote(by_n[n], steps, keys=keys, answer=answer, question=question, anywhere=True) if n in read else None
         )
         if said:
             found[n] = said
@@ -153,7 +168,13 @@ def quoted(
 
 
 def quote(
-    item: EvidenceItem, steps: list[Link], keys: list[dict], answer: str, question: str = "", anywhere: bool = False
+    item: EvidenceItem,
+    steps: Sequence[Said],
+    *,
+    keys: Sequence[Named],
+    answer: str,
+    question: str = "",
+    anywhere: bool = False,
 ) -> str | None:
     """The sentence of ``item`` that states the answer's claim, or None when none names a key entity
     (with ``anywhere``, any sentence will do)."""
@@ -176,7 +197,7 @@ def _rests_on(ends: tuple[str, str] | None, answer: str) -> bool:
     return a not in b and b not in a
 
 
-def names_key(quote: str, keys: list[dict]) -> bool:
+def names_key(quote: str, keys: Sequence[Named]) -> bool:
     """Whether ``quote`` names one of the answer's key entities (by name or alias)."""
     return any(names(quote, n) for e in keys for n in _names_of(e))
 

@@ -22,17 +22,27 @@ are dropped (``clinical_name``), and a revised answer that copies one is cleaned
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import KW_ONLY, dataclass, replace
 
 from amg.agents.answer_synthesizer.agreement import agreement
 from amg.agents.answer_synthesizer.answer_lines import read_reply
 from amg.agents.answer_synthesizer.quotes import backing, key_entities, quoted
 from amg.agents.answer_synthesizer.self_check import p_true
-from amg.agents.answer_synthesizer.synthesizer import MODEL_KNOWLEDGE, WITHDRAWN_ONLY, cited_items
+from amg.agents.answer_synthesizer.synthesizer import MODEL_KNOWLEDGE, WITHDRAWN_ONLY, Answered, Basis, cited_items
 from amg.agents.diagnostician import is_case
+from amg.agents.reasoner import Draft
 from amg.prompts import load
-from amg.tools.kg.pipeline_types import Asked, Found, GraphPath, withdrawn, withdrawn_label
+from amg.tools.kg.pipeline_types import (
+    Asked,
+    CandidateDiagnosis,
+    EvidenceItem,
+    Found,
+    GraphPath,
+    Named,
+    withdrawn,
+    withdrawn_label,
+)
 from amg.tools.kg.records import EvidenceRecord
 from amg.tools.kg.schema import normalize_key
 from amg.tools.llm.confidence_maps import CalibrationMap
@@ -57,6 +67,7 @@ class Fact:
 
     end: str  # the far end's name, as a clinician writes it
     end_key: str
+    _: KW_ONLY
     said: str  # the fact as words: "Lyme disease is caused by Borrelia burgdorferi"
     confidence: float
     evidence_ids: tuple[str, ...]
@@ -103,7 +114,7 @@ def _letters_in_place(name: str, said: list[str]) -> bool:
     return all((words[i - 1], w) in pairs for i, w in enumerate(words) if len(w) == 1 and i > 0)
 
 
-def answering_nodes(question: str, entities: list[dict], nodes: list[GraphPath]) -> list[GraphPath]:
+def answering_nodes(question: str, entities: Sequence[Named], nodes: list[GraphPath]) -> list[GraphPath]:
     """The paths, shown or hidden, that bear on what ``question`` asks: one step from a question entity along the
     relation it asks for, strongest first, each far end once."""
     asked = asked_relations(question)
@@ -118,7 +129,9 @@ def answering_nodes(question: str, entities: list[dict], nodes: list[GraphPath])
     return list(chosen.values())
 
 
-def answering_facts(question: str, entities: list[dict], found: Found, aliases: dict[str, list[str]]) -> list[Fact]:
+def answering_facts(
+    question: str, entities: Sequence[Named], *, found: Found, aliases: dict[str, list[str]]
+) -> list[Fact]:
     """``answering_nodes`` as facts; ``aliases``: other names of the facts' ends (by key), for matching words. A case
     that asks what the patient has is answered by its strong diagnoses alone, when it has any: the findings it tells
     ("mitral regurgitation is present") would otherwise read as asking for their symptom relations."""
@@ -126,12 +139,12 @@ def answering_facts(question: str, entities: list[dict], found: Found, aliases: 
     if diagnoses:
         return diagnoses
     return [
-        _fact(node, node["steps"][0]["source"], node["steps"][0]["relation"], aliases)
+        _fact(node, node["steps"][0]["source"], relation=node["steps"][0]["relation"], aliases=aliases)
         for node in answering_nodes(question, entities, found.nodes)
     ]
 
 
-def diagnosis_facts(question: str, differential: list[dict]) -> list[Fact]:
+def diagnosis_facts(question: str, differential: Sequence[CandidateDiagnosis]) -> list[Fact]:
     """A case's candidates at ``STRONG`` probability or more, with the annotations behind them, as facts that answer
     a question asking what the patient has: a small model that cannot name the disease ("A patient with severe eye
     problems and an enlarged aortic root", where HPO's annotations put Marfan syndrome at 0.97 once mitral
@@ -154,15 +167,15 @@ def diagnosis_facts(question: str, differential: list[dict]) -> list[Fact]:
     ]
 
 
-def _fact(node: GraphPath, seed: str, relation: str, aliases: dict[str, list[str]]) -> Fact:
+def _fact(node: GraphPath, seed: str, *, relation: str, aliases: dict[str, list[str]]) -> Fact:
     end = clinical_name(node["name"])
     said = f"{clinical_name(seed)} {relation.replace('_', ' ')} {end}"
     names = tuple(dict.fromkeys(clinical_name(n) for n in [node["name"], *aliases.get(node["key"], [])]))
     evidence = tuple(i for step in node["steps"] for i in step["evidence_ids"])
-    return Fact(end, node["key"], said, float(node["score"]), evidence, names)
+    return Fact(end, node["key"], said=said, confidence=float(node["score"]), evidence_ids=evidence, names=names)
 
 
-def states(quote: str, answer: str, keys: list[dict]) -> bool:
+def states(quote: str, answer: str, keys: Sequence[Named]) -> bool:
     """Whether a sentence states the answer, not only names its subject: it holds at least half of the answer's
     words besides the key entities' names ("Lactic acidosis during metformin treatment" names metformin but does
     not state "Metformin treats type 2 diabetes mellitus")."""
@@ -193,7 +206,9 @@ def with_passages(found: Found, records: list[EvidenceRecord], texts: dict[str, 
     held = {e["id"] for e in found.evidence_index}
     new = [r for r in records if r.id not in held]
     start = len(found.evidence_index)
-    added = [{"n": start + i, **asdict(r), "snippet": texts.get(r.id, r.snippet)} for i, r in enumerate(new, 1)]
+    added: list[EvidenceItem] = [
+        {"n": start + i, **r.as_props(), "snippet": texts.get(r.id, r.snippet)} for i, r in enumerate(new, 1)
+    ]
     fetched = [*found.fetched_ids, *(e["id"] for e in added)]
     return replace(found, evidence_index=[*found.evidence_index, *added], fetched_ids=fetched)
 
@@ -201,13 +216,14 @@ def with_passages(found: Found, records: list[EvidenceRecord], texts: dict[str, 
 def review(
     asked: Asked,
     found: Found,
-    draft: dict,
+    *,
+    draft: Draft,
     llm,
     aliases: dict[str, list[str]],
     calibration: CalibrationMap | None = None,
     reading: float = 1.0,
     embed: Callable[[list[str]], list[list[float]]] | None = None,
-) -> dict:
+) -> Answered:
     """State update for an open question: the answer (the draft, or its revision by a strong fact), its citations,
     its confidence and how it was made, the conversation, usage. ``draft``: {"answer", "likelihood",
     "dialogue", "samples"} as ``draft_answer`` made it; ``embed`` reads how close the answer is to the samples.
@@ -215,28 +231,34 @@ def review(
     "diarrhea adverse effect of metformin" was learned from, under "nausea"), is cited where a sentence of it states
     the answer (support ``reading``, the model's measured precision reading evidence); it never revises a draft."""
     usage = Usage()
-    facts = answering_facts(asked.question, asked.entities, found, aliases)
+    facts = answering_facts(asked.question, asked.entities, found=found, aliases=aliases)
     answer, dialogue, likelihood = draft["answer"], list(draft["dialogue"]), draft.get("likelihood")
     tokens = dict(draft.get("tokens") or {})
     stated = float(draft.get("stated") or 0.5)
     agreeing = named_by(answer, facts)
     contrary = [f for f in facts if f.strong and f not in agreeing]
-    basis: dict = {"draft": answer, "facts_on_the_point": len(facts), "agreed": bool(agreeing), "revised": False}
+    agreed, was_revised = bool(agreeing), False
+    basis: Basis = {"draft": answer, "facts_on_the_point": len(facts), "agreed": agreed, "revised": was_revised}
     if draft.get("samples"):  # what the model said when asked again, shown beside the agreement read from them
         basis["samples"] = list(draft["samples"])
     if not agreeing and contrary and len(contrary) <= MAX_CANDIDATES:
-        revised, dialogue = _revised(answer, contrary, dialogue, llm, usage)
+        revised, dialogue = _revised(answer, contrary, dialogue=dialogue, llm=llm, usage=usage)
         backed = named_by(revised or "", contrary)
-        if backed:
+        if revised and backed:
             answer, agreeing, likelihood, tokens = _cleaned(revised, backed), backed, None, {}
-            basis["revised"] = True
+            was_revised = basis["revised"] = True
     fetched = set(found.fetched_ids)
     on_point = {i for f in facts for i in f.evidence_ids}  # behind the facts on the point, whichever answer they back
     cited = [e["n"] for e in found.evidence_index if e["id"] in fetched or e["id"] in on_point]
     keys = key_entities(answer, asked.entities, found.nodes)
     claim = answering_sentence(answer, asked.question)
     quotes = quoted(
-        cited, found.evidence_index, backing(found.nodes, found.links, found.differential), keys, claim, asked.question
+        cited,
+        found.evidence_index,
+        steps=backing(found.nodes, found.links, found.differential),
+        keys=keys,
+        answer=claim,
+        question=asked.question,
     )
     by_fact = {e["n"] for e in found.evidence_index if any(e["id"] in f.evidence_ids for f in agreeing)}
     valid = [n for n in cited if n in quotes and (n in by_fact or states(quotes[n], claim, keys))]
@@ -259,13 +281,15 @@ def review(
         "p_answer": likelihood,
         "p_first": tokens.get("p_first"),
         "p_lowest": tokens.get("p_lowest"),
-        "p_stated": None if basis["revised"] else draft.get("stated"),  # the draft's own "Confidence:" line
-        "agreed": float(basis["agreed"]),
-        "revised": float(basis["revised"]),
+        "p_stated": None if was_revised else draft.get("stated"),  # the draft's own "Confidence:" line
+        "agreed": float(agreed),
+        "revised": float(was_revised),
         # how close the answer printed is to the short answers sampled beside the draft (``embed``: unit vectors)
-        "agreement": agreement(answer, draft.get("samples") or [], asked.question, embed) if embed else None,
+        "agreement": agreement(answer, draft.get("samples") or [], question=asked.question, embed=embed)
+        if embed
+        else None,
     }
-    confidence, scored = _confidence(signals, stated, support, calibration)
+    confidence, scored = _confidence(signals, stated, support=support, calibration=calibration)
     return {
         "answer": answer,
         "option": None,
@@ -277,10 +301,14 @@ def review(
     }
 
 
-def _revised(draft: str, facts: list[Fact], dialogue: list[Turn], llm, usage: Usage) -> tuple[str | None, list[Turn]]:
+def _revised(
+    draft: str, facts: list[Fact], *, dialogue: list[Turn], llm, usage: Usage
+) -> tuple[str | None, list[Turn]]:
     """The model's answer once shown the strong facts its draft disagrees with (None when unusable)."""
     lines = "\n".join(f"- {f.said} (confidence {f.confidence:.2f})" for f in facts)
-    said, dialogue = talk(llm, dialogue, load("review").format(draft=draft, facts=lines), usage, REVIEW_TOKENS)
+    said, dialogue = talk(
+        llm, dialogue, text=load("review").format(draft=draft, facts=lines), usage=usage, max_tokens=REVIEW_TOKENS
+    )
     reply = read_reply(said, {}) if said else None
     return (reply.answer if reply else None), dialogue
 
@@ -295,20 +323,19 @@ def _cleaned(answer: str, facts: list[Fact]) -> str:
 
 
 def _confidence(
-    signals: dict[str, float | None], stated: float, support: float, calibration: CalibrationMap | None
-) -> tuple[float, dict]:
+    signals: dict[str, float | None], stated: float, *, support: float, calibration: CalibrationMap | None
+) -> tuple[float, Basis]:
     """The open answer's confidence from what tells right from wrong (P(True), the draft's likelihood, whether the
     graph agreed or revised it) and the support of what it rests on, through the model's map; without the
     probability the map reads (or, unmapped, without P(True)) the model's stated confidence, marked uncalibrated."""
     shown = {k: round(v, 4) for k, v in signals.items() if v is not None}
     feature = (calibration.about.get("feature") if calibration else None) or "p_true"
-    if signals.get(feature) is None:
+    p = signals.get(feature)
+    if p is None:
         return stated * (0.5 + 0.5 * support), {**shown, "stated": stated, "calibrated": False, "source": "stated"}
     unmeasured = [name for name in (calibration.weights if calibration else {}) if signals.get(name) is None]
     if unmeasured == ["agreement"]:  # sampling turned off (AMG_ANSWER_SAMPLES=0): the map was fitted with it
-        p = float(signals[feature])
-        return p * (0.5 + 0.5 * support), {**shown, "calibrated": False, "source": "verification probability"}
+        return float(p) * (0.5 + 0.5 * support), {**shown, "calibrated": False, "source": "verification probability"}
     if calibration is not None:
         return calibration.score(signals, support), {**shown, "calibrated": True, "source": "open-answer map"}
-    p = float(signals[feature])
-    return p * (0.5 + 0.5 * support), {**shown, "calibrated": False, "source": "verification probability"}
+    return float(p) * (0.5 + 0.5 * support), {**shown, "calibrated": False, "source": "verification probability"}

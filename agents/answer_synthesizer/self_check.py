@@ -13,6 +13,7 @@ import math
 from amg.prompts import load
 from amg.tools.llm.confidence_maps import letter_probabilities
 from amg.tools.llm.conversation import TOP_LOGPROBS, Turn, talk_scored
+from amg.tools.llm.logprobs import TokenLogprob
 from amg.tools.llm.structured import Usage
 
 CHECK_TOKENS = 4
@@ -22,12 +23,14 @@ _VERDICT = {"YES": "yes", "NO": "no"}
 def p_true(llm, dialogue: list[Turn], usage: Usage) -> float | None:
     """P(yes) to "Is the answer you just gave correct?" after ``dialogue`` (which ends with the answer), or None
     when the endpoint returns no log-probabilities or the reply names no verdict."""
-    _, _, logprobs = talk_scored(llm, dialogue, load("verify").format(), usage, CHECK_TOKENS, TOP_LOGPROBS)
+    _, _, logprobs = talk_scored(
+        llm, dialogue, text=load("verify").format(), usage=usage, max_tokens=CHECK_TOKENS, top_logprobs=TOP_LOGPROBS
+    )
     probs = letter_probabilities(logprobs, list(_VERDICT.values()), _VERDICT)
     return probs["yes"] if probs else None
 
 
-def answer_token_probabilities(logprobs: list[dict] | None, said: str, answer: str) -> list[float]:
+def answer_token_probabilities(logprobs: list[TokenLogprob] | None, said: str, answer: str) -> list[float]:
     """The probabilities of the tokens that wrote ``answer`` within the reply ``said``, in order (empty when the
     reply does not hold it or the endpoint gave no log-probabilities)."""
     start = said.find(answer) if answer else -1
@@ -42,7 +45,7 @@ def answer_token_probabilities(logprobs: list[dict] | None, said: str, answer: s
     return picked
 
 
-def answer_likelihood(logprobs: list[dict] | None, said: str, answer: str) -> float | None:
+def answer_likelihood(logprobs: list[TokenLogprob] | None, said: str, answer: str) -> float | None:
     """The geometric mean probability of the tokens that wrote ``answer`` within the reply ``said``."""
     picked = answer_token_probabilities(logprobs, said, answer)
     return math.exp(sum(math.log(max(p, 1e-300)) for p in picked) / len(picked)) if picked else None

@@ -30,12 +30,24 @@ The model is asked for its answer, and the answer read, in agents/answer_synthes
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import NotRequired, TypedDict
+
 from amg.agents.answer_synthesizer.answer_lines import Reply, ask_answer
 from amg.agents.answer_synthesizer.quotes import backing, key_entities, quoted
 from amg.agents.answer_synthesizer.self_check import p_true
-from amg.tools.kg.pipeline_types import Asked, Citation, EvidenceItem, Found, withdrawn, withdrawn_label
+from amg.tools.kg.pipeline_types import (
+    Asked,
+    CandidateDiagnosis,
+    Citation,
+    EvidenceItem,
+    Found,
+    withdrawn,
+    withdrawn_label,
+)
 from amg.tools.kg.schema import normalize_key
 from amg.tools.llm.confidence_maps import CalibrationMap, debias
+from amg.tools.llm.conversation import Turn
 from amg.tools.llm.structured import Usage
 
 MODEL_KNOWLEDGE = "the model's own knowledge: no cited item states the answer"
@@ -46,11 +58,30 @@ NO_KNOWLEDGE = (
     "I found no medical entities in this question that the knowledge graph knows about, so I cannot "
     "answer it from evidence."
 )
+# How a confidence was made, as `amg ask --json` prints it: the measurements read, by name ("p_true", "support",
+# ...), what they were read through ("source", "calibrated") and what the answer rests on ("rests_on", "cited").
+# Which names are there depends on the way taken (this module's docstring; review.py for an open answer's).
+Basis = dict[str, object]
+
+
+class Answered(TypedDict):
+    """The answer synthesizer's state update (``synthesize``, and ``review`` for an open answer)."""
+
+    answer: str
+    option: str | None
+    confidence: float
+    citations: list[Citation]
+    confidence_basis: NotRequired[Basis]
+    rationale: NotRequired[str]
+    dialogue: NotRequired[list[Turn]]
+    degradations: NotRequired[list[str]]
+    llm_calls: NotRequired[int]
+    tokens: NotRequired[int]
 
 
 def scored_option(
-    reply: Reply, probs: dict[str, float] | None, support: float, calibration: CalibrationMap | None
-) -> tuple[str | None, float, dict]:
+    reply: Reply, probs: dict[str, float] | None, *, support: float, calibration: CalibrationMap | None
+) -> tuple[str | None, float, Basis]:
     """(option, confidence, basis): see the module docstring for how the confidence is made."""
     if probs is None:
         confidence = reply.confidence * (0.5 + 0.5 * support)
@@ -60,9 +91,9 @@ def scored_option(
             {"source": "stated", "stated": reply.confidence, "support": support, "calibrated": False},
         )
     fair = debias(probs, calibration.letter_prior if calibration else None)
-    option = max(fair, key=fair.get)
+    option = max(fair, key=lambda letter: fair[letter])
     confidence = calibration(fair[option], support) if calibration else fair[option]
-    basis = {
+    basis: Basis = {
         "source": "letter probabilities",
         "letter_probs": {k: round(v, 4) for k, v in probs.items()},
         "p_option": round(fair[option], 4),
@@ -75,15 +106,15 @@ def scored_option(
 
 
 def open_confidence(
-    reply: Reply, p_yes: float | None, support: float, calibration: CalibrationMap | None
-) -> tuple[float, dict]:
+    reply: Reply, p_yes: float | None, *, support: float, calibration: CalibrationMap | None
+) -> tuple[float, Basis]:
     """(confidence, basis) of an open answer: see the module docstring. The map names the probability it
     reads (``about["feature"]``: ``p_true``, the default, or ``p_answer``, the answer's likelihood)."""
     measured = {"p_true": p_yes, "p_answer": reply.likelihood}
     feature = (calibration.about.get("feature") if calibration else None) or "p_true"
-    if measured[feature] is None:
-        return scored_option(reply, None, support, None)[1:]
     p = measured[feature]
+    if p is None:
+        return scored_option(reply, None, support=support, calibration=None)[1:]
     confidence = calibration(p, support) if calibration else p * (0.5 + 0.5 * support)
     return confidence, {
         "source": "verification probability" if feature == "p_true" else "answer likelihood",
@@ -94,7 +125,9 @@ def open_confidence(
     }
 
 
-def bounded_by_differential(answer: str, confidence: float, differential: list[dict]) -> tuple[float, dict]:
+def bounded_by_differential(
+    answer: str, confidence: float, differential: Sequence[CandidateDiagnosis]
+) -> tuple[float, Basis]:
     """The confidence of an open answer to a case, at most the probability of the candidate it names."""
     said = f" {normalize_key(answer)} "
     named = [
@@ -109,6 +142,7 @@ def bounded_by_differential(answer: str, confidence: float, differential: list[d
 def support_of(
     citations: list[int],
     evidence_index: list[EvidenceItem],
+    *,
     backed: list[tuple[float, list[str]]],
     fetched_ids: set[str],
     reading: float = 1.0,
@@ -127,34 +161,37 @@ def support_of(
 
 def cited_items(evidence_index: list[EvidenceItem], cited: list[int], quotes: dict[int, str]) -> list[Citation]:
     """The evidence items numbered ``cited``, as citations with the sentence each is cited for."""
-    return [
-        Citation(
-            n=e["n"],
-            id=e["id"],
-            kind=e["kind"],
-            pmid=e.get("pmid"),
-            doi=e.get("doi"),
-            title=e.get("title"),
-            year=e.get("year"),
-            url=e.get("url"),
-            evidence_id=e["id"],
-            quote=quotes[e["n"]],
-            **({"status": e["status"]} if withdrawn(e) else {}),
-        )
-        for e in evidence_index
-        if e["n"] in cited
-    ]
+    return [_citation(e, quotes[e["n"]]) for e in evidence_index if e["n"] in cited]
+
+
+def _citation(e: EvidenceItem, quote: str) -> Citation:
+    citation = Citation(
+        n=e["n"],
+        id=e["id"],
+        kind=e["kind"],
+        pmid=e.get("pmid"),
+        doi=e.get("doi"),
+        title=e.get("title"),
+        year=e.get("year"),
+        url=e.get("url"),
+        evidence_id=e["id"],
+        quote=quote,
+    )
+    if withdrawn(e):
+        citation["status"] = e["status"]
+    return citation
 
 
 def synthesize(
     asked: Asked,
     found: Found,
+    *,
     llm,
     calibration: CalibrationMap | None = None,
     reading: float = 1.0,
     preface: str = "",
-    rests_on: list[int] = (),
-) -> dict:
+    rests_on: Sequence[int] = (),
+) -> Answered:
     """State update: answer, option, confidence (and its basis), citations (resolved), the conversation, usage.
 
     ``reading``: the support of a text fetched this run, the model's measured precision reading evidence
@@ -168,7 +205,7 @@ def synthesize(
     if not entities and not options and not evidence_index:
         return {"answer": NO_KNOWLEDGE, "option": None, "confidence": 0.0, "citations": [], "rationale": ""}
     usage = Usage()
-    reply, dialogue, probs = ask_answer(llm, dialogue, question, options, usage, preface)
+    reply, dialogue, probs = ask_answer(llm, dialogue, question=question, options=options, usage=usage, preface=preface)
     if reply is None:
         return {
             "answer": "The model did not return a usable answer.",
@@ -183,11 +220,11 @@ def synthesize(
     quotes = quoted(
         reply.citations,
         evidence_index,
-        backing(nodes, links, differential),
-        key_entities(claim, entities, nodes),
-        claim,
-        question,
-        rests_on,
+        steps=backing(nodes, links, differential),
+        keys=key_entities(claim, entities, nodes),
+        answer=claim,
+        question=question,
+        read=rests_on,
     )
     said = [n for n in reply.citations if n in quotes]
     valid = said or [n for n in rests_on if n in quotes]
@@ -196,11 +233,14 @@ def synthesize(
         *((x["confidence"], x["evidence_ids"]) for x in links),
         *((c["probability"], c.get("evidence_ids", [])) for c in differential),
     ]
-    support = support_of(valid, evidence_index, backed, set(fetched_ids), reading)
+    support = support_of(valid, evidence_index, backed=backed, fetched_ids=set(fetched_ids), reading=reading)
     if options:
-        option, confidence, basis = scored_option(reply, probs, support, calibration)
+        option, confidence, basis = scored_option(reply, probs, support=support, calibration=calibration)
     else:
-        option, (confidence, basis) = None, open_confidence(reply, p_true(llm, dialogue, usage), support, calibration)
+        option, (confidence, basis) = (
+            None,
+            open_confidence(reply, p_true(llm, dialogue, usage), support=support, calibration=calibration),
+        )
     if valid and not said:
         basis["cited"] = "the studies read (the reply cited none)"
     unquoted = [n for n in reply.citations if n not in quotes and any(e["n"] == n for e in evidence_index)]

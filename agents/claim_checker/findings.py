@@ -16,7 +16,9 @@ stance probability.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
+from amg.agents.claim_checker.paper import ClaimPaper
 from amg.agents.claim_checker.settling import quoted
 from amg.agents.finding_reader.ends import (
     comparison_arm,
@@ -27,9 +29,11 @@ from amg.agents.finding_reader.ends import (
     on_question_entities,
 )
 from amg.agents.finding_reader.reader import graph_entities
+from amg.agents.learned import Learned
 from amg.prompts import load
 from amg.tools.kg.grounding import is_generic
-from amg.tools.kg.records import EvidenceRecord, RelationRecord
+from amg.tools.kg.pipeline_types import Named
+from amg.tools.kg.records import EvidenceRecord, Quote, RelationRecord
 from amg.tools.kg.schema import FINDINGS, relation_type
 from amg.tools.kg.store.protocols import ExpansionWrites
 from amg.tools.llm.conversation import talk
@@ -68,14 +72,21 @@ def naming_sentence(ends: str, sentences: dict[int, str]) -> int | None:
 
 
 def grounded(
-    line: tuple[int, str, str, str], claim: str, paper: dict, entities: list[dict], confidence: float, model: str
+    line: tuple[int, str, str, str],
+    claim: str,
+    *,
+    paper: ClaimPaper,
+    entities: Sequence[Named],
+    confidence: float,
+    model: str,
 ) -> tuple[RelationRecord | None, str | None]:
     """The finding ``line`` as a relation to write with the paper's settling sentences, or None and why not."""
     number, subject, relation, obj = line
     rel_type, flipped = relation_type(relation)
     if rel_type not in _FINDING_TYPES:
         return None, f"{relation!r} is not a study finding"
-    ends = tuple(head_of(n) for n in ((obj, subject) if flipped else (subject, obj)))
+    first, second = (obj, subject) if flipped else (subject, obj)
+    ends = (head_of(first), head_of(second))
     if comparison_arm(ends[0]):
         return None, f"{ends[0]!r} is the comparison arm, not what was tested"
     text_of = {s["n"]: s["text"] for s in paper["sentences"]}
@@ -87,26 +98,26 @@ def grounded(
     for name in (source, target):
         if is_generic(name):
             return None, f"{name!r} is not a specific subject or outcome"
-    quotes = [{"paper": paper["id"], "n": n, "text": text_of[n]} for n in read_from(paper)]
+    quotes = [Quote(paper=paper["id"], n=n, text=text_of[n]) for n in read_from(paper)]
     try:
         record = RelationRecord(
             source,
             target,
-            rel_type,
-            round(confidence, 3),
-            [paper["id"]],
-            None,
-            text_of[number][:500],
-            paper.get("kind") or "pubmed",
-            model,
-            quotes,
+            type=rel_type,
+            confidence=round(confidence, 3),
+            evidence_ids=[paper["id"]],
+            score_raw=None,
+            description=text_of[number][:500],
+            origin=paper.get("kind") or "pubmed",
+            model=model,
+            quotes=quotes,
         )
     except ValueError as exc:
         return None, str(exc)
     return record, None
 
 
-def read_from(paper: dict) -> list[int]:
+def read_from(paper: ClaimPaper) -> list[int]:
     """The numbers of the sentences a side-taking ``paper``'s findings are read from and kept with: the
     ``LEARNED_FROM`` shown likeliest to settle the claim, whether or not the second was likely enough to be quoted (a
     finding and its result are often two sentences, and one sentence gave a fifth as many grounded findings), with any
@@ -118,25 +129,23 @@ def read_from(paper: dict) -> list[int]:
 
 def learn_claim_paper(
     claim: str,
-    entities: list[dict],
-    paper: dict,
+    entities: Sequence[Named],
+    *,
+    paper: ClaimPaper,
     llm,
     model_name: str,
     reliability: float,
     store: ExpansionWrites,
-) -> dict:
+) -> Learned:
     """Keep ``paper`` (a stance result with its ``sentences``, ``shown`` and ``rationale``) with the sentences the
     stance step read, linked to the claim's entities, and, when it took a side, read and write its findings."""
     usage = Usage()
     text_of = {s["n"]: s["text"] for s in paper["sentences"]}
-    kept = {
-        "entities": graph_entities(entities),
-        "evidence": [kept_paper(paper)],
-        "supports": [(e["key"], paper["id"]) for e in entities],
-    }
+    entities_kept, evidence_kept = graph_entities(entities), [kept_paper(paper)]
+    supports = [(e["key"], paper["id"]) for e in entities]
     numbers = read_from(paper)
     if paper["stance"] == "neither" or not numbers:
-        store.upsert(**kept)
+        store.upsert(entities=entities_kept, evidence=evidence_kept, supports=supports)
         return {"new_relations": [], "refused": [], **usage.as_update()}
     prompt = load("claim_findings").format(
         claim=claim,
@@ -144,17 +153,18 @@ def learn_claim_paper(
         sentences="\n".join(f"[{n}] {text_of[n]}" for n in numbers),
         relations="\n".join(f"  - {r.name}" + (f" ({r.hint})" if r.hint else "") for r in FINDINGS),
     )
-    said, _ = talk(llm, [], prompt, usage, FINDING_TOKENS)
+    said, _ = talk(llm, [], text=prompt, usage=usage, max_tokens=FINDING_TOKENS)
     confidence = reliability * max(paper["probabilities"].get(paper["stance"], 1.0), 0.0)
-    records, refused = [], []
+    records: list[RelationRecord] = []
+    refused: list[str] = []
     for line in finding_lines(said, {n: text_of[n] for n in numbers}):
-        record, problem = grounded(line, claim, paper, entities, confidence, model_name)
+        record, problem = grounded(line, claim, paper=paper, entities=entities, confidence=confidence, model=model_name)
         if record is None:
             refused.append(f"finding of {paper['id']}: {problem}")
         else:
             records.append(record)
     ends = [(key, paper["id"]) for r in records for key in (r.source, r.target)]
-    store.upsert(**{**kept, "relations": records, "supports": [*ends, *kept["supports"]]})
+    store.upsert(entities=entities_kept, evidence=evidence_kept, relations=records, supports=[*ends, *supports])
     if not records:
         return {
             "new_relations": [],
@@ -165,7 +175,7 @@ def learn_claim_paper(
     return {"new_relations": new, "refused": refused, **usage.as_update()}
 
 
-def kept_paper(paper: dict) -> EvidenceRecord:
+def kept_paper(paper: ClaimPaper) -> EvidenceRecord:
     """``paper`` as the graph keeps it: its metadata, its text, and the sentences the stance step was shown."""
     text_of = {s["n"]: s["text"] for s in paper["sentences"]}
     return EvidenceRecord(

@@ -16,8 +16,10 @@ import json
 
 import snowballstemmer
 
+from amg.agents.claim_checker.paper import ClaimPaper, Sentence
 from amg.tools.kg.schema import FINDINGS, normalize_key
 from amg.tools.kg.store.protocols import ClaimReads
+from amg.tools.kg.store.rows import FindingEdge
 from amg.tools.literature.query_words import query_words
 
 STATED_WORDS, STATED_SHARE = 2, 0.4
@@ -36,7 +38,7 @@ def stemmed_words(text: str) -> set[str]:
     return set(_STEMMER.stemWords([normalize_key(w) for w in query_words(text, limit=500)]))
 
 
-def findings_on(claim: str, keys: list[str], store: ClaimReads) -> list[dict]:
+def findings_on(claim: str, keys: list[str], store: ClaimReads) -> list[FindingEdge]:
     """The findings on ``keys`` and those stating most of ``claim``'s words, most words first."""
     types = [r.name for r in FINDINGS]
     asked = stemmed_words(claim)
@@ -44,7 +46,7 @@ def findings_on(claim: str, keys: list[str], store: ClaimReads) -> list[dict]:
     for row in store.every_finding(types):
         rows.setdefault((row["key"], row["rel"], row["other"]), row)
 
-    def stated(row: dict) -> int:
+    def stated(row: FindingEdge) -> int:
         quotes = " ".join(json.loads(q)["text"] for q in row.get("quotes") or [])
         return len(
             asked
@@ -56,35 +58,37 @@ def findings_on(claim: str, keys: list[str], store: ClaimReads) -> list[dict]:
     return [r for _, r in sorted(kept, key=lambda pair: -pair[0])[:MAX_FINDINGS]]
 
 
-def papers_from_graph(claim: str, keys: list[str], store: ClaimReads) -> list[dict]:
+def papers_from_graph(claim: str, keys: list[str], store: ClaimReads) -> list[ClaimPaper]:
     """[{id, title, url, year, pmid, doi, kind, sentences: [{n, text}]}] of the papers the claim's findings rest on,
     and of those a check read for the claim's entities whose kept sentences state the claim's words; each with the
     sentences its findings keep and those it was read with."""
-    papers: dict[str, dict] = {}
+    papers: dict[str, dict[int, str]] = {}  # paper id -> its sentences by number
     for row in findings_on(claim, keys, store):
         for quote in map(json.loads, row["quotes"]):
             papers.setdefault(quote["paper"], {}).setdefault(int(quote["n"]), quote["text"])
     asked = stemmed_words(claim)
-    for paper in store.papers_read(keys, PAPERS_READ) if keys else []:
-        kept = [json.loads(s) for s in paper.get("sentences") or []]
-        shared = len(asked & stemmed_words(f"{paper.get('title') or ''} {' '.join(k['text'] for k in kept)}"))
+    for read in store.papers_read(keys, PAPERS_READ) if keys else []:
+        kept = [json.loads(s) for s in read.get("sentences") or []]
+        shared = len(asked & stemmed_words(f"{read.get('title') or ''} {' '.join(k['text'] for k in kept)}"))
         if kept and states(shared, asked):
             for sentence in kept:
-                papers.setdefault(paper["id"], {}).setdefault(int(sentence["n"]), sentence["text"])
+                papers.setdefault(read["id"], {}).setdefault(int(sentence["n"]), sentence["text"])
     held = {e["id"]: e for e in store.evidence(list(papers))} if papers else {}
+    found = []
     for paper, sentences in papers.items():
-        for sentence in map(json.loads, held.get(paper, {}).get("sentences") or []):
+        stored = held.get(paper)
+        for sentence in map(json.loads, (stored.get("sentences") if stored else None) or []):
             sentences.setdefault(int(sentence["n"]), sentence["text"])
-    return [
-        {
-            "id": paper,
-            "title": held.get(paper, {}).get("title") or "",
-            "url": held.get(paper, {}).get("url"),
-            "year": held.get(paper, {}).get("year"),
-            "pmid": held.get(paper, {}).get("pmid"),
-            "doi": held.get(paper, {}).get("doi"),
-            "kind": held.get(paper, {}).get("kind") or "pubmed",
-            "sentences": [{"n": n, "text": text} for n, text in sorted(sentences.items())],
-        }
-        for paper, sentences in papers.items()
-    ]
+        found.append(
+            ClaimPaper(
+                id=paper,
+                title=(stored.get("title") if stored else None) or "",
+                url=stored.get("url") if stored else None,
+                year=stored.get("year") if stored else None,
+                pmid=stored.get("pmid") if stored else None,
+                doi=stored.get("doi") if stored else None,
+                kind=(stored.get("kind") if stored else None) or "pubmed",
+                sentences=[Sentence(n=n, text=text) for n, text in sorted(sentences.items())],
+            )
+        )
+    return found

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 
 from amg.agents.claim_checker.from_graph import stemmed_words
+from amg.agents.claim_checker.paper import Sentence, ShownSentence
 
 FEATURES = (
     "closeness",  # cosine of the sentence and the claim
@@ -70,7 +72,9 @@ _STATISTICS = re.compile(
 )
 
 
-def features(claim: str, sentences: list[dict], closeness: list[float], length: int | None = None) -> list[list[float]]:
+def features(
+    claim: str, sentences: Sequence[Sentence], *, closeness: list[float], length: int | None = None
+) -> list[list[float]]:
     """One row of ``FEATURES`` per sentence of ``sentences`` ([{n, text}], numbered as in the abstract), whose
     cosines with ``claim`` are ``closeness``; ``length``: the abstract's number of sentences (None when only some
     are at hand, as offline: the last numbered one then counts as the last)."""
@@ -101,7 +105,8 @@ def features(claim: str, sentences: list[dict], closeness: list[float], length: 
 
 def settling(
     claim: str,
-    sentences: list[dict],
+    sentences: Sequence[Sentence],
+    *,
     closeness: list[float],
     length: int | None = None,
     weights: dict[str, float] | None = None,
@@ -113,11 +118,11 @@ def settling(
     w = [weights[name] for name in FEATURES]
     return [
         1 / (1 + math.exp(-(intercept + sum(a * x for a, x in zip(w, row)))))
-        for row in features(claim, sentences, closeness, length)
+        for row in features(claim, sentences, closeness=closeness, length=length)
     ]
 
 
-def quoted(shown: list[dict], limit: int = QUOTED, likely: float = LIKELY) -> list[int]:
+def quoted(shown: Sequence[ShownSentence], limit: int = QUOTED, likely: float = LIKELY) -> list[int]:
     """The numbers of the sentences of ``shown`` ([{n, settles}]) quoted as a paper's rationale, in the abstract's
     order: the likeliest to settle the claim, and up to ``limit`` - 1 more that are each at least ``likely`` to."""
     ranked = sorted(shown, key=lambda s: -s["settles"])

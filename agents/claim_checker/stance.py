@@ -24,10 +24,14 @@ chosen"), and benchmarks/claim_stance.py re-decides a run's recorded readings at
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from amg.agents.claim_checker.paper import ClaimPaper, Sentence, ShownSentence
 from amg.agents.claim_checker.settling import SHOWN, quoted, settling
 from amg.prompts import load
 from amg.tools.llm.confidence_maps import letter_probabilities
 from amg.tools.llm.conversation import TOP_LOGPROBS, talk_scored
+from amg.tools.llm.logprobs import TokenLogprob
 from amg.tools.llm.structured import Usage
 
 STANCES = ("supports", "contradicts", "neither")
@@ -42,15 +46,20 @@ _YES_NO = {"YES": "yes", "NO": "no"}
 
 
 def shown_sentences(
-    claim: str, sentences: list[dict], closeness: list[float], length: int | None = None, limit: int = SHOWN
-) -> list[dict]:
+    claim: str, sentences: Sequence[Sentence], *, closeness: list[float], length: int | None = None, limit: int = SHOWN
+) -> list[ShownSentence]:
     """Of ``sentences`` ([{n, text}], ``closeness`` their cosines with ``claim``; ``length`` the abstract's number of
     sentences, None when only some are at hand), the ``limit`` likeliest to settle the claim, in the abstract's
     order: [{n, text, relevance, settles}]."""
-    settles = settling(claim, sentences, closeness, length)
+    settles = settling(claim, sentences, closeness=closeness, length=length)
     ranked = sorted(range(len(sentences)), key=lambda i: -settles[i])[:limit]
     return [
-        {**sentences[i], "relevance": round(float(closeness[i]), 4), "settles": round(settles[i], 4)}
+        ShownSentence(
+            n=sentences[i]["n"],
+            text=sentences[i]["text"],
+            relevance=round(float(closeness[i]), 4),
+            settles=round(settles[i], 4),
+        )
         for i in sorted(ranked, key=lambda i: sentences[i]["n"])
     ]
 
@@ -58,7 +67,9 @@ def shown_sentences(
 def opposite_of(claim: str, llm, usage: Usage) -> str | None:
     """The claim rewritten by the model to state the opposite finding, or None when its reply is not one (empty,
     the claim itself, or far longer than a claim)."""
-    said, _ = talk_scored(llm, [], load("claim_opposite").format(claim=claim), usage, OPPOSITE_TOKENS)[:2]
+    said, _ = talk_scored(
+        llm, [], text=load("claim_opposite").format(claim=claim), usage=usage, max_tokens=OPPOSITE_TOKENS
+    )[:2]
     line = next((line.strip() for line in said.splitlines() if line.strip()), "")
     line = line.removeprefix("Claim:").strip().strip('"')
     if not line or _plain(line) == _plain(claim) or len(line.split()) > MAX_OPPOSITE_WORDS:
@@ -70,7 +81,7 @@ def _plain(text: str) -> str:
     return " ".join(text.lower().replace(".", " ").split())
 
 
-def yes_probability(logprobs: list[dict] | None, said: str) -> float | None:
+def yes_probability(logprobs: list[TokenLogprob] | None, said: str) -> float | None:
     """P(yes) at the reply's first yes/no token, or 1/0 from its word when the endpoint gave no log-probabilities;
     None when the reply says neither."""
     found = letter_probabilities(logprobs, ["yes", "no"], _YES_NO)
@@ -80,11 +91,13 @@ def yes_probability(logprobs: list[dict] | None, said: str) -> float | None:
     return {"yes": 1.0, "no": 0.0}.get(word.strip(".,!:"))
 
 
-def shows(statement: str, paper: dict, llm, usage: Usage) -> float | None:
+def shows(statement: str, paper: ClaimPaper, *, llm, usage: Usage) -> float | None:
     """P(the model says ``paper``'s shown sentences show ``statement`` true), or None without a yes or no."""
     lines = "\n".join(f"[{s['n']}] {s['text']}" for s in paper["shown"])
     prompt = load("claim_shows").format(title=paper.get("title") or "", sentences=lines, statement=statement)
-    said, _, logprobs = talk_scored(llm, [], prompt, usage, ANSWER_TOKENS, TOP_LOGPROBS)
+    said, _, logprobs = talk_scored(
+        llm, [], text=prompt, usage=usage, max_tokens=ANSWER_TOKENS, top_logprobs=TOP_LOGPROBS
+    )
     return yes_probability(logprobs, said)
 
 
@@ -110,12 +123,12 @@ def decide(
     return ("supports" if claim_yes >= opposite_yes else "contradicts"), probabilities
 
 
-def backing(paper: dict) -> float:
+def backing(paper: ClaimPaper) -> float:
     """How strongly ``paper`` backs the statement it sides with: the larger of its two yes-probabilities."""
     return max(paper.get("said", {}).values(), default=0.0)
 
 
-def behind_the_best(papers: list[dict], margin: float = BACKED_MARGIN) -> list[dict]:
+def behind_the_best(papers: list[ClaimPaper], margin: float = BACKED_MARGIN) -> list[ClaimPaper]:
     """``papers`` with those that take a side backing it more than ``margin`` less than the best-read paper does
     turned to "neither": for one claim, the papers a small model reads as backing it only half-heartedly are mostly
     papers on the topic that do not settle it, once another paper settles it outright. Papers that back their sides
@@ -130,18 +143,20 @@ def behind_the_best(papers: list[dict], margin: float = BACKED_MARGIN) -> list[d
     return out
 
 
-def read_papers(claim: str, papers: list[dict], llm, usage: Usage) -> list[dict]:
+def read_papers(claim: str, papers: list[ClaimPaper], *, llm, usage: Usage) -> list[ClaimPaper]:
     """Each of ``papers`` with its stance on ``claim`` (``read_stance``), those under the gates unread and those
     far behind the best-read one counted for neither (``behind_the_best``); the claim's opposite is written once,
     when some paper is read."""
     floor = max([RELEVANCE_GATE, *(p["relevance"] - RELATIVE_GATE for p in papers)])
     opposite = opposite_of(claim, llm, usage) if any(p["shown"] and p["relevance"] >= floor for p in papers) else None
-    return behind_the_best([read_stance(claim, paper, llm, usage, floor, opposite) for paper in papers])
+    return behind_the_best(
+        [read_stance(claim, paper, llm=llm, usage=usage, floor=floor, opposite=opposite) for paper in papers]
+    )
 
 
 def read_stance(
-    claim: str, paper: dict, llm, usage: Usage, floor: float = RELEVANCE_GATE, opposite: str | None = None
-) -> dict:
+    claim: str, paper: ClaimPaper, *, llm, usage: Usage, floor: float = RELEVANCE_GATE, opposite: str | None = None
+) -> ClaimPaper:
     """``paper`` ({id, title, shown: [{n, text, relevance}], relevance}) with its stance on ``claim``:
     ``stance``, ``probabilities`` (``decide``), ``said`` (P(yes) of the claim and of its ``opposite``),
     ``rationale`` (sentence numbers, for a side taken), ``named`` (the sentences read as settling it, whatever its
@@ -150,8 +165,8 @@ def read_stance(
     if not shown or paper["relevance"] < floor:
         why = f"no sentence close enough to the claim (best similarity {paper['relevance']:.2f} < {floor:.2f})"
         return {**paper, "stance": "neither", "probabilities": {}, "said": {}, "rationale": [], "named": [], "why": why}
-    claim_yes = shows(claim, paper, llm, usage)
-    opposite_yes = shows(opposite, paper, llm, usage) if opposite and claim_yes is not None else None
+    claim_yes = shows(claim, paper, llm=llm, usage=usage)
+    opposite_yes = shows(opposite, paper, llm=llm, usage=usage) if opposite and claim_yes is not None else None
     stance, probabilities = decide(claim_yes, opposite_yes)
     named = quoted(shown)
     said = {"claim": claim_yes, "opposite": opposite_yes}

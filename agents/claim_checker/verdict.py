@@ -10,21 +10,40 @@ the paper that would settle it.
 from __future__ import annotations
 
 import math
+from typing import TypedDict
+
+from amg.agents.claim_checker.paper import ClaimPaper
 
 VERDICTS = ("supported", "contradicted", "mixed", "not enough evidence")
 NO_EVIDENCE_CEILING = 0.8
 LABELS = {"supports": "SUPPORT", "contradicts": "CONTRADICT"}
 
 
+class Verdict(TypedDict, total=False):
+    """``weigh`` gives every field; the state holds {} for a turn that checks no claim (graphs/state.py)."""
+
+    verdict: str  # one of VERDICTS
+    confidence: float
+    counts: dict[str, int]  # papers by stance
+    summary: str
+
+
+class Rationale(TypedDict):
+    """SciFact's entry for one abstract: the sentences that settle the claim, and the label."""
+
+    sentences: list[int]
+    label: str
+
+
 def _papers(n: int) -> str:
     return f"{n} paper" + ("s" if n != 1 else "")
 
 
-def _either(papers: list[dict], side: str) -> float:
+def _either(papers: list[ClaimPaper], side: str) -> float:
     return 1 - math.prod(1 - p["probabilities"].get(side, 1.0) for p in papers)
 
 
-def weigh(papers: list[dict]) -> dict:
+def weigh(papers: list[ClaimPaper]) -> Verdict:
     """{verdict, confidence, counts, summary} of the papers' stances."""
     support = [p for p in papers if p["stance"] == "supports"]
     contra = [p for p in papers if p["stance"] == "contradicts"]
@@ -49,13 +68,13 @@ def weigh(papers: list[dict]) -> dict:
             if papers
             else "Not enough evidence: no paper in the literature index bears on the claim."
         )
-    return {"verdict": verdict, "confidence": round(confidence, 4), "counts": counts, "summary": summary}
+    return Verdict(verdict=verdict, confidence=round(confidence, 4), counts=counts, summary=summary)
 
 
-def submission(papers: list[dict]) -> dict:
+def submission(papers: list[ClaimPaper]) -> dict[str, Rationale]:
     """SciFact's submission entry for the papers read: {doc: {sentences, label}} for those that take a side."""
     return {
-        p["id"]: {"sentences": list(p["rationale"]), "label": LABELS[p["stance"]]}
+        p["id"]: Rationale(sentences=list(p["rationale"]), label=LABELS[p["stance"]])
         for p in papers
         if p["stance"] in LABELS
     }

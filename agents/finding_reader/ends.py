@@ -11,9 +11,11 @@ apart from both the abstract's and the question's wording ("Type 2 diabetes mell
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from abbreviations.schwartz_hearst import extract_abbreviation_definition_pairs
 
+from amg.tools.kg.pipeline_types import Named
 from amg.tools.kg.schema import normalize_key
 from amg.tools.literature.query_words import query_words
 
@@ -55,7 +57,7 @@ def end_named(name: str, said: set[str]) -> bool:
     return unnamed == 0 or (unnamed == 1 and len(words) >= 3)
 
 
-def on_question_entities(ends: tuple[str, str], entities: list[dict]) -> tuple[str, str]:
+def on_question_entities(ends: tuple[str, str], entities: Sequence[Named]) -> tuple[str, str]:
     """Both ends on the question's entities; when both hold the same one ("ankylosing spondylitis patients",
     "ankylosing spondylitis activity": 9 findings of 200 were refused as self-relations), only the shorter end
     is written as it, the other as the abstract names it."""
@@ -66,7 +68,7 @@ def on_question_entities(ends: tuple[str, str], entities: list[dict]) -> tuple[s
     return snapped[0], snapped[1]
 
 
-def on_question_entity(name: str, entities: list[dict]) -> str:
+def on_question_entity(name: str, entities: Sequence[Named]) -> str:
     """``name``, or the longest question entity whose words it holds in order ("quality assurance" in
     "quality assurance programmes in day surgery"; "peri-sinusoidal cell activity" in "perisinusoidal cell
     activity in the liver")."""

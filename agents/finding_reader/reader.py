@@ -16,6 +16,7 @@ reaches it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import cache
 
 from pydantic import BaseModel, Field, create_model
@@ -30,9 +31,11 @@ from amg.agents.finding_reader.ends import (
     on_question_entities,
     spelled_out,
 )
+from amg.agents.learned import Learned
 from amg.prompts import load
 from amg.tools.kg.grounding import is_generic
-from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
+from amg.tools.kg.pipeline_types import Named
+from amg.tools.kg.records import EntityRecord, EvidenceFields, EvidenceRecord, RelationRecord
 from amg.tools.kg.schema import FINDINGS, normalize_key, relation_type
 from amg.tools.kg.store.protocols import ExpansionWrites
 from amg.tools.llm.reader import Reader
@@ -63,7 +66,7 @@ class StudyFinding(BaseModel):
 
 
 def read_finding(
-    question: str, entities: list[dict], paper: dict, text: str, llm, usage: Usage, verdict: str = ""
+    question: str, entities: Sequence[Named], *, paper: EvidenceFields, text: str, llm, usage: Usage, verdict: str = ""
 ) -> tuple[StudyFinding | None, str | None]:
     """The model's reading of ``paper`` (an evidence record) for ``question``; or None and why not.
 
@@ -78,7 +81,7 @@ def read_finding(
         relations=finding_list(verdict),
         verdict=f"The answer this study gives the question: {verdict}." if verdict else "",
     )
-    reply = ask(llm, finding_schema(verdict), prompt, usage)
+    reply = ask(llm, finding_schema(verdict), prompt=prompt, usage=usage)
     return (reply, None) if reply is not None else (None, "no usable finding")
 
 
@@ -112,10 +115,11 @@ def finding_schema(verdict: str) -> type[StudyFinding]:
 
 def grounded_finding(
     finding: StudyFinding,
-    paper: dict,
+    paper: EvidenceFields,
+    *,
     text: str,
     reader: Reader,
-    entities: list[dict] = (),
+    entities: Sequence[Named] = (),
     question: str = "",
     verdict: str = "",
 ) -> tuple[RelationRecord | None, str | None]:
@@ -134,17 +138,15 @@ def grounded_finding(
         return None, f"{rel_type!r} disagrees with the answer read from the paper ({verdict})"
     abstract = f"{paper.get('title') or ''} {text}"
     defined = abbreviations_in(abstract)
-    ends = tuple(
-        head_of(spelled_out(n, defined))
-        for n in ((finding.object, finding.subject) if flipped else (finding.subject, finding.object))
-    )
+    first, second = (finding.object, finding.subject) if flipped else (finding.subject, finding.object)
+    ends = (head_of(spelled_out(first, defined)), head_of(spelled_out(second, defined)))
     if comparison_arm(ends[0]):  # "placebo improves pain", snapped onto the question's drug, would say the opposite
         return None, f"{ends[0]!r} is the comparison arm, not what was tested"
     said = content_words(f"{abstract} {question}")
     for name in ends:
         if not end_named(name, said):
             return None, f"neither the abstract nor the question names {name!r}"
-    source, target = on_question_entities(ends, list(entities))
+    source, target = on_question_entities(ends, entities)
     for name in (source, target):
         if is_generic(name):
             return None, f"{name!r} is not a specific subject or outcome"
@@ -159,13 +161,13 @@ def grounded_finding(
         return RelationRecord(
             source,
             target,
-            rel_type,
-            reader.confidence(finding.score),
-            [paper["id"]],
-            finding.score,
-            description,
-            paper["kind"],
-            reader.model_name,
+            type=rel_type,
+            confidence=reader.confidence(finding.score),
+            evidence_ids=[paper["id"]],
+            score_raw=finding.score,
+            description=description,
+            origin=paper["kind"],
+            model=reader.model_name,
         ), None
     except ValueError as exc:
         return None, str(exc)
@@ -215,19 +217,24 @@ def _one_sentence_in(copied: str, sentences: list[str]) -> str | None:
 
 def learn_finding(
     question: str,
-    entities: list[dict],
-    paper: dict,
+    entities: Sequence[Named],
+    *,
+    paper: EvidenceFields,
     text: str,
     reader: Reader,
     store: ExpansionWrites,
     verdict: str = "",
-) -> dict:
+) -> Learned:
     """Read ``paper``'s finding for ``question`` (answered ``verdict`` from it) and write it with the paper."""
     usage = Usage()
-    finding, problem = read_finding(question, entities, paper, text, reader.llm, usage, verdict)
+    finding, problem = read_finding(
+        question, entities, paper=paper, text=text, llm=reader.llm, usage=usage, verdict=verdict
+    )
     record = None
     if finding is not None:
-        record, problem = grounded_finding(finding, paper, text, reader, entities, question, verdict)
+        record, problem = grounded_finding(
+            finding, paper, text=text, reader=reader, entities=entities, question=question, verdict=verdict
+        )
     asked = [(e["key"], paper["id"]) for e in entities]
     if record is None:  # the paper is kept, read for the question's entities: offline reads it again from there
         store.upsert(entities=graph_entities(entities), evidence=[EvidenceRecord(**paper)], supports=asked)
@@ -241,7 +248,7 @@ def learn_finding(
     return {"new_relations": [record.learned("description")], "refused": [], **usage.as_update()}
 
 
-def graph_entities(entities: list[dict]) -> list[EntityRecord]:
+def graph_entities(entities: Sequence[Named]) -> list[EntityRecord]:
     """The question's entities as the graph's nodes (created when missing; an existing one keeps its name); one
     linked under another key (an alias of a vocabulary's entity) is in the graph already."""
     named = [(EntityRecord(name=e["name"], type=e.get("type") or "other"), e["key"]) for e in entities if e.get("name")]

@@ -147,10 +147,10 @@ def test_a_failed_model_call_is_an_unanswered_question_not_a_lost_run(bench_env,
     ctx, tmp_path, _ = bench_env
     real = cli_bench._answer
 
-    def flaky(method, item, *rest):
+    def flaky(method, item, **rest):
         if item["id"] == "q2":
             raise ModelUnavailable("model endpoint http://x/v1 did not answer within 60 s (AMG_LLM_TIMEOUT)")
-        return real(method, item, *rest)
+        return real(method, item, **rest)
 
     monkeypatch.setattr(cli_bench, "_answer", flaky)
     assert cli_bench._bench(args_for(tmp_path, "closed-book"), ctx, resources_for(ctx)) == 0

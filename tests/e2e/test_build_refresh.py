@@ -74,7 +74,9 @@ def env(store, scripted_server, tmp_path, monkeypatch):
     entrez.down_for = set()
     ctx = Context(data_dir=str(tmp_path), sources="pubmed", stale_days=30)
     llm = ChatOpenAI(base_url=server.base_url, api_key="t", model="scripted")
-    finder = EvidenceFinder(pubmed=PubMedClient("", "", RequestCache(tmp_path / "c.sqlite"), entrez), cooldown_s=0)
+    finder = EvidenceFinder(
+        pubmed=PubMedClient("", "", cache=RequestCache(tmp_path / "c.sqlite"), transport=entrez), cooldown_s=0
+    )
     install(Resources(ctx, store=store, llm=llm, evidence=finder))
     return SimpleNamespace(ctx=ctx, scores=scores, entrez=entrez, server=server, tmp=tmp_path)
 
@@ -128,7 +130,11 @@ def test_refresh_and_qa_write_on_the_same_entity_lose_nothing(env, store):
                     halfway.wait()  # the refresher has claimed metformin and is scoring it
                 store.upsert(
                     evidence=[EvidenceRecord(id=f"pmid:9{i}", kind="pubmed")],
-                    relations=[RelationRecord("Metformin", f"Condition {i}", "treats", 0.7, [f"pmid:9{i}"])],
+                    relations=[
+                        RelationRecord(
+                            "Metformin", f"Condition {i}", type="treats", confidence=0.7, evidence_ids=[f"pmid:9{i}"]
+                        )
+                    ],
                 )
         except Exception as exc:  # surfaced below
             errors.append(exc)

@@ -34,7 +34,7 @@ def test_scripted_letter_logprobs_become_the_formula_confidence(scripted_server)
     options = {"A": "w", "B": "x", "C": "y", "D": "z"}
     prior = {"A": 0.2, "B": 0.2, "C": 0.4, "D": 0.2}
     cmap = CalibrationMap(a=1.0, b=0.5, c=-0.2, letter_prior=prior)
-    out = synthesize(Asked("q?", options, [{"key": "x"}], []), Found(), llm, calibration=cmap)
+    out = synthesize(Asked("q?", options, entities=[{"key": "x"}], dialogue=[]), Found(), llm=llm, calibration=cmap)
     raw = {"A": 0.1, "B": 0.3, "C": 0.5, "D": 0.1}
     fair = {k: raw[k] / prior[k] for k in raw}
     total = sum(fair.values())
@@ -42,7 +42,7 @@ def test_scripted_letter_logprobs_become_the_formula_confidence(scripted_server)
     expected = 1 / (1 + math.exp(-(math.log((fair["B"] / total) / (1 - fair["B"] / total)) + 0.5 * 0.0 - 0.2)))
     assert out["confidence"] == round(expected, 3)
     assert out["confidence_basis"]["model_option"] == "C" and server.requests[-1]["top_logprobs"] == 20
-    plain = synthesize(Asked("q?", options, [{"key": "x"}], []), Found(), llm, calibration=None)
+    plain = synthesize(Asked("q?", options, entities=[{"key": "x"}], dialogue=[]), Found(), llm=llm, calibration=None)
     assert plain["option"] == "C" and plain["confidence"] == round(0.5, 3), "no map: the model's own probability"
 
 
@@ -67,7 +67,9 @@ def test_a_copied_verdict_list_is_asked_again_and_read_from_the_repaired_reply(s
     )
     llm = ChatOpenAI(base_url=server.base_url, api_key="x", model="scripted", temperature=0)
     out = synthesize(
-        Asked("Does X improve Y?", {"A": "yes", "B": "no", "C": "maybe"}, [{"key": "x"}], []), Found(), llm
+        Asked("Does X improve Y?", {"A": "yes", "B": "no", "C": "maybe"}, entities=[{"key": "x"}], dialogue=[]),
+        Found(),
+        llm=llm,
     )
     assert out["option"] == "B" and out["llm_calls"] == 2
     assert out["confidence_basis"]["letter_probs"]["B"] == pytest.approx(0.7)

@@ -63,10 +63,12 @@ def chat(store, scripted_server, tmp_path):
         entities=[EntityRecord("Metformin", "drug", aliases=["Glucophage"]), EntityRecord("Creatine", "drug")],
         evidence=[PAPER, METFORMIN, CREATINE],
         relations=[
-            RelationRecord("Metformin", "Type 2 diabetes mellitus", "treats", 0.9, [PAPER.id]),
-            RelationRecord("Diarrhea", "Metformin", "adverse_effect_of", 0.8, [PAPER.id]),
-            RelationRecord("Metformin", "Guanidines", "is_a", 1.0, [METFORMIN.id]),
-            RelationRecord("Creatine", "Guanidines", "is_a", 1.0, [CREATINE.id]),
+            RelationRecord(
+                "Metformin", "Type 2 diabetes mellitus", type="treats", confidence=0.9, evidence_ids=[PAPER.id]
+            ),
+            RelationRecord("Diarrhea", "Metformin", type="adverse_effect_of", confidence=0.8, evidence_ids=[PAPER.id]),
+            RelationRecord("Metformin", "Guanidines", type="is_a", confidence=1.0, evidence_ids=[METFORMIN.id]),
+            RelationRecord("Creatine", "Guanidines", type="is_a", confidence=1.0, evidence_ids=[CREATINE.id]),
         ],
     )
     server = scripted_server(responder)

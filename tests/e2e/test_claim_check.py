@@ -42,14 +42,14 @@ def responder(body: dict) -> dict:
 def check(store, scripted_server, tmp_path, monkeypatch):
     monkeypatch.setattr("amg.graphs.claim_path.extraction_reliability", lambda model: 1.0)
     index = LiteratureIndex(tmp_path / "pubmed")
-    ingest_files(index, [DATA / "scifact_corpus_sample.jsonl"], lambda p, s: lambda n: None, any_paper=True)
+    ingest_files(index, [DATA / "scifact_corpus_sample.jsonl"], progress=lambda p, s: lambda n: None, any_paper=True)
     server = scripted_server(responder)
 
     def run(payload: dict, show=None, **context) -> dict:
         ctx = Context(data_dir=str(tmp_path), sources="pubmed", **context)
         llm = ChatOpenAI(base_url=server.base_url, api_key="test", model="scripted", temperature=0)
         install(Resources(ctx, store=store, llm=llm, literature=index))
-        return answered_first(graph, payload, ctx, show) if show else graph.invoke(payload, context=ctx)
+        return answered_first(graph, payload, context=ctx, show=show) if show else graph.invoke(payload, context=ctx)
 
     yield run, server
     index.close()

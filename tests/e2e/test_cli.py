@@ -33,7 +33,11 @@ def responder(body):
 def cli_env(store, scripted_server, tmp_path, monkeypatch):
     store.upsert(
         evidence=[EvidenceRecord(id="pmid:31000001", kind="pubmed", title="Metformin first line", pmid="31000001")],
-        relations=[RelationRecord("Metformin", "Type 2 diabetes mellitus", "treats", 0.9, ["pmid:31000001"])],
+        relations=[
+            RelationRecord(
+                "Metformin", "Type 2 diabetes mellitus", type="treats", confidence=0.9, evidence_ids=["pmid:31000001"]
+            )
+        ],
     )
     server = scripted_server(responder)
     # the CLI opens its own connection to the session's embedded server (shared through AMG_DATA_DIR)

@@ -31,7 +31,16 @@ ANNOTATIONS = {
 def case_graph(store):
     ev = EvidenceRecord(id="vocab:hpoa:test", kind="vocabulary")
     rels = [
-        RelationRecord(f.title(), d.title(), "symptom_of", round(0.4 + 0.6 * p, 3), [ev.id], None, "", "vocabulary:hpo")
+        RelationRecord(
+            f.title(),
+            d.title(),
+            type="symptom_of",
+            confidence=round(0.4 + 0.6 * p, 3),
+            evidence_ids=[ev.id],
+            score_raw=None,
+            description="",
+            origin="vocabulary:hpo",
+        )
         for d, findings in ANNOTATIONS.items()
         for f, p in findings.items()
     ]
@@ -46,14 +55,14 @@ def test_differential_from_the_graph(case_graph):
         {"key": "fever", "name": "fever", "type": "phenotype"},
         {"key": "rash", "name": "rash", "type": "phenotype"},
     ]
-    out = differentiate(entities, case_graph, {})
+    out = differentiate(entities, case_graph, answered={})
     assert {c["key"] for c in out["differential"][:2]} == {"alpha", "beta"}
     assert out["follow_up"][0]["finding"] == "hepatosplenomegaly"
     assert out["follow_up"][0]["question"] == "Does the patient have hepatosplenomegaly?"
     assert out["differential"][0]["evidence_ids"] == ["vocab:hpoa:test"], "the annotations behind the candidate"
-    numbered = number_evidence([], [], case_graph, [], out["differential"])
+    numbered = number_evidence([], [], store=case_graph, links=[], differential=out["differential"])
     assert [e["id"] for e in numbered] == ["vocab:hpoa:test"], "a case's candidates can be cited"
-    settled = differentiate(entities, case_graph, {"hepatosplenomegaly": True})
+    settled = differentiate(entities, case_graph, answered={"hepatosplenomegaly": True})
     assert settled["differential"][0]["key"] == "alpha" and settled["differential"][0]["probability"] > 0.9
     assert settled["follow_up"] == [], "no question once one candidate leads clearly"
 
@@ -95,20 +104,47 @@ def test_a_finding_the_case_already_implies_is_not_asked(case_graph):
     case_graph.upsert(
         evidence=[ev],
         relations=[
-            RelationRecord("Rash", "Skin abnormality", "is_a", 1.0, [ev.id], None, "", "vocabulary:hpo"),
-            RelationRecord("Skin abnormality", "Alpha", "symptom_of", 0.94, [ev.id], None, "", "vocabulary:hpo"),
-            RelationRecord("Skin abnormality", "Beta", "symptom_of", 0.4, [ev.id], None, "", "vocabulary:hpo"),
+            RelationRecord(
+                "Rash",
+                "Skin abnormality",
+                type="is_a",
+                confidence=1.0,
+                evidence_ids=[ev.id],
+                score_raw=None,
+                description="",
+                origin="vocabulary:hpo",
+            ),
+            RelationRecord(
+                "Skin abnormality",
+                "Alpha",
+                type="symptom_of",
+                confidence=0.94,
+                evidence_ids=[ev.id],
+                score_raw=None,
+                description="",
+                origin="vocabulary:hpo",
+            ),
+            RelationRecord(
+                "Skin abnormality",
+                "Beta",
+                type="symptom_of",
+                confidence=0.4,
+                evidence_ids=[ev.id],
+                score_raw=None,
+                description="",
+                origin="vocabulary:hpo",
+            ),
         ],
     )
-    asked = [f["finding"] for f in differentiate(entities, case_graph, {})["follow_up"]]
+    asked = [f["finding"] for f in differentiate(entities, case_graph, answered={})["follow_up"]]
     assert asked and "skin abnormality" not in asked, "a rash is a skin abnormality"
 
 
 def test_one_finding_makes_a_differential_only_for_a_patient(case_graph):
     fever = [{"key": "fever", "name": "fever", "type": "phenotype"}]
-    asked = differentiate(fever, case_graph, {}, "Which infections cause fever?")
+    asked = differentiate(fever, case_graph, answered={}, text="Which infections cause fever?")
     assert asked == {"differential": [], "follow_up": [], "similar": []}, "a finding asked about, not a patient's"
-    out = differentiate(fever, case_graph, {}, "My son has had a fever for three days.")
+    out = differentiate(fever, case_graph, answered={}, text="My son has had a fever for three days.")
     assert {c["key"] for c in out["differential"]} == {"alpha", "beta", "gamma"}, "a patient's one finding is a start"
 
 
@@ -118,7 +154,7 @@ def test_a_question_that_names_its_disease_gets_no_differential(case_graph):
         {"key": "rash", "name": "rash", "type": "phenotype"},
         {"key": "alpha", "name": "Alpha", "type": "disease"},
     ]
-    assert differentiate(entities, case_graph, {}) == {"differential": [], "follow_up": [], "similar": []}
+    assert differentiate(entities, case_graph, answered={}) == {"differential": [], "follow_up": [], "similar": []}
 
 
 # Look-alikes in HPO's own names: ectopia lentis tells the first from the second; the third has multiple
@@ -135,7 +171,16 @@ CASES = {
 def hpo_cases(store):
     ev = EvidenceRecord(id="vocab:hpoa:cases", kind="vocabulary")
     rels = [
-        RelationRecord(f, d, "symptom_of", round(0.4 + 0.6 * p, 3), [ev.id], None, "", "vocabulary:hpo")
+        RelationRecord(
+            f,
+            d,
+            type="symptom_of",
+            confidence=round(0.4 + 0.6 * p, 3),
+            evidence_ids=[ev.id],
+            score_raw=None,
+            description="",
+            origin="vocabulary:hpo",
+        )
         for d, findings in CASES.items()
         for f, p in findings.items()
     ]
@@ -147,7 +192,7 @@ def hpo_cases(store):
 
 def test_a_case_in_a_clinicians_words_is_read(hpo_cases):
     said = "Long slender fingers, dislocated lenses of both eyes and a dilated aortic root."
-    out = differentiate([], hpo_cases, {}, said)
+    out = differentiate([], hpo_cases, answered={}, text=said)
     assert out["differential"][0]["name"] == "Marfan-like"
     assert out["differential"][0]["present"] == ["Aortic root aneurysm", "Arachnodactyly", "Ectopia lentis"]
 
@@ -155,7 +200,7 @@ def test_a_case_in_a_clinicians_words_is_read(hpo_cases):
 def test_a_negated_finding_counts_against(hpo_cases):
     said = "Long slender fingers, no lens dislocation, and a dilated aortic root."
     out = differentiate(
-        [{"key": "ectopia lentis", "name": "lens dislocation", "type": "phenotype"}], hpo_cases, {}, said
+        [{"key": "ectopia lentis", "name": "lens dislocation", "type": "phenotype"}], hpo_cases, answered={}, text=said
     )
     assert out["differential"][0]["name"] == "Loeys-like", "the model's entity for a negated finding is no finding"
     marfan = next(c for c in out["differential"] if c["name"] == "Marfan-like")
@@ -164,7 +209,9 @@ def test_a_negated_finding_counts_against(hpo_cases):
 
 def test_a_stated_finding_is_never_asked(hpo_cases):
     said = "Cafe-au-lait spots and freckling in both axillae."
-    out = differentiate([{"key": "freckling", "name": "freckling", "type": "phenotype"}], hpo_cases, {}, said)
+    out = differentiate(
+        [{"key": "freckling", "name": "freckling", "type": "phenotype"}], hpo_cases, answered={}, text=said
+    )
     assert {c["name"] for c in out["differential"][:2]} == {"NF-like", "Legius-like"}
     asked = {f["finding"] for f in out["follow_up"]}
     assert asked, "the two leaders are close: something is asked"
@@ -174,7 +221,9 @@ def test_a_stated_finding_is_never_asked(hpo_cases):
 
 
 def test_a_general_finding_counts_for_a_disease_annotated_with_a_finer_one(hpo_cases):
-    out = differentiate([], hpo_cases, {}, "Cafe-au-lait spots, freckling in both axillae and Lisch nodules.")
+    out = differentiate(
+        [], hpo_cases, answered={}, text="Cafe-au-lait spots, freckling in both axillae and Lisch nodules."
+    )
     nf = next(c for c in out["differential"] if c["name"] == "NF-like")
     assert "Cafe-au-lait spot" in nf["present"], "a patient with multiple cafe-au-lait spots has cafe-au-lait spots"
     assert nf["frequencies"]["Cafe-au-lait spot"] == pytest.approx(0.9, abs=0.01)
@@ -206,10 +255,29 @@ def test_a_finding_counts_once_however_many_finer_terms_a_disease_has(store):
     ev = EvidenceRecord(id="vocab:hpoa:pool", kind="vocabulary")
     seizures = ["Focal seizure", "Absence seizure", "Tonic seizure"]
     rels = [
-        RelationRecord(f, "Many-seizures", "symptom_of", 0.9, [ev.id], None, "", "vocabulary:hpo") for f in seizures
+        RelationRecord(
+            f,
+            "Many-seizures",
+            type="symptom_of",
+            confidence=0.9,
+            evidence_ids=[ev.id],
+            score_raw=None,
+            description="",
+            origin="vocabulary:hpo",
+        )
+        for f in seizures
     ]
     rels += [
-        RelationRecord(f, "Seizures-and-fever", "symptom_of", 0.9, [ev.id], None, "", "vocabulary:hpo")
+        RelationRecord(
+            f,
+            "Seizures-and-fever",
+            type="symptom_of",
+            confidence=0.9,
+            evidence_ids=[ev.id],
+            score_raw=None,
+            description="",
+            origin="vocabulary:hpo",
+        )
         for f in ("Seizure", "Fever")
     ]
     store.upsert(evidence=[ev], relations=rels)

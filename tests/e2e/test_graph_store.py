@@ -15,7 +15,17 @@ EV = EvidenceRecord(id="pmid:1", kind="pubmed", title="Metformin in T2D", pmid="
 
 
 def rel(source, target, type_="treats", conf=0.9, evidence=("pmid:1",), origin="pubmed"):
-    return RelationRecord(source, target, type_, conf, list(evidence), conf * 10, "d", origin, "m")
+    return RelationRecord(
+        source,
+        target,
+        type=type_,
+        confidence=conf,
+        evidence_ids=list(evidence),
+        score_raw=conf * 10,
+        description="d",
+        origin=origin,
+        model="m",
+    )
 
 
 def test_schema_is_idempotent(store):
@@ -34,7 +44,7 @@ def test_upsert_creates_links_and_aliases(store):
     )
     assert store.get_entity("GLUCOPHAGE")["name"] == "Metformin"
     assert store.get_entity("type 2 diabetes mellitus")["type"] == "other"
-    edges = store.neighbors(["metformin"], 0.0, 10)
+    edges = store.neighbors(["metformin"], 0.0, per_node=10)
     assert [(e["other"], e["rel"], e["confidence"], e["forward"]) for e in edges] == [
         ("type 2 diabetes mellitus", "treats", 0.9, True)
     ]
@@ -112,16 +122,19 @@ def test_hostile_names_are_stored_verbatim_never_executed(store, name):
 
 def test_gap_check_classifies(store):
     store.upsert(evidence=[EV], relations=[rel("Strong", "Other one", conf=0.9), rel("Weak", "Other two", conf=0.3)])
-    reports = {r.key: r.status for r in store.gap_check(["strong", "weak", "absent"], 0.5, "2000-01-01", 1)}
+    reports = {
+        r.key: r.status
+        for r in store.gap_check(["strong", "weak", "absent"], 0.5, stale_before="2000-01-01", min_relations=1)
+    }
     assert reports == {"strong": "ok", "weak": "thin", "absent": "missing"}
-    stale = {r.key: r.status for r in store.gap_check(["strong"], 0.5, "2999-01-01", 1)}
+    stale = {r.key: r.status for r in store.gap_check(["strong"], 0.5, stale_before="2999-01-01", min_relations=1)}
     assert stale == {"strong": "stale"}
 
 
 def test_delete_by_origin(store):
     store.upsert(evidence=[EV], relations=[rel("A", "B", origin="pubmed"), rel("A", "C", origin="vocabulary:hpo")])
     assert delete_by_origin(store, "pubmed") == 1
-    assert [e["other"] for e in store.neighbors(["a"], 0, 10)] == ["c"]
+    assert [e["other"] for e in store.neighbors(["a"], 0, per_node=10)] == ["c"]
 
 
 def test_export_import_roundtrip(store, tmp_path):
@@ -162,13 +175,13 @@ def _writer(args):
                     RelationRecord(
                         "Shared drug",
                         f"Target {i}",
-                        "treats",
-                        0.5 + worker / 10,
-                        [f"pmid:{worker}{i}"],
-                        5,
-                        "",
-                        f"w{worker}",
-                        "m",
+                        type="treats",
+                        confidence=0.5 + worker / 10,
+                        evidence_ids=[f"pmid:{worker}{i}"],
+                        score_raw=5,
+                        description="",
+                        origin=f"w{worker}",
+                        model="m",
                     )
                 ],
             )

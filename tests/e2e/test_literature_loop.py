@@ -47,13 +47,15 @@ def literature_loop(store, scripted_server, tmp_path, monkeypatch):
     """(run, server): ``run`` asks the QA graph over the two-abstract index with the scripted model."""
     monkeypatch.setattr("amg.graphs.resources.extraction_reliability", lambda model: 1.0)
     index = LiteratureIndex(tmp_path / "pubmed")
-    ingest_files(index, [DATA / "pubmed_baseline.xml", DATA / "efetch_metformin.xml"], lambda p, s: lambda n: None)
+    ingest_files(
+        index, [DATA / "pubmed_baseline.xml", DATA / "efetch_metformin.xml"], progress=lambda p, s: lambda n: None
+    )
     server = scripted_server(responder)
 
     def run(payload: dict, **context) -> dict:
         ctx = Context(data_dir=str(tmp_path), sources="pubmed", **context)
         llm = ChatOpenAI(base_url=server.base_url, api_key="test", model="scripted", temperature=0)
-        finder = EvidenceFinder(pubmed=PubMedSources("local", None, LocalPubMed(index)))
+        finder = EvidenceFinder(pubmed=PubMedSources("local", None, local=LocalPubMed(index)))
         install(Resources(ctx, store=store, llm=llm, evidence=finder))
         return graph.invoke(payload, context=ctx)
 
@@ -194,11 +196,28 @@ def test_a_weak_finding_on_a_busy_entity_still_reaches_the_reasoner(loop, store)
     vocab = EvidenceRecord(id="vocab:x", kind="vocabulary", title="Students")
     paper = EvidenceRecord(id="pmid:10354335", kind="pubmed", title="Can medical students contribute?", pmid="10354335")
     curated = [
-        RelationRecord(f"student group {n}", "medical students", "is_a", 1.0, ["vocab:x"], 10, "", "vocabulary:x")
+        RelationRecord(
+            f"student group {n}",
+            "medical students",
+            type="is_a",
+            confidence=1.0,
+            evidence_ids=["vocab:x"],
+            score_raw=10,
+            description="",
+            origin="vocabulary:x",
+        )
         for n in range(60)
     ]
     finding = RelationRecord(
-        "medical students", "patient satisfaction audit", "improves", 0.29, [paper.id], 4, SENTENCE, "pubmed", "m"
+        "medical students",
+        "patient satisfaction audit",
+        type="improves",
+        confidence=0.29,
+        evidence_ids=[paper.id],
+        score_raw=4,
+        description=SENTENCE,
+        origin="pubmed",
+        model="m",
     )
     store.upsert(evidence=[vocab, paper], relations=[*curated, finding])
     result = run({"question": QUESTION, "options": VERDICTS}, evidence_mode="offline")

@@ -42,7 +42,15 @@ def test_the_offline_pass_reads_a_finding_that_states_the_question_in_other_word
     paper = EvidenceRecord(id="pmid:10759659", kind="pubmed", title="Cystoscopy by nurses", pmid="10759659")
     sentence = "Trained nurse practitioners perform cystoscopy as accurately as consultant urologists."
     finding = RelationRecord(
-        "urology nurse practitioner", "consultant urologist", "improves", 0.73, [paper.id], 8, sentence, "pubmed", "m"
+        "urology nurse practitioner",
+        "consultant urologist",
+        type="improves",
+        confidence=0.73,
+        evidence_ids=[paper.id],
+        score_raw=8,
+        description=sentence,
+        origin="pubmed",
+        model="m",
     )
     store.upsert(evidence=[paper], relations=[finding], supports=[("urology nurse practitioner", paper.id)])
     stated = ("urology nurse practitioner", "improves", "consultant urologist")
@@ -68,7 +76,15 @@ def test_a_searched_question_reads_its_own_paper_not_other_studies_findings(loop
         evidence=[other],
         relations=[
             RelationRecord(
-                "medical students", "patient satisfaction audit", "worsens", 0.73, [other.id], 8, said, "pubmed", "m"
+                "medical students",
+                "patient satisfaction audit",
+                type="worsens",
+                confidence=0.73,
+                evidence_ids=[other.id],
+                score_raw=8,
+                description=said,
+                origin="pubmed",
+                model="m",
             )
         ],
     )

@@ -23,7 +23,7 @@ DROPPED = "Metformin worsened renal function in these patients."  # the first ve
 def test_a_finding_the_revision_no_longer_states_is_read_again_and_weakened(store, scripted_server, tmp_path):
     ctx = Context(data_dir=str(tmp_path / "data"), sources="pubmed", pubmed="local")
     index = LiteratureIndex(index_path(ctx.data_path))
-    ingest_files(index, [FIXTURE_TREE / "updatefiles" / "pubmed25n0003.xml.gz"], lambda p, s: lambda n: None)
+    ingest_files(index, [FIXTURE_TREE / "updatefiles" / "pubmed25n0003.xml.gz"], progress=lambda p, s: lambda n: None)
     index.close()
 
     def responder(body: dict) -> dict:
@@ -44,8 +44,28 @@ def test_a_finding_the_revision_no_longer_states_is_read_again_and_weakened(stor
     llm = ChatOpenAI(base_url=server.base_url, api_key="test", model="scripted", temperature=0)
     res = Resources(ctx, store=store, llm=llm)
     paper = EvidenceRecord(id="pmid:20000001", kind="pubmed", title="Metformin and lactic acidosis", pmid="20000001")
-    kept = RelationRecord("metformin", "lactic acidosis", "no_effect_on", 0.7, [paper.id], 7, LACTIC, "pubmed", "m")
-    gone = RelationRecord("metformin", "renal function", "worsens", 0.6, [paper.id], 6, DROPPED, "pubmed", "m")
+    kept = RelationRecord(
+        "metformin",
+        "lactic acidosis",
+        type="no_effect_on",
+        confidence=0.7,
+        evidence_ids=[paper.id],
+        score_raw=7,
+        description=LACTIC,
+        origin="pubmed",
+        model="m",
+    )
+    gone = RelationRecord(
+        "metformin",
+        "renal function",
+        type="worsens",
+        confidence=0.6,
+        evidence_ids=[paper.id],
+        score_raw=6,
+        description=DROPPED,
+        origin="pubmed",
+        model="m",
+    )
     store.upsert(evidence=[paper], relations=[kept, gone], supports=[("metformin", paper.id)])
 
     result = reread_paper({"id": paper.id, "pmid": "20000001"}, res, ctx)

@@ -24,9 +24,9 @@ def http_server(home, keep_alive_s=0.0):
     return LocalServer(
         "stand-in",
         home,
-        lambda p: [sys.executable, "-m", "http.server", str(p["http"]), "--bind", "127.0.0.1"],
-        probe,
-        ("http",),
+        launch=lambda p: [sys.executable, "-m", "http.server", str(p["http"]), "--bind", "127.0.0.1"],
+        probe=probe,
+        port_names=("http",),
         ready_timeout_s=20,
         keep_alive_s=keep_alive_s,
     )
@@ -101,9 +101,9 @@ def test_server_that_dies_at_start_gives_a_clear_error(tmp_path):
     broken = LocalServer(
         "broken",
         tmp_path,
-        lambda p: [sys.executable, "-c", "raise SystemExit(3)"],
-        lambda p: False,
-        ("http",),
+        launch=lambda p: [sys.executable, "-c", "raise SystemExit(3)"],
+        probe=lambda p: False,
+        port_names=("http",),
         ready_timeout_s=10,
     )
     with pytest.raises(LocalServerError, match="exited at start"):
@@ -119,7 +119,13 @@ def parts_package(tmp_path, monkeypatch):
     (pkg / "data" / "part02.bin").write_bytes(b"y" * 500)
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
     whole = b"GGUF" + b"x" * 1000 + b"y" * 500
-    return LocalModel("fake", "fake.gguf", ("fake_weights_part1",), hashlib.sha256(whole).hexdigest(), "reinstall")
+    return LocalModel(
+        "fake",
+        "fake.gguf",
+        part_modules=("fake_weights_part1",),
+        sha256=hashlib.sha256(whole).hexdigest(),
+        install_hint="reinstall",
+    )
 
 
 def test_weights_are_joined_verified_and_rejoined_when_corrupt(tmp_path, parts_package):
@@ -131,10 +137,18 @@ def test_weights_are_joined_verified_and_rejoined_when_corrupt(tmp_path, parts_p
 
 
 def test_wrong_checksum_is_a_clear_error(tmp_path, parts_package):
-    bad = LocalModel("fake", "fake.gguf", parts_package.part_modules, "0" * 64, "reinstall the parts")
+    bad = LocalModel(
+        "fake",
+        "fake.gguf",
+        part_modules=parts_package.part_modules,
+        sha256="0" * 64,
+        install_hint="reinstall the parts",
+    )
     with pytest.raises(LocalServerError, match="fail the sha256 check"):
         model_file(bad, tmp_path / "models")
-    missing = LocalModel("fake", "fake.gguf", ("no_such_module_anywhere",), "0" * 64, "pip install it")
+    missing = LocalModel(
+        "fake", "fake.gguf", part_modules=("no_such_module_anywhere",), sha256="0" * 64, install_hint="pip install it"
+    )
     with pytest.raises(LocalServerError, match="is missing; pip install it"):
         model_file(missing, tmp_path / "models2")
 
@@ -188,7 +202,7 @@ def test_the_graph_and_model_servers_start_at_the_same_time_and_once(monkeypatch
 
     model_starting, starts = threading.Event(), []
 
-    def connect_graph(*args):  # waits for the model's start: would never finish if the two starts took turns
+    def connect_graph(*args, **kwargs):  # waits for the model's start: would never finish if the two starts took turns
         starts.append("graph")
         assert model_starting.wait(10), "the graph server waited for the model server"
         return FakeDriver(), "kg", None

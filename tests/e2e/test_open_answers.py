@@ -24,11 +24,29 @@ def ask(store, scripted_server, tmp_path):
         entities=[EntityRecord("Lyme disease", "disease"), EntityRecord("Wrist drop", "phenotype")],
         evidence=[ENTRY],
         relations=[
-            RelationRecord("Borrelia burgdorferi (organism)", "Lyme disease", "causes", 0.95, [ENTRY.id]),
-            RelationRecord("Lyme disease", "Bacterial infectious disease", "is_a", 1.0, [ENTRY.id]),
-            RelationRecord("Wrist drop", "Abnormality of the wrist (phenotype)", "is_a", 1.0, [ENTRY.id]),
             RelationRecord(
-                "Wrist drop", "Charcot-Marie-Tooth disease (axonal, type 2CC)", "symptom_of", 0.6, [ENTRY.id]
+                "Borrelia burgdorferi (organism)",
+                "Lyme disease",
+                type="causes",
+                confidence=0.95,
+                evidence_ids=[ENTRY.id],
+            ),
+            RelationRecord(
+                "Lyme disease", "Bacterial infectious disease", type="is_a", confidence=1.0, evidence_ids=[ENTRY.id]
+            ),
+            RelationRecord(
+                "Wrist drop",
+                "Abnormality of the wrist (phenotype)",
+                type="is_a",
+                confidence=1.0,
+                evidence_ids=[ENTRY.id],
+            ),
+            RelationRecord(
+                "Wrist drop",
+                "Charcot-Marie-Tooth disease (axonal, type 2CC)",
+                type="symptom_of",
+                confidence=0.6,
+                evidence_ids=[ENTRY.id],
             ),
         ],
     )

@@ -55,8 +55,10 @@ def ask(store, scripted_server, tmp_path):
         entities=[EntityRecord("Metformin", "drug"), EntityRecord("Creatine", "drug")],
         evidence=[PAPER, CREATINE],
         relations=[
-            RelationRecord("Metformin", "Type 2 diabetes mellitus", "treats", 0.9, [PAPER.id]),
-            RelationRecord("Creatine", "Guanidines", "is_a", 1.0, [CREATINE.id]),
+            RelationRecord(
+                "Metformin", "Type 2 diabetes mellitus", type="treats", confidence=0.9, evidence_ids=[PAPER.id]
+            ),
+            RelationRecord("Creatine", "Guanidines", type="is_a", confidence=1.0, evidence_ids=[CREATINE.id]),
         ],
     )
     state = {"p_yes": 0.95, "cite": "Metformin in", "samples": ["Type 2 diabetes."]}

@@ -39,11 +39,34 @@ def stage_findings(store) -> None:
     ]
     found = [
         RelationRecord(
-            "medical students", "quality assurance programmes", "improves", 0.8, [DAY], 8, SENTENCE, "pubmed"
+            "medical students",
+            "quality assurance programmes",
+            type="improves",
+            confidence=0.8,
+            evidence_ids=[DAY],
+            score_raw=8,
+            description=SENTENCE,
+            origin="pubmed",
         ),
-        RelationRecord("metformin", "lactic acidosis", "no_effect_on", 0.7, ["pmid:20000001"], 7, LACTIC, "pubmed"),
         RelationRecord(
-            "inhaled corticosteroids", "asthma exacerbation", "improves", 0.7, ["pmid:20000002"], 7, "", "x"
+            "metformin",
+            "lactic acidosis",
+            type="no_effect_on",
+            confidence=0.7,
+            evidence_ids=["pmid:20000001"],
+            score_raw=7,
+            description=LACTIC,
+            origin="pubmed",
+        ),
+        RelationRecord(
+            "inhaled corticosteroids",
+            "asthma exacerbation",
+            type="improves",
+            confidence=0.7,
+            evidence_ids=["pmid:20000002"],
+            score_raw=7,
+            description="",
+            origin="x",
         ),
     ]
     store.upsert(
@@ -57,7 +80,7 @@ def ingested(tmp_path: Path, *names: str) -> LiteratureIndex:
     index = LiteratureIndex(tmp_path / "pubmed")
     for name in names:
         folder = "baseline" if name <= "pubmed25n0002.xml.gz" else "updatefiles"
-        ingest_files(index, [FIXTURE_TREE / folder / name], lambda p, s: lambda n: None)
+        ingest_files(index, [FIXTURE_TREE / folder / name], progress=lambda p, s: lambda n: None)
     return index
 
 
@@ -66,7 +89,7 @@ def test_retracted_and_deleted_papers_weaken_what_rests_on_them_once(store, tmp_
     index = ingested(tmp_path, "pubmed25n0001.xml.gz", "pubmed25n0002.xml.gz")
     assert apply_changes(store, index)["changes_read"] == 0, "a first load changes nothing the graph holds"
     for name in ("pubmed25n0003.xml.gz", "pubmed25n0004.xml.gz"):
-        ingest_files(index, [FIXTURE_TREE / "updatefiles" / name], lambda p, s: lambda n: None)
+        ingest_files(index, [FIXTURE_TREE / "updatefiles" / name], progress=lambda p, s: lambda n: None)
     done = apply_changes(store, index)
     assert done == {"changes_read": 3, "papers_withdrawn": 2, "relations_weakened": 2, "queued_for_reread": 1}
     [day] = store.outgoing("medical student", "improves")

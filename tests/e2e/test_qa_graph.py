@@ -67,12 +67,12 @@ def qa(store, scripted_server, tmp_path, monkeypatch):
             RelationRecord(
                 "Polyuria",
                 "Type 2 diabetes mellitus",
-                "symptom_of",
-                0.8,
-                ["vocab:hpo:HP:0000103"],
-                8,
-                "",
-                "vocabulary:hpo",
+                type="symptom_of",
+                confidence=0.8,
+                evidence_ids=["vocab:hpo:HP:0000103"],
+                score_raw=8,
+                description="",
+                origin="vocabulary:hpo",
             )
         ],
     )
@@ -82,7 +82,9 @@ def qa(store, scripted_server, tmp_path, monkeypatch):
     def run(payload: dict, **context) -> dict:
         ctx = Context(data_dir=str(tmp_path), sources="pubmed", **context)
         llm = ChatOpenAI(base_url=server.base_url, api_key="test", model="scripted", temperature=0)
-        finder = EvidenceFinder(pubmed=PubMedClient("", "", RequestCache(tmp_path / "c.sqlite"), entrez))
+        finder = EvidenceFinder(
+            pubmed=PubMedClient("", "", cache=RequestCache(tmp_path / "c.sqlite"), transport=entrez)
+        )
         install(Resources(ctx, store=store, llm=llm, evidence=finder))
         return graph.invoke(payload, context=ctx)
 
@@ -262,8 +264,8 @@ def test_the_answer_is_shown_before_the_evidence_is_scored(qa, tmp_path):
     result = answered_first(
         graph,
         {"question": "What is metformin used for?"},
-        ctx,
-        lambda text: seen.append((len(server.requests) - before, text)),
+        context=ctx,
+        show=lambda text: seen.append((len(server.requests) - before, text)),
     )
     assert seen == [(4 + SAMPLES, result["messages"][-1].content)], (
         "parse, the samples, the draft (its thinking, its answer) and its check asked; the scoring not yet"

@@ -16,17 +16,37 @@ def test_relevant_path_outranks_an_irrelevant_tie(store):
     store.upsert(
         evidence=[EvidenceRecord(id="vocab:x", kind="vocabulary")],
         relations=[
-            RelationRecord("Metformin", "Biguanide", "is_a", 1.0, ["vocab:x"], 10),
-            RelationRecord("Diarrhea", "Metformin", "adverse_effect_of", 1.0, ["vocab:x"], 10),
-            RelationRecord("Metformin", "Guanidines", "is_a", 1.0, ["vocab:x"], 10),
+            RelationRecord(
+                "Metformin", "Biguanide", type="is_a", confidence=1.0, evidence_ids=["vocab:x"], score_raw=10
+            ),
+            RelationRecord(
+                "Diarrhea",
+                "Metformin",
+                type="adverse_effect_of",
+                confidence=1.0,
+                evidence_ids=["vocab:x"],
+                score_raw=10,
+            ),
+            RelationRecord(
+                "Metformin", "Guanidines", type="is_a", confidence=1.0, evidence_ids=["vocab:x"], score_raw=10
+            ),
         ],
     )
     entities = [{"key": "metformin", "name": "metformin", "type": "drug"}]
     query = "What is the most common gastrointestinal side effect of metformin?"
-    ranked = traverse_subgraph(entities, store, TraversalSettings(max_depth=1), "", query, lambda t: embed(minilm, t))
+    ranked = traverse_subgraph(
+        entities,
+        store,
+        settings=TraversalSettings(max_depth=1),
+        question="",
+        query=query,
+        embed=lambda t: embed(minilm, t),
+    )
     first = min((n for n in ranked["subgraph"]["nodes"] if n["depth"]), key=lambda n: n["rank"])
     assert first["name"] == "Diarrhea"
-    plain = traverse_subgraph(entities, store, TraversalSettings(max_depth=1, path_ranking="confidence"), "", query)
+    plain = traverse_subgraph(
+        entities, store, settings=TraversalSettings(max_depth=1, path_ranking="confidence"), question="", query=query
+    )
     assert {n["rank"] for n in plain["subgraph"]["nodes"] if n["depth"]} == {0, 1, 2}
 
 
@@ -36,7 +56,15 @@ def test_a_direct_fact_stays_in_the_subgraph_when_curated_paths_fill_the_node_bu
     with the budget's paths (the demo's offline follow-up never saw "Metformin has adverse effect Diarrhea")."""
     minilm = str(model_path("minilm", Path("/nonexistent")))
     members = [
-        RelationRecord(f"Biguanide member {i}", "Biguanide", "is_a", 1.0, ["vocab:x"], 10, origin="vocabulary:x")
+        RelationRecord(
+            f"Biguanide member {i}",
+            "Biguanide",
+            type="is_a",
+            confidence=1.0,
+            evidence_ids=["vocab:x"],
+            score_raw=10,
+            origin="vocabulary:x",
+        )
         for i in range(10)
     ]
     read = "The most common adverse effects of metformin are diarrhea and nausea."
@@ -46,17 +74,47 @@ def test_a_direct_fact_stays_in_the_subgraph_when_curated_paths_fill_the_node_bu
             EvidenceRecord(id="textbook:t.md::0", kind="textbook", snippet=read),
         ],
         relations=[
-            RelationRecord("Metformin", "Biguanide", "is_a", 1.0, ["vocab:x"], 10, origin="vocabulary:x"),
+            RelationRecord(
+                "Metformin",
+                "Biguanide",
+                type="is_a",
+                confidence=1.0,
+                evidence_ids=["vocab:x"],
+                score_raw=10,
+                origin="vocabulary:x",
+            ),
             *members,
-            RelationRecord("Diarrhea", "Metformin", "adverse_effect_of", 0.68, ["vocab:x"], 7, origin="vocabulary:x"),
-            RelationRecord("Nausea", "Metformin", "adverse_effect_of", 0.6, ["textbook:t.md::0"], 8, read, "textbook"),
+            RelationRecord(
+                "Diarrhea",
+                "Metformin",
+                type="adverse_effect_of",
+                confidence=0.68,
+                evidence_ids=["vocab:x"],
+                score_raw=7,
+                origin="vocabulary:x",
+            ),
+            RelationRecord(
+                "Nausea",
+                "Metformin",
+                type="adverse_effect_of",
+                confidence=0.6,
+                evidence_ids=["textbook:t.md::0"],
+                score_raw=8,
+                description=read,
+                origin="textbook",
+            ),
         ],
     )
     entities = [{"key": "metformin", "name": "metformin", "type": "drug"}]
     query = "What is the most common side effect of metformin?"
-    nodes = traverse_subgraph(entities, store, TraversalSettings(max_nodes=5), "", query, lambda t: embed(minilm, t))[
-        "subgraph"
-    ]["nodes"]
+    nodes = traverse_subgraph(
+        entities,
+        store,
+        settings=TraversalSettings(max_nodes=5),
+        question="",
+        query=query,
+        embed=lambda t: embed(minilm, t),
+    )["subgraph"]["nodes"]
     kept = next(n for n in nodes if n["name"] == "Diarrhea")
     assert kept["hidden"] and kept["steps"][0]["relation"] == "has_adverse_effect"
     shown = [n["name"] for ps in shown_paths(nodes).values() for n in ps]
@@ -70,8 +128,22 @@ def test_paths_unlike_the_question_are_hidden_from_the_reasoner(store):
     store.upsert(
         evidence=[EvidenceRecord(id="vocab:x", kind="vocabulary")],
         relations=[
-            RelationRecord("Diarrhea", "Metformin", "adverse_effect_of", 1.0, ["vocab:x"], 10),
-            RelationRecord("Dimethylbiguanide hydrochloride salt", "Metformin", "part_of", 1.0, ["vocab:x"], 10),
+            RelationRecord(
+                "Diarrhea",
+                "Metformin",
+                type="adverse_effect_of",
+                confidence=1.0,
+                evidence_ids=["vocab:x"],
+                score_raw=10,
+            ),
+            RelationRecord(
+                "Dimethylbiguanide hydrochloride salt",
+                "Metformin",
+                type="part_of",
+                confidence=1.0,
+                evidence_ids=["vocab:x"],
+                score_raw=10,
+            ),
         ],
     )
     entities = [{"key": "metformin", "name": "metformin", "type": "drug"}]
@@ -80,10 +152,10 @@ def test_paths_unlike_the_question_are_hidden_from_the_reasoner(store):
         found = traverse_subgraph(
             entities,
             store,
-            TraversalSettings(max_depth=1, min_path_relevance=threshold),
-            "",
-            query,
-            lambda t: embed(minilm, t),
+            settings=TraversalSettings(max_depth=1, min_path_relevance=threshold),
+            question="",
+            query=query,
+            embed=lambda t: embed(minilm, t),
         )["subgraph"]["nodes"]
         assert {n["name"] for n in found if n["depth"]} == {"Diarrhea", "Dimethylbiguanide hydrochloride salt"}
         assert {n["name"] for paths in shown_paths(found).values() for n in paths} == shown, [

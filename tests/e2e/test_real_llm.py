@@ -23,12 +23,12 @@ def test_smollm2_answers_through_the_whole_graph(store, tmp_path):
             RelationRecord(
                 "Polyuria",
                 "Type 2 diabetes mellitus",
-                "symptom_of",
-                1.0,
-                ["vocab:hpo:HP:0000103"],
-                10,
-                "",
-                "vocabulary:hpo",
+                type="symptom_of",
+                confidence=1.0,
+                evidence_ids=["vocab:hpo:HP:0000103"],
+                score_raw=10,
+                description="",
+                origin="vocabulary:hpo",
             )
         ],
     )

@@ -63,7 +63,9 @@ def clinic(store, tmp_path):
     """The graph with the two look-alikes' annotations, and three stored patients of the clinic."""
     ev = EvidenceRecord(id="vocab:hpoa:cases", kind="vocabulary")
     rels = [
-        RelationRecord(f, d, "symptom_of", round(0.4 + 0.6 * p, 3), [ev.id], None, "", "vocabulary:hpo")
+        RelationRecord(
+            f, d, type="symptom_of", confidence=round(0.4 + 0.6 * p, 3), evidence_ids=[ev.id], origin="vocabulary:hpo"
+        )
         for d, findings in CASES.items()
         for f, p in findings.items()
     ]

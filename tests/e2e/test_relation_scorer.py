@@ -21,8 +21,8 @@ def scored(store, entity, snippet, relations, question="What about metformin?"):
     passage = {**PMID_EV, "snippet": snippet}
     evidence = {"records": [passage], "texts": {passage["id"]: snippet}}
     llm = chat(EntityAssessment={"args": {"description": "", "description_score": 1, "relations": relations}})
-    reader = Reader(llm, "fake-model", DEFAULT_RELIABILITY, 4)
-    return score_relations(entity, question, [entity], evidence, reader, store)
+    reader = Reader(llm, "fake-model", reliability=DEFAULT_RELIABILITY, keep_score=4)
+    return score_relations(entity, question, others=[entity], evidence=evidence, reader=reader, store=store)
 
 
 def test_scorer_refuses_relations_whose_endpoint_types_do_not_fit(store):
@@ -203,7 +203,12 @@ def test_scorer_writes_only_grounded_relations_with_provenance(store):
     )
     entity = {"key": "metformin", "name": "Metformin", "type": "drug"}
     out = score_relations(
-        entity, "What about metformin?", [entity], evidence, Reader(llm, "fake-model", DEFAULT_RELIABILITY, 4), store
+        entity,
+        "What about metformin?",
+        others=[entity],
+        evidence=evidence,
+        reader=Reader(llm, "fake-model", reliability=DEFAULT_RELIABILITY, keep_score=4),
+        store=store,
     )
     got = {
         (r["source"], r["type"], r["target"], r["confidence"], tuple(r["evidence_ids"])) for r in out["new_relations"]
@@ -250,17 +255,25 @@ def test_scorer_bounds_a_reply_that_repeats_relations(store):
     out = score_relations(
         {"key": "metformin", "name": "Metformin", "type": "drug"},
         "",
-        [],
-        evidence,
-        Reader(llm, "m", DEFAULT_RELIABILITY, 4),
-        store,
+        others=[],
+        evidence=evidence,
+        reader=Reader(llm, "m", reliability=DEFAULT_RELIABILITY, keep_score=4),
+        store=store,
     )
     assert [r["target"] for r in out["new_relations"]] == targets[:MAX_RELATIONS]
 
 
 def test_scorer_refuses_echoed_descriptions_and_keeps_curated_ones(store):
     store.upsert(
-        entities=[EntityRecord("Aspirin", "drug", "A salicylate NSAID (curated).", 1.0, sources=["vocabulary:x"])]
+        entities=[
+            EntityRecord(
+                "Aspirin",
+                "drug",
+                description="A salicylate NSAID (curated).",
+                description_confidence=1.0,
+                sources=["vocabulary:x"],
+            )
+        ]
     )
     evidence = {"records": [{**PMID_EV, "snippet": "Aspirin inhibits cyclooxygenase."}], "texts": {}}
     refused = []
@@ -273,10 +286,10 @@ def test_scorer_refuses_echoed_descriptions_and_keeps_curated_ones(store):
         refused += score_relations(
             {"key": name.lower(), "name": name, "type": "drug"},
             "",
-            [],
-            evidence,
-            Reader(llm, "m", DEFAULT_RELIABILITY, 4),
-            store,
+            others=[],
+            evidence=evidence,
+            reader=Reader(llm, "m", reliability=DEFAULT_RELIABILITY, keep_score=4),
+            store=store,
         )["refused"]
     assert store.get_entity("aspirin")["description"] == "A salicylate NSAID (curated)."
     assert store.get_entity("clopidogrel").get("description") is None

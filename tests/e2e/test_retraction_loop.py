@@ -55,11 +55,21 @@ def test_a_retracted_paper_is_cited_as_such_and_no_longer_rested_on(store, scrip
     server = scripted_server(responder)
     llm = ChatOpenAI(base_url=server.base_url, api_key="test", model="scripted", temperature=0)
     res = Resources(ctx, store=store, llm=llm)
-    res.evidence = EvidenceFinder(pubmed=PubMedSources("local", None, LocalPubMed(res.literature)))
+    res.evidence = EvidenceFinder(pubmed=PubMedSources("local", None, local=LocalPubMed(res.literature)))
     install(res)
     # what the graph learned earlier from a paper an update will revise (the revision keeps its sentence)
     lactic = EvidenceRecord(id="pmid:20000001", kind="pubmed", title="Metformin and lactic acidosis", pmid="20000001")
-    learned = RelationRecord("metformin", "lactic acidosis", "no_effect_on", 0.7, [lactic.id], 7, LACTIC, "pubmed", "m")
+    learned = RelationRecord(
+        "metformin",
+        "lactic acidosis",
+        type="no_effect_on",
+        confidence=0.7,
+        evidence_ids=[lactic.id],
+        score_raw=7,
+        description=LACTIC,
+        origin="pubmed",
+        model="m",
+    )
     store.upsert(evidence=[lactic], relations=[learned], supports=[("metformin", lactic.id)])
 
     before = graph.invoke({"question": QUESTION, "options": VERDICTS}, context=ctx)

@@ -31,7 +31,11 @@ def healthy(body):
 def endpoint(store, scripted_server, monkeypatch):
     store.upsert(
         evidence=[EvidenceRecord(id="pmid:31000001", kind="pubmed", title="Metformin first line")],
-        relations=[RelationRecord("Metformin", "Type 2 diabetes mellitus", "treats", 0.9, ["pmid:31000001"])],
+        relations=[
+            RelationRecord(
+                "Metformin", "Type 2 diabetes mellitus", type="treats", confidence=0.9, evidence_ids=["pmid:31000001"]
+            )
+        ],
     )
     monkeypatch.setenv("OPENAI_API_KEY", "t")
     monkeypatch.setenv("AMG_LLM_MODEL", "scripted")

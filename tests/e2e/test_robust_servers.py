@@ -75,7 +75,10 @@ sys.path.insert(0, {root!r})
 from pathlib import Path
 from amg.tools.servers import LocalServer
 launch = lambda p: [sys.executable, "-c", "import time; time.sleep(600)"]
-LocalServer("never ready", Path({home!r}), launch, lambda p: False, ("http",), ready_timeout_s=600).acquire()
+server = LocalServer(
+    "never ready", Path({home!r}), launch=launch, probe=lambda p: False, port_names=("http",), ready_timeout_s=600
+)
+server.acquire()
 """
 
 
@@ -102,9 +105,9 @@ def test_interrupted_start_stops_what_it_launched(tmp_path):
     server = LocalServer(
         "stand-in",
         tmp_path,
-        lambda p: [sys.executable, "-c", "import time; time.sleep(601)"],
-        interrupted,
-        ("http",),
+        launch=lambda p: [sys.executable, "-c", "import time; time.sleep(601)"],
+        probe=interrupted,
+        port_names=("http",),
         ready_timeout_s=20,
     )
     with pytest.raises(KeyboardInterrupt):

@@ -25,7 +25,7 @@ def seeded(store):
     store.upsert(
         entities=[EntityRecord("Metformin", "drug", aliases=["Glucophage"])],
         evidence=[EV],
-        relations=[RelationRecord("Metformin", "T2DM", "treats", 0.9, ["pmid:1"])],
+        relations=[RelationRecord("Metformin", "T2DM", type="treats", confidence=0.9, evidence_ids=["pmid:1"])],
         supports=[("Metformin", "pmid:1")],
     )
 
@@ -109,7 +109,7 @@ def test_references_may_be_in_the_graph_and_keys_are_normalised(store, tmp_path)
     path = write_jsonl(tmp_path / "more.jsonl", [entity("Lactic acidosis", type="disease"), row])
     path.write_text(path.read_text().replace('"lactic acidosis"', '"Lactic Acidosis"'))
     assert import_graph(store, path) == {"entity": 1, "relation": 1}
-    found = {(n["other"], n["rel"]) for n in store.neighbors(["metformin"], 0.0, 10)}
+    found = {(n["other"], n["rel"]) for n in store.neighbors(["metformin"], 0.0, per_node=10)}
     assert ("lactic acidosis", "causes") in found and ("t2dm", "treats") in found
 
 

@@ -23,7 +23,10 @@ EDGES = [
 def small_graph(store):
     store.upsert(
         evidence=[EvidenceRecord(id="pmid:7", kind="pubmed")],
-        relations=[RelationRecord(s, t, ty, c, ["pmid:7"], c * 10) for s, t, ty, c in EDGES],
+        relations=[
+            RelationRecord(s, t, type=ty, confidence=c, evidence_ids=["pmid:7"], score_raw=c * 10)
+            for s, t, ty, c in EDGES
+        ],
     )
     return store
 

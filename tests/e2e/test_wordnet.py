@@ -17,7 +17,7 @@ def test_glosses_define_only_what_the_ontologies_left_undefined(store, tarball):
         relations=[],
     )
     for chunk in wordnet.chunks(archive=tarball):
-        store.upsert(chunk.entities, chunk.evidence, chunk.relations, chunk.supports)
+        store.upsert(chunk.entities, chunk.evidence, relations=chunk.relations, supports=chunk.supports)
     found = store.entities(["aorta", "metformin"])
     assert found["aorta"]["description"].startswith("the large trunk artery") and found["aorta"]["name"] == "Aorta"
     assert found["metformin"]["description"] == "A biguanide."

@@ -29,7 +29,7 @@ def test_entity_lines_are_read_leniently():
 
 def test_answer_without_entities_invents_nothing():
     llm = chat()
-    out = synthesize(Asked("What is the capital of France?", {}, [], []), Found(), llm)
+    out = synthesize(Asked("What is the capital of France?", {}, entities=[], dialogue=[]), Found(), llm=llm)
     assert out["answer"] == NO_KNOWLEDGE and out["confidence"] == 0.0 and llm.calls == []
 
 
@@ -62,11 +62,11 @@ def test_unusable_answer_is_repaired_once_then_degrades():
     options = {"A": "Insulin", "B": "Metformin"}
     replies = iter(["I am not sure.", "Option: B\nConfidence: 0.6"])
     repaired = FakeChat(responder=lambda req: {"content": next(replies)}, calls=[])
-    out = synthesize(Asked("First-line drug?", options, [{"key": "x"}], []), Found(), repaired)
+    out = synthesize(Asked("First-line drug?", options, entities=[{"key": "x"}], dialogue=[]), Found(), llm=repaired)
     assert out["option"] == "B" and out["llm_calls"] == 2 and not out.get("degradations")
     assert "did not follow the format" in repaired.calls[1]["prompt"]
     hopeless = chat(text={"content": "Option: Z"})
-    out = synthesize(Asked("First-line drug?", options, [{"key": "x"}], []), Found(), hopeless)
+    out = synthesize(Asked("First-line drug?", options, entities=[{"key": "x"}], dialogue=[]), Found(), llm=hopeless)
     assert out["llm_calls"] == 2 and out["option"] is None and out["confidence"] == 0.0 and out["degradations"]
 
 
@@ -82,10 +82,15 @@ def test_a_request_the_endpoint_rejects_degrades_instead_of_crashing():
 
     llm = FakeChat(responder=too_long, calls=[])
     entities = [{"key": "x", "name": "X", "type": "other"}]
-    skipped = reason(Asked("q?", {}, entities, [{"role": "user", "content": "q?"}]), Found(), llm, per_entity=False)
+    skipped = reason(
+        Asked("q?", {}, entities=entities, dialogue=[{"role": "user", "content": "q?"}]),
+        Found(),
+        llm=llm,
+        per_entity=False,
+    )
     assert skipped["reasoning"] == {"all": ""} and skipped["degradations"] and len(skipped["dialogue"]) == 1
     dialogue = [{"role": "user", "content": "q?"}, {"role": "assistant", "content": "r" * 50_000}]
-    out = synthesize(Asked("q?", {"A": "x", "B": "y"}, [{"key": "x"}], dialogue), Found(), llm)
+    out = synthesize(Asked("q?", {"A": "x", "B": "y"}, entities=[{"key": "x"}], dialogue=dialogue), Found(), llm=llm)
     assert out["confidence"] == 0.0 and out["degradations"] and out["dialogue"] == dialogue
     assert len(llm.calls) == 2, "a rejected request is not repaired"
 
@@ -137,9 +142,9 @@ def test_an_open_diagnosis_citing_its_candidates_annotations_is_supported_and_bo
     differential = [{**DIFFERENTIAL[0], "evidence_ids": ["pmid:28050285"]}, DIFFERENTIAL[1]]
     llm = chat(text={"content": "Answer: Marfan syndrome\nConfidence: 0.9\nCitations: 1"})
     out = synthesize(
-        Asked("Arachnodactyly and ectopia lentis?", {}, [{"key": "arachnodactyly"}], []),
-        Found([], [], index, [], differential),
-        llm,
+        Asked("Arachnodactyly and ectopia lentis?", {}, entities=[{"key": "arachnodactyly"}], dialogue=[]),
+        Found([], [], evidence_index=index, fetched_ids=[], differential=differential),
+        llm=llm,
     )
     assert out["confidence_basis"]["support"] == 0.6 and out["confidence"] == 0.6, "0.9 x (1/2 + 1/2 x 0.6), bounded"
 

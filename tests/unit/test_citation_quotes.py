@@ -17,9 +17,13 @@ def test_a_research_paper_is_quoted_by_its_conclusion_and_kept_without_a_key_ent
     question = "Can medical students contribute to quality assurance programmes in day surgery?"
     conclusion = "Medical students can contribute to quality assurance programmes in day surgery."
     students = [{"key": "medical student", "name": "medical students"}]
-    assert quoted([1], [paper], [], students, "A. yes", question) == {1: conclusion}
-    assert quoted([1], [paper], [], [{"key": "x", "name": "aspirin"}], "A. yes", question) == {}
-    assert quoted([1], [paper], [], [{"key": "x", "name": "aspirin"}], "A. yes", question, read=[1]) == {1: conclusion}
+    assert quoted([1], [paper], steps=[], keys=students, answer="A. yes", question=question) == {1: conclusion}
+    assert (
+        quoted([1], [paper], steps=[], keys=[{"key": "x", "name": "aspirin"}], answer="A. yes", question=question) == {}
+    )
+    assert quoted(
+        [1], [paper], steps=[], keys=[{"key": "x", "name": "aspirin"}], answer="A. yes", question=question, read=[1]
+    ) == {1: conclusion}
 
 
 def test_a_quote_names_the_key_entity_by_name_or_alias():
@@ -40,9 +44,9 @@ def test_an_answer_naming_no_question_entity_is_about_what_it_names_in_the_graph
         "description": "",
     }
     icd = {"n": 1, "id": "vocab:icd10:E11", "kind": "vocabulary", "title": "E11 Type 2 diabetes mellitus"}
-    assert quoted([1], [icd], [subtype], keys, "Metformin is the first-line drug.", "") == {}
+    assert quoted([1], [icd], steps=[subtype], keys=keys, answer="Metformin is the first-line drug.", question="") == {}
     parent = {**subtype, "source": "Type 2 diabetes mellitus", "target": "Diabetes mellitus"}
     said = "Metformin is used for treating type 2 diabetes mellitus."
-    assert quoted([1], [icd], [parent], key_entities(said, [], []), said, "") == {}, (
+    assert quoted([1], [icd], steps=[parent], keys=key_entities(said, [], []), answer=said, question="") == {}, (
         "diabetes mellitus is named only inside type 2 diabetes mellitus: not a relation the answer rests on"
     )

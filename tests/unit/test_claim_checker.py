@@ -81,9 +81,9 @@ def test_the_sentences_shown_are_the_likeliest_to_settle_the_claim_in_the_abstra
         {"n": 4, "text": "These results show that aspirin lowers the risk of stroke."},
     ]
     closeness = [0.62, 0.80, 0.20, 0.74, 0.78]
-    settles = settling(claim, sentences, closeness, len(sentences))
+    settles = settling(claim, sentences, closeness=closeness, length=len(sentences))
     assert settles[1] < settles[3] and settles[1] < settles[4], "the aim sentence, though closest, is no finding"
-    shown = shown_sentences(claim, sentences, closeness, len(sentences), limit=3)
+    shown = shown_sentences(claim, sentences, closeness=closeness, length=len(sentences), limit=3)
     assert [s["n"] for s in shown] == sorted(s["n"] for s in shown), "in the abstract's order"
     assert {s["n"] for s in shown} >= {3, 4} and 2 not in {s["n"] for s in shown}
     assert all(s["relevance"] == closeness[s["n"]] for s in shown), "each keeps its closeness"
@@ -102,10 +102,10 @@ def test_the_likeliest_sentence_is_quoted_and_the_next_only_when_likelier_than_n
 
 def test_features_need_no_abstract_length_offline():
     sentences = [{"n": 2, "text": "Background."}, {"n": 7, "text": "It fell by 20%."}]
-    rows = features("x fell", sentences, [0.5, 0.4])
+    rows = features("x fell", sentences, closeness=[0.5, 0.4])
     assert [round(r[2], 3) for r in rows] == [round(2 / 7, 3), 1.0], "the last numbered sentence counts as last"
     assert rows[1][5] == 1.0 and rows[0][5] == 0.0, "digits"
-    assert features("x", [], []) == []
+    assert features("x", [], closeness=[]) == []
 
 
 def read_paper(ident: str, stance: str, claim_yes: float, opposite_yes: float) -> dict:
@@ -171,14 +171,26 @@ def test_finding_lines_are_kept_by_sentence_number_and_grounded_in_the_paper():
     ]
     sentences = [{"n": n, "text": text} for n, text in shown.items()]
     read = {"id": "s2:9", "title": "Vitamin D", "sentences": sentences, "rationale": [2, 3], "kind": "pubmed"}
-    record, problem = grounded((2, "vitamin D", "worsens", "hip fractures"), "claim", read, [], 0.7, "m")
+    record, problem = grounded(
+        (2, "vitamin D", "worsens", "hip fractures"), "claim", paper=read, entities=[], confidence=0.7, model="m"
+    )
     assert problem is None and record.quotes == [
         {"paper": "s2:9", "n": 2, "text": "Vitamin D reduced hip fractures."},
         {"paper": "s2:9", "n": 3, "text": "Falls were fewer."},
     ]
     assert record.description == "Vitamin D reduced hip fractures." and record.evidence_ids == ["s2:9"]
-    assert grounded((2, "vitamin D", "causes", "hip fractures"), "claim", read, [], 0.7, "m")[0] is None
-    assert grounded((2, "vitamin D", "worsens", "kidney stones"), "claim", read, [], 0.7, "m")[0] is None
+    assert (
+        grounded(
+            (2, "vitamin D", "causes", "hip fractures"), "claim", paper=read, entities=[], confidence=0.7, model="m"
+        )[0]
+        is None
+    )
+    assert (
+        grounded(
+            (2, "vitamin D", "worsens", "kidney stones"), "claim", paper=read, entities=[], confidence=0.7, model="m"
+        )[0]
+        is None
+    )
 
 
 def test_finding_lines_as_list_items_or_numbered_one_two_three_are_given_to_the_sentence_naming_their_ends():
@@ -251,8 +263,17 @@ def test_a_comparison_arm_is_not_learned_as_the_intervention_it_was_compared_wit
     read = {"id": "s2:1", "title": "Aspirin and cancer", "sentences": sentences, "rationale": [9], "kind": "pubmed"}
     aspirin = [{"key": "aspirin", "name": "Aspirin"}]
     for arm in ("aspirin placebo", "placebo", "sham aspirin", "healthy controls", "the control group"):
-        record, problem = grounded((9, arm, "worsens", "cancer incidence"), "claim", read, aspirin, 0.7, "m")
+        record, problem = grounded(
+            (9, arm, "worsens", "cancer incidence"), "claim", paper=read, entities=aspirin, confidence=0.7, model="m"
+        )
         assert record is None and "comparison arm" in problem, arm
     for tested in ("aspirin", "aspirin versus placebo", "tight glycaemic control"):
         assert not comparison_arm(tested), tested
-    assert grounded((9, "aspirin versus placebo", "improves", "cancer incidence"), "c", read, aspirin, 0.7, "m")[0]
+    assert grounded(
+        (9, "aspirin versus placebo", "improves", "cancer incidence"),
+        "c",
+        paper=read,
+        entities=aspirin,
+        confidence=0.7,
+        model="m",
+    )[0]

@@ -32,7 +32,14 @@ def test_the_fitted_weights_rank_the_finding_above_the_closer_aim_sentence():
     items = abstracts()
     weights, intercept = fit(items)
     for one in items:
-        settles = settling(one["claim"], one["sentences"], one["closeness"], None, weights, intercept)
+        settles = settling(
+            one["claim"],
+            one["sentences"],
+            closeness=one["closeness"],
+            length=None,
+            weights=weights,
+            intercept=intercept,
+        )
         assert max(range(3), key=lambda i: settles[i]) == 2, one["claim"]
         assert settles[2] > 0.5 > settles[0]
     picked = choices(items[0], weights, intercept)

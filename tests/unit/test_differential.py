@@ -18,17 +18,17 @@ NAMES = {k: k.title() for k in ANNOTATIONS}
 
 
 def test_ranking_counts_findings_for_and_against():
-    both = rank(ANNOTATIONS, NAMES, {"fever", "rash"}, set())
+    both = rank(ANNOTATIONS, NAMES, present={"fever", "rash"}, absent=set())
     assert {c.key for c in both[:2]} == {"alpha", "beta"} and both[2].key == "gamma"
     assert both[0].probability == pytest.approx(both[1].probability), "look-alikes tie"
-    ruled = rank(ANNOTATIONS, NAMES, {"fever", "rash"}, {"hepatosplenomegaly"})
+    ruled = rank(ANNOTATIONS, NAMES, present={"fever", "rash"}, absent={"hepatosplenomegaly"})
     assert ruled[0].key == "beta" and ruled[1].absent == ["hepatosplenomegaly"]
-    assert rank(ANNOTATIONS, NAMES, {"fever", "rash", "hepatosplenomegaly"}, set())[0].key == "alpha"
+    assert rank(ANNOTATIONS, NAMES, present={"fever", "rash", "hepatosplenomegaly"}, absent=set())[0].key == "alpha"
 
 
 def test_best_question_separates_the_leaders():
-    candidates = rank(ANNOTATIONS, NAMES, {"fever", "rash"}, set())
-    asked = questions(ANNOTATIONS, candidates, {"fever", "rash"})
+    candidates = rank(ANNOTATIONS, NAMES, present={"fever", "rash"}, absent=set())
+    asked = questions(ANNOTATIONS, candidates, known={"fever", "rash"})
     assert asked[0][0] == "hepatosplenomegaly", "present in one leader nearly always, in the other never"
     assert "headache" not in [f for f, _ in asked], "shared by both leaders equally: tells nothing"
     assert asked[0][1] > dict(asked).get("arthritis", 0)
@@ -37,8 +37,8 @@ def test_best_question_separates_the_leaders():
 def test_a_second_question_that_splits_like_the_first_is_not_asked():
     # x and its twin both tell {A, B} from C; y tells A from {B, C}: after x, y carries more than the twin
     annotations = {"a": {"x": 0.98, "x twin": 0.98, "y": 0.98}, "b": {"x": 0.98, "x twin": 0.98}, "c": {}}
-    candidates = [Candidate(k, k.upper(), 1 / 3) for k in annotations]
-    asked = [f for f, _ in questions(annotations, candidates, set())]
+    candidates = [Candidate(k, k.upper(), probability=1 / 3) for k in annotations]
+    asked = [f for f, _ in questions(annotations, candidates, known=set())]
     assert sorted(asked[:2]) == ["x", "y"], "the twin adds little once x is asked"
 
 
@@ -51,11 +51,11 @@ def test_subtypes_fold_into_their_disease():
         "other": {"f": 0.1},
     }
     candidates = [
-        Candidate("neonatal marfan syndrome", "Neonatal Marfan syndrome", 0.3),
-        Candidate("tuberous sclerosis 2", "Tuberous sclerosis 2", 0.2),
-        Candidate("marfan syndrome", "Marfan syndrome", 0.2),
-        Candidate("tuberous sclerosis 1", "Tuberous sclerosis 1", 0.2),
-        Candidate("other", "Other", 0.1),
+        Candidate("neonatal marfan syndrome", "Neonatal Marfan syndrome", probability=0.3),
+        Candidate("tuberous sclerosis 2", "Tuberous sclerosis 2", probability=0.2),
+        Candidate("marfan syndrome", "Marfan syndrome", probability=0.2),
+        Candidate("tuberous sclerosis 1", "Tuberous sclerosis 1", probability=0.2),
+        Candidate("other", "Other", probability=0.1),
     ]
     ts = {"key": "tuberous sclerosis", "name": "Tuberous sclerosis", "type": "disease"}
     parents = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from amg.tools.llm.reader import Reader
 
-READER = Reader(None, "m", 1.0, 4)  # no model: grounding reads the finding a model gave
+READER = Reader(None, "m", reliability=1.0, keep_score=4)  # no model: grounding reads the finding a model gave
 
 
 def test_a_finding_is_grounded_word_by_word_and_lands_on_the_question_entity():
@@ -24,31 +24,36 @@ def test_a_finding_is_grounded_word_by_word_and_lands_on_the_question_entity():
         }
     )
     entities = [{"name": "quality assurance", "key": "quality assurance"}]
-    record, why = grounded_finding(said(subject="students"), paper, text, READER, entities)
+    record, why = grounded_finding(said(subject="students"), paper, text=text, reader=READER, entities=entities)
     assert (record.source, record.type, record.target, why) == ("students", "improves", "quality assurance", None)
     assert (
-        grounded_finding(said(), paper, text, READER)[1]
+        grounded_finding(said(), paper, text=text, reader=READER)[1]
         == "neither the abstract nor the question names 'medical students'"
     )
     question = "Can medical students contribute to quality assurance in day surgery?"
-    assert grounded_finding(said(), paper, text, READER, entities, question)[0].source == "medical students"
+    assert (
+        grounded_finding(said(), paper, text=text, reader=READER, entities=entities, question=question)[0].source
+        == "medical students"
+    )
     assert (
         grounded_finding(
             said(subject="students", sentence="Students help.", object="audits"),
             paper,
-            text,
-            READER,
+            text=text,
+            reader=READER,
             question="Do students help audits?",
         )[1]
         == "its sentence is not in the abstract"
     )
-    loose = grounded_finding(said(subject="students", sentence="Students help."), paper, text, READER)[0]
+    loose = grounded_finding(said(subject="students", sentence="Students help."), paper, text=text, reader=READER)[0]
     assert loose.description == text, "a sentence the abstract lacks: the abstract's one naming both ends"
     assert (
-        grounded_finding(said(subject="students", relation="treats"), paper, text, READER)[1]
+        grounded_finding(said(subject="students", relation="treats"), paper, text=text, reader=READER)[1]
         == "'treats' is not a study finding"
     )
-    assert grounded_finding(said(subject="students", score=3), paper, text, READER)[1] == "scored 3, under 4"
+    assert (
+        grounded_finding(said(subject="students", score=3), paper, text=text, reader=READER)[1] == "scored 3, under 4"
+    )
 
 
 def test_a_finding_copied_loosely_is_stored_in_the_abstracts_own_words():
@@ -68,18 +73,20 @@ def test_a_finding_copied_loosely_is_stored_in_the_abstracts_own_words():
         sentence="Laparoscopic cholecystectomy activated peri-sinusoidal cells in the liver of patients.",
     )
     question = "Does it influence cell activity?"
-    record, why = grounded_finding(finding, paper, text, READER, entities, question)
+    record, why = grounded_finding(finding, paper, text=text, reader=READER, entities=entities, question=question)
     assert why is None and record.target == "peri-sinusoidal cell activity", "hyphen or not, one word; then snapped"
     assert (
         record.description == "Laparoscopic cholecystectomy activates peri-sinusoidal cells in the liver of patients."
     )
     unlike = finding.model_copy(update={"sentence": "Laparoscopy harms the liver of most patients."})
-    assert grounded_finding(unlike, paper, text, READER, entities, question)[0].description == record.description, (
-        "a sentence the abstract lacks: the abstract's one naming both ends"
-    )
+    assert (
+        grounded_finding(unlike, paper, text=text, reader=READER, entities=entities, question=question)[0].description
+        == record.description
+    ), "a sentence the abstract lacks: the abstract's one naming both ends"
     elsewhere = unlike.model_copy(update={"subject": "vitamin A"})
     assert (
-        grounded_finding(elsewhere, paper, text, READER, entities, question)[1] == "its sentence is not in the abstract"
+        grounded_finding(elsewhere, paper, text=text, reader=READER, entities=entities, question=question)[1]
+        == "its sentence is not in the abstract"
     ), "no sentence names both ends"
 
 
@@ -92,13 +99,13 @@ def test_a_finding_must_agree_with_the_answer_read_from_its_paper():
         subject="loss of consciousness", relation="predicts", object="test performance", sentence=text, score=8
     )
     assert (
-        grounded_finding(finding, paper, text, READER, verdict="no")[1]
+        grounded_finding(finding, paper, text=text, reader=READER, verdict="no")[1]
         == "'predicts' disagrees with the answer read from the paper (no)"
     )
-    assert grounded_finding(finding, paper, text, READER, verdict="maybe")[0].type == "predicts"
+    assert grounded_finding(finding, paper, text=text, reader=READER, verdict="maybe")[0].type == "predicts"
     null = finding.model_copy(update={"relation": "unaffected_by"})
     assert (
-        grounded_finding(null, paper, text, READER, verdict="yes")[1]
+        grounded_finding(null, paper, text=text, reader=READER, verdict="yes")[1]
         == "'no_effect_on' disagrees with the answer read from the paper (yes)"
     )
     offered = finding_schema("no").model_json_schema()["properties"]["relation"]["enum"]
@@ -116,13 +123,18 @@ def test_a_studys_comparison_arm_is_not_learned_as_what_it_tested():
     )
     entities = [{"name": "gabapentin", "key": "gabapentin"}]
     for arm in ("placebo", "gabapentin placebo", "the control group"):
-        record, why = grounded_finding(said(arm), paper, text, READER, entities, verdict="yes")
+        record, why = grounded_finding(said(arm), paper, text=text, reader=READER, entities=entities, verdict="yes")
         assert record is None and why == f"{arm!r} is the comparison arm, not what was tested", arm
-    record, why = grounded_finding(said("gabapentin versus placebo"), paper, text, READER, entities, verdict="yes")
+    record, why = grounded_finding(
+        said("gabapentin versus placebo"), paper, text=text, reader=READER, entities=entities, verdict="yes"
+    )
     assert (record.source, record.type, why) == ("gabapentin", "improves", None)
     # named backwards ("pain scores improved_by placebo"), the subject is still the arm
     flipped = StudyFinding(subject="pain scores", relation="improved_by", object="placebo", sentence=text, score=8)
-    assert "comparison arm" in grounded_finding(flipped, paper, text, READER, entities, verdict="yes")[1]
+    assert (
+        "comparison arm"
+        in grounded_finding(flipped, paper, text=text, reader=READER, entities=entities, verdict="yes")[1]
+    )
 
 
 def test_an_abbreviated_end_is_written_in_full_and_lands_on_the_question_entity():
@@ -141,10 +153,10 @@ def test_an_abbreviated_end_is_written_in_full_and_lands_on_the_question_entity(
         score=9,
         sentence="Being SGA was not a significant risk factor for ROP in this cohort.",
     )
-    record, why = grounded_finding(finding, paper, text, READER, entities, verdict="no")
+    record, why = grounded_finding(finding, paper, text=text, reader=READER, entities=entities, verdict="no")
     assert why is None and (record.source, record.target) == ("Small for gestational age", "Retinopathy of prematurity")
     both = finding.model_copy(update={"subject": "SGA infants", "object": "SGA"})
-    record, why = grounded_finding(both, paper, text, READER, entities, verdict="no")
+    record, why = grounded_finding(both, paper, text=text, reader=READER, entities=entities, verdict="no")
     assert (record.source, record.target) == ("Small for gestational age infants", "Small for gestational age"), (
         "two ends holding one question entity: the longer keeps its own words"
     )
@@ -178,12 +190,14 @@ def test_a_long_or_variant_end_is_cut_to_its_head_and_kept():
         score=8,
         sentence=text.split(" METHODS")[0],
     )
-    record, why = grounded_finding(finding, paper, text, READER, verdict="no")
+    record, why = grounded_finding(finding, paper, text=text, reader=READER, verdict="no")
     assert why is None and record.target == "tumour response to pre-operative chemo-radiotherapy"
     variant = finding.model_copy(update={"object": "type 2 diabetes mellitus"})
-    assert grounded_finding(variant, paper, text, READER, verdict="no")[0].target == "type 2 diabetes mellitus"
+    assert (
+        grounded_finding(variant, paper, text=text, reader=READER, verdict="no")[0].target == "type 2 diabetes mellitus"
+    )
     two_words = finding.model_copy(update={"object": "diabetes mellitus"})
     assert (
-        grounded_finding(two_words, paper, text, READER, verdict="no")[1]
+        grounded_finding(two_words, paper, text=text, reader=READER, verdict="no")[1]
         == "neither the abstract nor the question names 'diabetes mellitus'"
     ), "one word of two is not a variant"

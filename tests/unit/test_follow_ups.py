@@ -21,7 +21,7 @@ ASKED, ANSWERED = "What is metformin used for?", "Metformin is used for treating
     ],
 )
 def test_its_it_becomes_the_topic_in_the_conversations_words(follow_up, alone):
-    assert standalone(follow_up, [METFORMIN], ASKED, ANSWERED) == alone
+    assert standalone(follow_up, [METFORMIN], question=ASKED, answer=ANSWERED) == alone
 
 
 @pytest.mark.parametrize(
@@ -40,12 +40,12 @@ def test_its_it_becomes_the_topic_in_the_conversations_words(follow_up, alone):
     ],
 )
 def test_anything_less_sure_is_read_with_the_previous_turn(follow_up, topic, why):
-    assert standalone(follow_up, topic, ASKED, ANSWERED) is None, why
+    assert standalone(follow_up, topic, question=ASKED, answer=ANSWERED) is None, why
 
 
 def test_an_alias_the_user_wrote_is_the_name_used():
     drug = {"key": "metformin", "name": "Metformin", "aliases": ["Glucophage"]}
-    said = standalone("What is its dose?", [drug], "What is Glucophage?", "Metformin, a biguanide.")
+    said = standalone("What is its dose?", [drug], question="What is Glucophage?", answer="Metformin, a biguanide.")
     assert said == "What is Glucophage's dose?"
 
 
@@ -53,13 +53,18 @@ def test_it_is_what_the_answer_is_about_not_only_what_was_asked():
     """After "Metformin is the first-line drug …", "its side effects" are metformin's, not diabetes's."""
     diabetes = {"key": "type 2 diabetes", "name": "Type 2 diabetes"}
     first_line = "What is the first-line drug for type 2 diabetes?"
-    assert standalone("What are its side effects?", [diabetes], first_line, "Metformin is the first-line drug.") is None
-    named = standalone("What are its side effects?", [METFORMIN], first_line, "Metformin.")
+    assert (
+        standalone(
+            "What are its side effects?", [diabetes], question=first_line, answer="Metformin is the first-line drug."
+        )
+        is None
+    )
+    named = standalone("What are its side effects?", [METFORMIN], question=first_line, answer="Metformin.")
     assert named == "What are Metformin's side effects?", "the answer's own word when the question never wrote it"
     lyme = {"key": "lyme disease", "name": "Lyme disease"}
-    assert standalone("How is it treated?", [lyme], "What is Lyme disease?", "Lyme disease is an infection.") == (
-        "How is Lyme disease treated?"
-    )
+    assert standalone(
+        "How is it treated?", [lyme], question="What is Lyme disease?", answer="Lyme disease is an infection."
+    ) == ("How is Lyme disease treated?")
 
 
 def _chat(said: str, topic: list[dict]) -> dict:
@@ -124,7 +129,17 @@ def test_a_question_of_its_own(said):
 
 def test_this_drug_is_the_topic_when_the_word_fits_its_kind():
     drug = {**METFORMIN, "type": "drug"}
-    assert standalone("Is this drug safe in pregnancy?", [drug], ASKED, ANSWERED) == "Is metformin safe in pregnancy?"
-    assert standalone("Is that medicine's effect lasting?", [drug], ASKED, ANSWERED) == "Is metformin's effect lasting?"
-    assert standalone("What causes this symptom?", [drug], ASKED, ANSWERED) is None, "a symptom is not the drug"
-    assert standalone("Does this drug interact with it?", [drug], ASKED, ANSWERED) is None, "two references"
+    assert (
+        standalone("Is this drug safe in pregnancy?", [drug], question=ASKED, answer=ANSWERED)
+        == "Is metformin safe in pregnancy?"
+    )
+    assert (
+        standalone("Is that medicine's effect lasting?", [drug], question=ASKED, answer=ANSWERED)
+        == "Is metformin's effect lasting?"
+    )
+    assert standalone("What causes this symptom?", [drug], question=ASKED, answer=ANSWERED) is None, (
+        "a symptom is not the drug"
+    )
+    assert standalone("Does this drug interact with it?", [drug], question=ASKED, answer=ANSWERED) is None, (
+        "two references"
+    )

@@ -19,9 +19,9 @@ def test_key_normalisation():
 
 def test_relation_without_evidence_is_rejected():
     with pytest.raises(ValueError, match="no evidence"):
-        RelationRecord("a", "b", "treats", 0.5, [])
+        RelationRecord("a", "b", type="treats", confidence=0.5, evidence_ids=[])
     with pytest.raises(ValueError, match="not in the vocabulary"):
-        RelationRecord("a", "b", "DROP DATABASE", 0.5, ["x"])
+        RelationRecord("a", "b", type="DROP DATABASE", confidence=0.5, evidence_ids=["x"])
 
 
 @pytest.mark.parametrize(
@@ -33,7 +33,15 @@ def test_bad_names_get_clear_errors(name, message):
 
 
 def test_a_learned_relation_reports_its_ends_confidence_evidence_and_the_fields_asked():
-    r = RelationRecord("Metformin", "Diarrhea", "causes", 0.7, ["pubmed:1"], description="GI upset", quotes=[{"n": 2}])
+    r = RelationRecord(
+        "Metformin",
+        "Diarrhea",
+        type="causes",
+        confidence=0.7,
+        evidence_ids=["pubmed:1"],
+        description="GI upset",
+        quotes=[{"n": 2}],
+    )
     assert r.learned() == {
         "source": "Metformin",
         "type": "causes",

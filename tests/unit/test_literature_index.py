@@ -24,7 +24,7 @@ def index(tmp_path):
 
 
 def ingest(index, *paths):
-    return ingest_files(index, list(paths), lambda path, size: lambda n: None)
+    return ingest_files(index, list(paths), progress=lambda path, size: lambda n: None)
 
 
 def test_baseline_is_read_with_everything_the_citation_needs(index):
@@ -177,7 +177,7 @@ def test_damaged_files_keep_the_records_before_the_damage(index, tmp_path):
 
 
 def test_a_crash_between_engine_and_records_is_mended_by_the_next_ingest(index, monkeypatch):
-    def crash(*args):
+    def crash(*args, **kwargs):
         raise KeyboardInterrupt  # as if killed after the engine's commit, before the records' commit
 
     monkeypatch.setattr(index.records, "write", crash)

@@ -142,10 +142,21 @@ def test_offline_the_kept_paper_stating_the_question_is_read_not_the_strongest_f
     step = {"source": "statin", "relation": "improves", "target": "ldl", "confidence": 0.9, "forward": True}
     subgraph = {"nodes": [], "seeds": ["statin"], "links": [{**step, "evidence_ids": ["pmid:1", "pmid:3"]}]}
     question = "Do statins prevent dementia in elderly patients?"
-    assert [p["id"] for p in kept_papers(question, ["statin"], subgraph, Store(), 3)] == ["pmid:2", "pmid:1"]
-    assert kept_papers(question, ["statin"], subgraph, Store(), 1) == [read_only]
-    assert kept_papers(question, [], {**subgraph, "links": []}, Store(), 1) == [], "nothing kept: nothing read"
+    assert [p["id"] for p in kept_papers(question, ["statin"], subgraph=subgraph, store=Store(), k=3)] == [
+        "pmid:2",
+        "pmid:1",
+    ]
+    assert kept_papers(question, ["statin"], subgraph=subgraph, store=Store(), k=1) == [read_only]
+    assert kept_papers(question, [], subgraph={**subgraph, "links": []}, store=Store(), k=1) == [], (
+        "nothing kept: nothing read"
+    )
     assert (
-        kept_papers("Does aspirin change the risk of stroke after heart surgery?", ["statin"], subgraph, Store(), 1)
+        kept_papers(
+            "Does aspirin change the risk of stroke after heart surgery?",
+            ["statin"],
+            subgraph=subgraph,
+            store=Store(),
+            k=1,
+        )
         == []
     )

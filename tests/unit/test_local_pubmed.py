@@ -20,14 +20,16 @@ from amg.tools.literature.ingest import ingest_files
 @pytest.fixture
 def local(tmp_path):
     index = LiteratureIndex(tmp_path / "pubmed")
-    ingest_files(index, [DATA / "efetch_metformin.xml", DATA / "pubmed_baseline.xml"], lambda p, s: lambda n: None)
+    ingest_files(
+        index, [DATA / "efetch_metformin.xml", DATA / "pubmed_baseline.xml"], progress=lambda p, s: lambda n: None
+    )
     yield LocalPubMed(index)
     index.close()
 
 
 @pytest.fixture
 def remote(tmp_path):
-    return PubMedClient("me@example.org", "", RequestCache(tmp_path / "cache.sqlite"), RecordedEntrez())
+    return PubMedClient("me@example.org", "", cache=RequestCache(tmp_path / "cache.sqlite"), transport=RecordedEntrez())
 
 
 class Unreachable:
@@ -37,7 +39,7 @@ class Unreachable:
 
 def test_local_records_are_the_remote_records(local, remote):
     """An efetch response ingested as a file gives the same evidence records as Entrez returning it."""
-    pubmed = lambda choice, client: EvidenceFinder(pubmed=PubMedSources(choice, client, local))  # noqa: E731
+    pubmed = lambda choice, client: EvidenceFinder(pubmed=PubMedSources(choice, client, local=local))  # noqa: E731
     from_remote = pubmed("remote", remote).find_evidence("metformin", ["pubmed"], k=2)
     from_local = pubmed("local", None).find_evidence("metformin", ["pubmed"], k=5)
     by_id = {r.id: r for r in from_local.records}
@@ -49,27 +51,29 @@ def test_local_records_are_the_remote_records(local, remote):
 
 
 def test_auto_reads_the_local_index_when_ncbi_cannot_be_reached(local):
-    sources = PubMedSources("auto", Unreachable(), local)
+    sources = PubMedSources("auto", Unreachable(), local=local)
     found = sources.search_articles("quality assurance", 3, context="Can medical students help in day surgery?")
     assert found[0].pmid == "10354335"
     with pytest.raises(SourceUnavailable):
-        PubMedSources("remote", Unreachable(), local).search_articles("metformin", 3)
+        PubMedSources("remote", Unreachable(), local=local).search_articles("metformin", 3)
 
 
 def test_auto_prefers_ncbi_and_both_merges_by_pmid(local, remote):
-    assert [a.pmid for a in PubMedSources("auto", remote, local).search_articles("metformin", 5)] == [
+    assert [a.pmid for a in PubMedSources("auto", remote, local=local).search_articles("metformin", 5)] == [
         "31000001",
         "31000002",
     ]
-    merged = [a.pmid for a in PubMedSources("both", remote, local).search_articles("metformin lactic acidosis", 5)]
+    merged = [
+        a.pmid for a in PubMedSources("both", remote, local=local).search_articles("metformin lactic acidosis", 5)
+    ]
     assert sorted(merged) == sorted(set(merged)) and {"31000001", "31000002", "20000001"} <= set(merged)
 
 
 def test_local_or_both_without_an_index_is_a_clear_error(remote):
     with pytest.raises(ValueError, match="amg ingest pubmed"):
-        PubMedSources("local", remote, None)
+        PubMedSources("local", remote, local=None)
     with pytest.raises(ValueError, match="choose auto, remote, local, both"):
-        PubMedSources("nearby", remote, None)
+        PubMedSources("nearby", remote, local=None)
 
 
 def test_queries_carry_the_question():

@@ -107,7 +107,7 @@ def test_a_follow_up_cites_the_passage_sentence_that_states_its_answer_not_the_c
     found = with_passages(Found(), [passage], {passage.id: chapter})
     assert found.fetched_ids == [passage.id] and found.evidence_index[0]["snippet"] == chapter, "the text read"
     assert with_passages(found, [passage], {}).evidence_index == found.evidence_index, "never twice"
-    update = review(asked, found, draft, llm=None, aliases={})
+    update = review(asked, found, draft=draft, llm=None, aliases={})
     assert update["answer"] == answer
     assert [c.quote if hasattr(c, "quote") else c["quote"] for c in update["citations"]] == [
         "The most common adverse effects of metformin are gastrointestinal: diarrhea, nausea and abdominal discomfort."
@@ -121,7 +121,7 @@ def test_a_follow_up_cites_the_passage_sentence_that_states_its_answer_not_the_c
     }, "the draft's token signals and its stated confidence reach the confidence"
     unrelated = EvidenceRecord(id="textbook:cardio.md::0", kind="textbook", title="cardio.md", snippet="")
     text = "Metformin is the first-line drug for most adults with type 2 diabetes mellitus."
-    alone = review(asked, with_passages(Found(), [unrelated], {unrelated.id: text}), draft, llm=None, aliases={})
+    alone = review(asked, with_passages(Found(), [unrelated], {unrelated.id: text}), draft=draft, llm=None, aliases={})
     assert alone["citations"] == [] and alone["confidence_basis"]["rests_on"], "the context restated is not cited"
 
 
@@ -149,14 +149,14 @@ def test_the_passage_behind_a_fact_on_the_point_is_cited_where_it_states_the_ans
         entities=[{"key": "metformin", "name": "Metformin", "type": "drug"}],
     )
     draft = {"answer": "Nausea is the most common side effect of metformin.", "dialogue": [], "stated": 0.8}
-    update = review(asked, found, draft, llm=None, aliases={})
+    update = review(asked, found, draft=draft, llm=None, aliases={})
     assert update["answer"] == draft["answer"] and not update["confidence_basis"]["revised"]
     assert [c["quote"] for c in update["citations"]] == [
         "The most common adverse effects of metformin are gastrointestinal: diarrhea, nausea and abdominal discomfort."
     ]
     assert update["confidence_basis"]["support"] > 0 and "rests_on" not in update["confidence_basis"]
     wrong = {**draft, "answer": "Weight gain is the most common side effect of metformin."}
-    alone = review(asked, found, wrong, llm=None, aliases={})
+    alone = review(asked, found, draft=wrong, llm=None, aliases={})
     assert alone["citations"] == [] and alone["confidence_basis"]["rests_on"], "a passage that does not state it"
 
 
@@ -185,7 +185,9 @@ def test_a_case_asking_what_the_patient_has_is_answered_from_a_strong_differenti
         return {"content": "Answer: Marfan syndrome." if "fit Marfan syndrome" in request["prompt"] else "Answer: yes"}
 
     draft = {"answer": "A patient with severe eye problems.", "dialogue": [], "stated": 0.5}
-    update = review(Asked(question=CASE), Found(differential=[MARFAN]), draft, FakeChat(responder=respond), {})
+    update = review(
+        Asked(question=CASE), Found(differential=[MARFAN]), draft=draft, llm=FakeChat(responder=respond), aliases={}
+    )
     assert update["answer"] == "Marfan syndrome." and update["confidence_basis"]["revised"]
     assert "Arachnodactyly, Ectopia lentis, Mitral regurgitation" in shown[0], "the findings it rests on are shown"
     assert diagnosis_facts("Which drug prevents its complications in this man?", [MARFAN]) == [], "not asked"

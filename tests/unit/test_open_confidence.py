@@ -197,14 +197,16 @@ def test_agreement_with_sampled_answers_reads_what_they_say_beyond_the_question(
     samples = ["Thiamine deficiency causes Wernicke encephalopathy.", "Thiamine.", "Vitamin B12 deficiency."]
     # beyond the question: "Thiamine", "Thiamine", "B12"; the answer's "thiamine"
     expected = (1.0 + 1.0 + 0.0) / 3
-    assert agreement("Thiamine deficiency.", samples, question, _bag_of_words) == pytest.approx(expected, abs=1e-4)
+    assert agreement("Thiamine deficiency.", samples, question=question, embed=_bag_of_words) == pytest.approx(
+        expected, abs=1e-4
+    )
     restating = ["Wernicke encephalopathy is caused by vitamin deficiency of thiamine."] * 3
     wrong = "Wernicke encephalopathy is caused by vitamin deficiency of niacin."
-    assert agreement(wrong, restating, question, _bag_of_words) == pytest.approx(3 / 4, abs=1e-4), (
+    assert agreement(wrong, restating, question=question, embed=_bag_of_words) == pytest.approx(3 / 4, abs=1e-4), (
         "is caused by (three shared words of four) agree, not the restated question"
     )
-    assert agreement("Thiamine.", [], question, _bag_of_words) is None
-    assert agreement("", samples, question, _bag_of_words) is None
+    assert agreement("Thiamine.", [], question=question, embed=_bag_of_words) is None
+    assert agreement("", samples, question=question, embed=_bag_of_words) is None
 
 
 def _sampled(seed: int) -> list[dict]:

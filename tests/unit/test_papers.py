@@ -24,7 +24,7 @@ def index(tmp_path):
 
 
 def ingest(index, *paths, any_paper=True):
-    return ingest_files(index, list(paths), lambda path, size: lambda n: None, any_paper=any_paper)
+    return ingest_files(index, list(paths), progress=lambda path, size: lambda n: None, any_paper=any_paper)
 
 
 def test_each_scheme_links_to_its_own_site():

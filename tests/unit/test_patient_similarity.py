@@ -17,7 +17,7 @@ def patient(pid: str, present: set[str], absent: set[str] = frozenset(), diagnos
 
 
 def index(patients, specificity=lambda f: 1.0, **settings) -> PatientIndex:
-    return PatientIndex(patients, lambda f: ANCESTORS.get(f, set()), specificity, **settings)
+    return PatientIndex(patients, lambda f: ANCESTORS.get(f, set()), specificity=specificity, **settings)
 
 
 def test_the_score_is_shared_weight_over_the_union_less_contradictions():
@@ -52,7 +52,11 @@ def test_a_finding_one_has_and_the_other_lacks_is_a_contradiction_both_ways():
     scores = dict(zip(idx.ids, idx.scores({"fever", "focal seizure"}, set())))
     lacks = next(p for p in idx.similar({"fever"}, set(), k=5) if p.id == "lacks")
     explained = idx._explain(
-        idx.ids.index("lacks"), 0.0, {"fever", "focal seizure"}, set(), {"fever", "focal seizure", "seizure"}
+        idx.ids.index("lacks"),
+        0.0,
+        present={"fever", "focal seizure"},
+        absent=set(),
+        case={"fever", "focal seizure", "seizure"},
     )
     assert explained.contradicted == ("seizure",), "lacking seizures contradicts a focal seizure"
     assert scores["has"] > scores["lacks"] and lacks.contradicted == ()

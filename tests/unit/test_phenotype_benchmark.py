@@ -90,7 +90,7 @@ def predictions() -> list[tuple[Document, list[Mention]]]:
         Mention("HP:0004322", ((44, 47),)),  # a gold id, but no gold span of it there
         Mention("HP:0000273", ((90, 96),)),  # on "gloomy", a phenotype with no id: not counted
     ]
-    other = Document("other", [(0, "Tall.")], [Mention("HP:0000098", ((0, 4),))])  # nothing predicted
+    other = Document("other", [(0, "Tall.")], mentions=[Mention("HP:0000098", ((0, 4),))])  # nothing predicted
     return [(doc, guessed), (other, [])]
 
 
@@ -129,9 +129,14 @@ def test_a_prediction_matches_one_gold_mention_at_most():
 def lexicon() -> Lexicon:
     return Lexicon(
         {
-            "HP:0000118": Term("HP:0000118", "Phenotypic abnormality", [], [("Phenotypic abnormality", 1.0)]),
+            "HP:0000118": Term(
+                "HP:0000118", "Phenotypic abnormality", parents=[], labels=[("Phenotypic abnormality", 1.0)]
+            ),
             "HP:0004322": Term(
-                "HP:0004322", "Short stature", ["HP:0000118"], [("Short stature", 1.0), ("Decreased body height", 1.0)]
+                "HP:0004322",
+                "Short stature",
+                parents=["HP:0000118"],
+                labels=[("Short stature", 1.0), ("Decreased body height", 1.0)],
             ),
         }
     )

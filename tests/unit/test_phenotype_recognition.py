@@ -209,7 +209,7 @@ def test_the_reach_of_a_negation():
     assert found("No fever but a cough.") == {"Fever": True, "Cough": False}
     assert found("Not only a cough but also fever.") == {"Cough": False, "Fever": False}, "a pseudo-negation"
     text = "Tuberculosis cannot be excluded in a patient with hemoptysis."
-    assert not is_negated(text, text.index("hemoptysis"), text.index("hemoptysis") + 10)
+    assert not is_negated(text, text.index("hemoptysis"), end=text.index("hemoptysis") + 10)
 
 
 def test_a_heading_of_absence_negates_its_list_to_the_end_of_its_line_or_sentence():

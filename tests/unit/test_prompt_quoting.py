@@ -47,7 +47,7 @@ def test_scoring_prompt_blocks_cannot_be_closed_or_forged(attack):
 
 @pytest.mark.parametrize("attack", ATTACKS)
 def test_question_reasoning_and_answer_prompts_quote_their_data(attack):
-    opened = request([], f"What is metformin? {attack}", {"A": attack, "B": "Diarrhea"}, "Think.")
+    opened = request([], f"What is metformin? {attack}", options={"A": attack, "B": "Diarrhea"}, text="Think.")
     assert tags(opened) == ["<question>", "</question>"]
     evidence = evidence_block([{"n": 1, "kind": "textbook", "title": attack, "snippet": attack}])
     assert tags(evidence) == ["<evidence>", "</evidence>"]

@@ -21,7 +21,7 @@ def cache(tmp_path):
 
 def test_search_and_fetch_keep_provenance(cache):
     transport = RecordedEntrez()
-    client = PubMedClient("me@example.org", "", cache, transport)
+    client = PubMedClient("me@example.org", "", cache=cache, transport=transport)
     articles = client.search_articles("metformin type 2 diabetes", max_results=2)
     first, second = articles
     assert (first.pmid, first.year, first.journal, first.doi) == (
@@ -41,7 +41,7 @@ def test_search_and_fetch_keep_provenance(cache):
 
 def test_cache_answers_repeated_questions(cache):
     transport = RecordedEntrez()
-    client = PubMedClient("", "", cache, transport)
+    client = PubMedClient("", "", cache=cache, transport=transport)
     client.search_articles("metformin")
     client.search_articles("metformin")
     assert len(transport.requests) == 2  # one esearch + one efetch, then all from cache
@@ -64,7 +64,9 @@ def test_queries_are_cleaned():
 
 
 def test_unknown_and_malformed(cache):
-    client = PubMedClient("", "", cache, RecordedEntrez(esearch="esearch_empty.xml", efetch="efetch_truncated.xml"))
+    client = PubMedClient(
+        "", "", cache=cache, transport=RecordedEntrez(esearch="esearch_empty.xml", efetch="efetch_truncated.xml")
+    )
     assert client.search("zzzz") == []
     assert client.fetch(["not-a-pmid"]) == []
     with pytest.raises(MalformedResponse):
@@ -92,7 +94,7 @@ def http_error(code, retry_after=None):
 def test_retries_429_and_5xx_honouring_retry_after():
     sleeps = []
     flaky = Flaky(http_error(429, retry_after=2), http_error(503))
-    result = call_remote("PubMed", lambda: flaky("esearch", {}), RateLimiter(1000), sleep=sleeps.append)
+    result = call_remote("PubMed", lambda: flaky("esearch", {}), limiter=RateLimiter(1000), sleep=sleeps.append)
     assert b"31000001" in result and len(flaky.calls) == 3
     assert sleeps[0] == 2.0 and 0 < sleeps[1] < 2  # Retry-After, then exponential backoff with jitter
 
@@ -100,11 +102,11 @@ def test_retries_429_and_5xx_honouring_retry_after():
 def test_gives_up_with_a_readable_error_and_does_not_retry_client_errors():
     flaky = Flaky(*(urllib.error.URLError("timed out") for _ in range(5)))
     with pytest.raises(SourceUnavailable, match="PubMed unreachable"):
-        call_remote("PubMed", lambda: flaky("esearch", {}), RateLimiter(1000), sleep=lambda s: None)
+        call_remote("PubMed", lambda: flaky("esearch", {}), limiter=RateLimiter(1000), sleep=lambda s: None)
     assert len(flaky.calls) == 3
     bad_request = Flaky(http_error(400))
     with pytest.raises(urllib.error.HTTPError):
-        call_remote("PubMed", lambda: bad_request("esearch", {}), RateLimiter(1000), sleep=lambda s: None)
+        call_remote("PubMed", lambda: bad_request("esearch", {}), limiter=RateLimiter(1000), sleep=lambda s: None)
     assert len(bad_request.calls) == 1
 
 
@@ -137,12 +139,12 @@ def test_rate_limit_holds_across_threads(monkeypatch):
 
 
 def test_no_key_means_three_per_second_and_key_ten(cache):
-    assert PubMedClient("", "", cache, RecordedEntrez()).limiter.interval == pytest.approx(1 / 3)
-    assert PubMedClient("", "k", cache, RecordedEntrez()).limiter.interval == pytest.approx(0.1)
+    assert PubMedClient("", "", cache=cache, transport=RecordedEntrez()).limiter.interval == pytest.approx(1 / 3)
+    assert PubMedClient("", "k", cache=cache, transport=RecordedEntrez()).limiter.interval == pytest.approx(0.1)
 
 
 def test_real_entrez_fails_fast_without_network(cache):
-    client = PubMedClient("", "", cache)  # the real Bio.Entrez transport; sockets are blocked in tests
+    client = PubMedClient("", "", cache=cache)  # the real Bio.Entrez transport; sockets are blocked in tests
     started = time.monotonic()
     with pytest.raises(SourceUnavailable):
         client.search("metformin")
@@ -160,7 +162,7 @@ def test_a_host_the_resolver_does_not_know_is_not_asked_again():
     unknown = socket.gaierror(socket.EAI_NONAME, "Name or service not known")
     flaky = Flaky(urllib.error.URLError(unknown))  # a second call would answer
     with pytest.raises(SourceUnavailable, match="PubMed unreachable"):
-        call_remote("PubMed", lambda: flaky("esearch", {}), RateLimiter(1000), sleep=lambda s: None)
+        call_remote("PubMed", lambda: flaky("esearch", {}), limiter=RateLimiter(1000), sleep=lambda s: None)
     assert len(flaky.calls) == 1
     deep = requests.exceptions.ConnectionError(urllib.error.URLError(unknown))  # as requests wraps urllib3's errors
     assert is_transient(deep) and unknown_host(deep)

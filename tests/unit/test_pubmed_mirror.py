@@ -151,7 +151,7 @@ def test_an_index_stored_before_retractions_were_kept_is_migrated(tmp_path):
 def test_update_files_journal_what_the_graph_must_hear_of(tmp_path):
     index = LiteratureIndex(tmp_path / "pubmed")
     files = [FIXTURE_TREE / folder / name for folder, name in fixture_records()]
-    reports = [ingest_files(index, [path], lambda p, s: lambda n: None) for path in files]
+    reports = [ingest_files(index, [path], progress=lambda p, s: lambda n: None) for path in files]
     assert [(r.added, r.updated, r.deleted, r.retracted) for r in reports] == [
         (2, 0, 0, 0),
         (2, 0, 0, 0),
@@ -170,7 +170,7 @@ def test_update_files_journal_what_the_graph_must_hear_of(tmp_path):
     }
     assert [a.pmid for a in index.fetch(["10354335"]) if a.retracted] == ["10354335"], "kept, marked"
     seq = index.records.last_change()
-    again = ingest_files(index, files, lambda p, s: lambda n: None)
+    again = ingest_files(index, files, progress=lambda p, s: lambda n: None)
     assert (again.added, again.updated, again.retracted) == (0, 0, 0)
     assert index.records.last_change() == seq, "a file read again journals nothing new"
     index.close()
@@ -187,7 +187,7 @@ def test_a_deleted_paper_brought_back_stands_again(tmp_path):
     back = tmp_path / "b.xml"
     back.write_text("<PubmedArticleSet>" + article(42, "Back", [("", "Here again.")]) + "</PubmedArticleSet>")
     for path in (update, back):
-        ingest_files(index, [path], lambda p, s: lambda n: None)
+        ingest_files(index, [path], progress=lambda p, s: lambda n: None)
     assert index.records.statuses(["42"]) == {} and index.fetch(["42"])[0].title == "Back"
     assert [kind for _, _, kind, _ in index.records.changes_after(0, 10)] == ["revised"]
     index.close()

@@ -12,11 +12,11 @@ from amg.tools.kg.traversal.ranking import order, verbalise
 def test_mmr_prefers_relevant_then_different():
     query = [1.0, 0.0, 0.0]
     paths = [[0.9, 0.1, 0.0], [0.9, 0.11, 0.0], [0.6, 0.0, 0.8], [0.0, 1.0, 0.0]]
-    assert order(query, paths, [1.0] * 4, "similarity")[:2] == [0, 1]
-    assert order(query, paths, [1.0] * 4, "mmr")[:2] == [0, 2], "the near-duplicate of the first waits"
-    assert order(query, paths, [0.5, 0.6, 0.7, 0.9], "confidence") == [3, 2, 1, 0]
+    assert order(query, paths, confidences=[1.0] * 4, how="similarity")[:2] == [0, 1]
+    assert order(query, paths, confidences=[1.0] * 4, how="mmr")[:2] == [0, 2], "the near-duplicate of the first waits"
+    assert order(query, paths, confidences=[0.5, 0.6, 0.7, 0.9], how="confidence") == [3, 2, 1, 0]
     with pytest.raises(ValueError):
-        order(query, paths, [1.0] * 4, "random")
+        order(query, paths, confidences=[1.0] * 4, how="random")
 
 
 def test_verbalised_path_reads_as_words():
@@ -97,7 +97,9 @@ def test_the_paths_shown_are_listed_strongest_first():
             hidden=False,
         )
     )
-    text = entity_contexts([{"key": "metformin", "name": "Metformin", "type": "drug"}], nodes, [])["Metformin"]
+    text = entity_contexts([{"key": "metformin", "name": "Metformin", "type": "drug"}], nodes, evidence_index=[])[
+        "Metformin"
+    ]
     assert [line.split()[-2] for line in text.splitlines()[1:]] == ["Agmatine", "Diarrhea", "Hypoglycemia"]
 
 

@@ -29,7 +29,7 @@ class FakeWiki:
         return WikiPage(
             title,
             f"{title} is a medication." if title == "Metformin" else f"{title} is a disease.",
-            f"https://en.wikipedia.org/wiki/{title.replace(' ', '_')}",
+            url=f"https://en.wikipedia.org/wiki/{title.replace(' ', '_')}",
         )
 
 

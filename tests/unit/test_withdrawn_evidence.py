@@ -32,7 +32,12 @@ ENTITIES = [{"key": "medical student", "name": "medical students", "type": "othe
 
 def answered(paper: dict) -> dict:
     llm = chat(text={"content": "Answer: yes\nConfidence: 0.8\nCitations: [1]"})
-    return synthesize(Asked(QUESTION, VERDICTS, ENTITIES), Found([], [], [paper], [paper["id"]]), llm, rests_on=[1])
+    return synthesize(
+        Asked(QUESTION, VERDICTS, entities=ENTITIES),
+        Found([], [], evidence_index=[paper], fetched_ids=[paper["id"]]),
+        llm=llm,
+        rests_on=[1],
+    )
 
 
 def test_the_answer_cites_a_retracted_paper_as_such_and_does_not_rest_on_it():
@@ -71,11 +76,11 @@ class Graph:
 
 def test_a_status_comes_from_the_graph_or_from_the_paper_fetched():
     fetched = {k: v for k, v in PAPER.items() if k != "n"}
-    marked_in_graph = number_evidence([], [fetched], Graph({**fetched, "status": "deleted"}))
+    marked_in_graph = number_evidence([], [fetched], store=Graph({**fetched, "status": "deleted"}))
     assert marked_in_graph[0]["status"] == "deleted"
-    marked_in_record = number_evidence([], [{**fetched, "status": "retracted"}], Graph(fetched))
+    marked_in_record = number_evidence([], [{**fetched, "status": "retracted"}], store=Graph(fetched))
     assert marked_in_record[0]["status"] == "retracted", "the graph not told yet: the record still says so"
-    assert "status" not in number_evidence([], [fetched], Graph(fetched))[0]
+    assert "status" not in number_evidence([], [fetched], store=Graph(fetched))[0]
 
 
 def test_the_evidence_page_marks_the_paper_and_the_edges_resting_on_it():

@@ -8,11 +8,12 @@ with the network absent reports it once and carries on instead of waiting on eve
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from amg.tools.evidence.pubmed import MalformedResponse
-from amg.tools.evidence.pubmed_sources import PubMedSources
 from amg.tools.evidence.remote_calls import SourceUnavailable
 from amg.tools.evidence.wikipedia_client import WikipediaClient
 from amg.tools.kg.records import EvidenceRecord
@@ -47,33 +48,41 @@ def pubmed_record(art: Article) -> tuple[EvidenceRecord, str]:
     return record, text
 
 
+class ArticleSearch(Protocol):
+    """PubMed as the finder asks it: NCBI's client (tools/evidence/pubmed.py), the local index, or either
+    (tools/evidence/pubmed_sources.py)."""
+
+    def search_articles(self, query: str, max_results: int = 5, **filters: str | None) -> list[Article]: ...
+
+
 class EvidenceFinder:
     def __init__(
         self,
-        pubmed: PubMedSources | None = None,
+        pubmed: ArticleSearch | None = None,
         wikipedia: WikipediaClient | None = None,
+        *,
         passages: PassageStore | None = None,
         cooldown_s: float = 120.0,
         min_passage_score: float = 0.0,
     ):
+        self.pubmed, self.wikipedia, self.passages = pubmed, wikipedia, passages
         self.sources = {"pubmed": pubmed, "wikipedia": wikipedia, "textbook": passages}
         self.min_passage_score = min_passage_score  # a small corpus returns its every chunk, on topic or not
         self.cooldown_s = cooldown_s
         self._down_until: dict[str, float] = {}
 
     def find_evidence(
-        self, query: str, sources: list[str], k: int = 5, context: str = "", mindate: str | None = None
+        self, query: str, sources: Sequence[str], *, k: int = 5, context: str = "", mindate: str | None = None
     ) -> EvidenceBatch:
         batch = EvidenceBatch()
         for name in sources:
-            client = self.sources.get(name)
-            if client is None:
+            if self.sources.get(name) is None:
                 continue
             if self._down_until.get(name, 0) > time.monotonic():
                 batch.degradations.append(f"{name} skipped (unreachable earlier in this run)")
                 continue
             try:
-                for record, text in self._fetch(name, client, query, k, context, mindate):
+                for record, text in self._fetch(name, query, k=k, context=context, mindate=mindate):
                     batch.records.append(record)
                     batch.texts[record.id] = text
             except (SourceUnavailable, MalformedResponse) as exc:
@@ -81,12 +90,14 @@ class EvidenceFinder:
                 batch.degradations.append(f"{name}: {exc}; answered from the graph and other sources")
         return batch
 
-    def _fetch(self, name, client, query, k, context, mindate):
-        if name == "pubmed":
-            for art in client.search_articles(query, max_results=k, mindate=mindate, context=context):
+    def _fetch(
+        self, name: str, query: str, *, k: int, context: str, mindate: str | None
+    ) -> Iterator[tuple[EvidenceRecord, str]]:
+        if name == "pubmed" and self.pubmed is not None:
+            for art in self.pubmed.search_articles(query, max_results=k, mindate=mindate, context=context):
                 yield pubmed_record(art)
-        elif name == "wikipedia":
-            for page in client.lookup(query, context=context, max_pages=min(k, 2)):
+        elif name == "wikipedia" and self.wikipedia is not None:
+            for page in self.wikipedia.lookup(query, context=context, max_pages=min(k, 2)):
                 if page.options:
                     continue  # unresolved disambiguation: nothing to cite
                 text = page.summary[:SNIPPET_CHARS]
@@ -96,8 +107,8 @@ class EvidenceFinder:
                     ),
                     text,
                 )
-        else:
-            for passage in (p for p in client.search(query, k=k) if p.score >= self.min_passage_score):
+        elif name == "textbook" and self.passages is not None:
+            for passage in (p for p in self.passages.search(query, k=k) if p.score >= self.min_passage_score):
                 yield (
                     EvidenceRecord(
                         id=f"textbook:{passage.source}::{passage.chunk}",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Callable
+from typing import NotRequired, TypedDict, cast
 
 from Bio import Entrez
 from Bio.Entrez.Parser import CorruptedXMLError, NotXMLError, ValidationError
@@ -59,7 +60,7 @@ def entrez_term(entity: str, question: str = "", max_terms: int = 6) -> str:
 
 
 class PubMedClient:
-    def __init__(self, email: str, api_key: str, cache: RequestCache, transport: Transport = entrez_transport):
+    def __init__(self, email: str, api_key: str, *, cache: RequestCache, transport: Transport = entrez_transport):
         self.identity = {"tool": TOOL, "email": email or "amg-user@example.invalid"}
         if api_key:
             self.identity["api_key"] = api_key
@@ -71,7 +72,9 @@ class PubMedClient:
         cached = self.cache.get(key)
         if cached is not None:
             return cached
-        body = call_remote("PubMed", lambda: self.transport(endpoint, {**params, **self.identity}), self.limiter)
+        body = call_remote(
+            "PubMed", lambda: self.transport(endpoint, {**params, **self.identity}), limiter=self.limiter
+        )
         self.cache.put(key, body)
         return body
 
@@ -79,6 +82,7 @@ class PubMedClient:
         self,
         query: str,
         max_results: int = 5,
+        *,
         mindate: str | None = None,
         maxdate: str | None = None,
         sort: str = "relevance",
@@ -109,9 +113,15 @@ class PubMedClient:
         return self.fetch(self.search(query, max_results, **filters))
 
 
-def _parse(body: bytes) -> dict:
+class SearchReply(TypedDict):
+    """The part of an esearch reply the client reads."""
+
+    IdList: NotRequired[list[str]]
+
+
+def _parse(body: bytes) -> SearchReply:
     try:
-        return Entrez.read(io.BytesIO(body), validate=False)
+        return cast(SearchReply, Entrez.read(io.BytesIO(body), validate=False))
     except (CorruptedXMLError, NotXMLError, ValidationError, RuntimeError, ValueError) as exc:
         raise MalformedResponse(f"PubMed sent malformed XML ({type(exc).__name__})") from exc
 

@@ -28,12 +28,13 @@ class LocalPubMed:
         self,
         query: str,
         max_results: int = 5,
+        *,
         mindate: str | None = None,
         maxdate: str | None = None,
         sort: str = "relevance",
         context: str = "",
     ) -> list[str]:
-        hits = self.index.search(f"{query} {context}", max_results, _year(mindate), _year(maxdate))
+        hits = self.index.search(f"{query} {context}", max_results, min_year=_year(mindate), max_year=_year(maxdate))
         return [hit.key for hit in hits]
 
     def fetch(self, pmids: list[str]) -> list[Article]:
@@ -46,7 +47,9 @@ class LocalPubMed:
 class PubMedSources:
     """NCBI and the local index as one PubMed; in ``both``, results alternate and each PMID comes once."""
 
-    def __init__(self, choice: str, remote: PubMedClient | None, local: LocalPubMed | None, cooldown_s: float = 120.0):
+    def __init__(
+        self, choice: str, remote: PubMedClient | None, *, local: LocalPubMed | None, cooldown_s: float = 120.0
+    ):
         if choice not in PUBMED:
             raise ValueError(f"AMG_PUBMED={choice!r} (choose {', '.join(PUBMED)})")
         if choice in ("local", "both") and local is None:
@@ -56,7 +59,7 @@ class PubMedSources:
 
     def search_articles(self, query: str, max_results: int = 5, **filters) -> list[Article]:
         if self.choice == "remote" or self.local is None:
-            return self.remote.search_articles(query, max_results, **filters)
+            return self.ncbi().search_articles(query, max_results, **filters)
         if self.choice == "local":
             return self.local.search_articles(query, max_results, **filters)
         remote = self._remote_or_none(query, max_results, filters)
@@ -74,7 +77,13 @@ class PubMedSources:
         if time.monotonic() < self._remote_down_until:
             return None
         try:
-            return self.remote.search_articles(query, max_results, **filters)
+            return self.ncbi().search_articles(query, max_results, **filters)
         except SourceUnavailable:
             self._remote_down_until = time.monotonic() + self.cooldown_s
             return None
+
+    def ncbi(self) -> PubMedClient:
+        """NCBI's client: every choice but ``local`` has one (only ``local`` is made without)."""
+        if self.remote is None:
+            raise ValueError(f"AMG_PUBMED={self.choice} reads NCBI's PubMed, but no client for it was given")
+        return self.remote

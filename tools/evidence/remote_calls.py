@@ -119,6 +119,7 @@ def _wait(base_s: float) -> Callable[[RetryCallState], float]:
 def call_remote(
     source: str,
     fn: Callable[[], T],
+    *,
     limiter: RateLimiter,
     attempts: int = 3,
     base_wait_s: float = 0.5,

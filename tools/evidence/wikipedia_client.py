@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Protocol
 
 import requests
@@ -58,6 +58,7 @@ wikipedia.wikipedia.requests = _HttpsTransport
 class WikiPage:
     title: str
     summary: str
+    _: KW_ONLY
     url: str
     options: list[str] = field(default_factory=list)  # set when a disambiguation could not be resolved
 
@@ -75,7 +76,7 @@ class PackageBackend:
 
     def page(self, title: str) -> WikiPage:
         page = wikipedia.page(title, auto_suggest=False, redirect=True)
-        return WikiPage(page.title, page.summary, page.url)
+        return WikiPage(page.title, page.summary, url=page.url)
 
 
 def medical_choice(options: list[str], context: str) -> str | None:
@@ -106,7 +107,7 @@ class WikipediaClient:
         cached = self.cache.get(key)
         if cached is not None:
             return [WikiPage(**p) for p in json.loads(cached)]
-        titles = call_remote("Wikipedia", lambda: self.backend.search(query, max_pages), self.limiter)
+        titles = call_remote("Wikipedia", lambda: self.backend.search(query, max_pages), limiter=self.limiter)
         pages = []
         for title in titles[:max_pages]:
             page = self._page(title, context or query)
@@ -117,13 +118,13 @@ class WikipediaClient:
 
     def _page(self, title: str, context: str) -> WikiPage | None:
         try:
-            return call_remote("Wikipedia", lambda: self.backend.page(title), self.limiter)
+            return call_remote("Wikipedia", lambda: self.backend.page(title), limiter=self.limiter)
         except wikipedia.exceptions.DisambiguationError as exc:
             choice = medical_choice(list(exc.options), context)
             if choice is None:
-                return WikiPage(title, "", "", options=list(exc.options)[:10])
+                return WikiPage(title, "", url="", options=list(exc.options)[:10])
             try:
-                return call_remote("Wikipedia", lambda: self.backend.page(choice), self.limiter)
+                return call_remote("Wikipedia", lambda: self.backend.page(choice), limiter=self.limiter)
             except (wikipedia.exceptions.DisambiguationError, wikipedia.exceptions.PageError):
                 return None
         except wikipedia.exceptions.PageError:

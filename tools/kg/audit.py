@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Literal, TypedDict
 
 from amg.tools.kg.grounding import (
     echoes,
@@ -26,17 +27,44 @@ from amg.tools.kg.grounding import (
 )
 from amg.tools.kg.schema import RELATIONS
 from amg.tools.kg.store.protocols import AuditStore
+from amg.tools.kg.store.rows import ConfidenceCount, ExtractedRelation
 
 PAGE = 2000
 FINDINGS = frozenset(r.name for r in RELATIONS if r.finding)  # the finding reader's, read from a result
 
 
+class OriginProfile(TypedDict):
+    """The relations of one origin and model: how many, their mean confidence, how many per tenth, how many weakened."""
+
+    n: int
+    mean: float
+    tenths: list[int]
+    weakened: int
+
+
+class RelationViolation(TypedDict):
+    what: Literal["relation"]
+    s: str
+    t: str
+    type: str
+    confidence: float
+    evidence_ids: list[str]
+    model: str | None
+    reason: str
+
+
+class DescriptionViolation(TypedDict):
+    what: Literal["description"]
+    key: str
+    reason: str
+
+
 @dataclass
 class AuditReport:
-    profile: dict[str, dict] = field(default_factory=dict)  # "origin / model" -> {n, mean, tenths}
+    profile: dict[str, OriginProfile] = field(default_factory=dict)  # by "origin / model"
     relations_checked: int = 0
     descriptions_checked: int = 0
-    violations: list[dict] = field(default_factory=list)  # {what, s, t, type | key, reason}
+    violations: list[RelationViolation | DescriptionViolation] = field(default_factory=list)
     fixed: int = 0
 
 
@@ -54,22 +82,24 @@ def audit(store: AuditStore, echo_sources: Sequence[str], fix: bool = False) -> 
             reason = relation_problem(row, texts)
             if reason:
                 report.violations.append(
-                    {
-                        "what": "relation",
-                        **{k: row[k] for k in ("s", "t", "type")},
-                        "confidence": row["confidence"],
-                        "evidence_ids": row["evidence_ids"],
-                        "model": row["model"],
-                        "reason": reason,
-                    }
+                    RelationViolation(
+                        what="relation",
+                        s=row["s"],
+                        t=row["t"],
+                        type=row["type"],
+                        confidence=row["confidence"],
+                        evidence_ids=row["evidence_ids"],
+                        model=row["model"],
+                        reason=reason,
+                    )
                 )
     skip = 0
-    while page := store.learned_descriptions(skip, PAGE):
-        skip += len(page)
-        report.descriptions_checked += len(page)
+    while descriptions := store.learned_descriptions(skip, PAGE):
+        skip += len(descriptions)
+        report.descriptions_checked += len(descriptions)
         report.violations += [
-            {"what": "description", "key": row["key"], "reason": "echoes the prompt"}
-            for row in page
+            DescriptionViolation(what="description", key=row["key"], reason="echoes the prompt")
+            for row in descriptions
             if echoes(row["description"], echo_sources)
         ]
     if fix and report.violations:
@@ -80,7 +110,7 @@ def audit(store: AuditStore, echo_sources: Sequence[str], fix: bool = False) -> 
     return report
 
 
-def relation_problem(row: dict, texts: dict[str, str]) -> str | None:
+def relation_problem(row: ExtractedRelation, texts: dict[str, str]) -> str | None:
     """Why a stored model-written relation breaks a grounding rule, or None."""
     if not row["evidence_ids"]:
         return "no evidence"
@@ -104,8 +134,8 @@ def relation_problem(row: dict, texts: dict[str, str]) -> str | None:
     )
 
 
-def _profile(rows: list[dict]) -> dict[str, dict]:
-    grouped: dict[str, dict] = defaultdict(lambda: {"n": 0, "total": 0.0, "tenths": [0] * 11, "weakened": 0})
+def _profile(rows: list[ConfidenceCount]) -> dict[str, OriginProfile]:
+    grouped: dict[str, _Tally] = defaultdict(lambda: _Tally(n=0, total=0.0, tenths=[0] * 11, weakened=0))
     for row in rows:
         entry = grouped[f"{row['origin']} / {row['model'] or '-'}"]
         entry["n"] += row["n"]
@@ -113,6 +143,13 @@ def _profile(rows: list[dict]) -> dict[str, dict]:
         entry["tenths"][min(max(row["tenth"], 0), 10)] += row["n"]
         entry["weakened"] += row["n"] if row["status"] == "weakened" else 0
     return {
-        k: {"n": v["n"], "mean": round(v["total"] / v["n"], 2), "tenths": v["tenths"], "weakened": v["weakened"]}
+        k: OriginProfile(n=v["n"], mean=round(v["total"] / v["n"], 2), tenths=v["tenths"], weakened=v["weakened"])
         for k, v in sorted(grouped.items())
     }
+
+
+class _Tally(TypedDict):
+    n: int
+    total: float
+    tenths: list[int]
+    weakened: int

@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from amg.tools.kg.schema import ACTS, RELATIONS, normalize_key
 from amg.tools.literature.sentences import split_sentences
@@ -79,7 +80,7 @@ def sentence_problem(rel_type: str, sentence: str) -> str | None:
 
 
 def fitting_type(
-    rel_type: str, source_type: str | None, target_type: str | None, sentence: str = ""
+    rel_type: str, source_type: str | None, *, target_type: str | None, sentence: str = ""
 ) -> tuple[str, bool]:
     """``rel_type``, or its only sensible reading where the types rule it out, and whether the ends swap: a drug's
     or procedure's "symptom" is its adverse effect; with the drug as the "symptom", only when the sentence states
@@ -172,7 +173,7 @@ def with_sentence_before(text: str, quoted: str) -> str:
     return ""
 
 
-def echoes(text: str, sources: list[str], size: int = 4) -> bool:
+def echoes(text: str, sources: Sequence[str], size: int = 4) -> bool:
     """Whether most of ``text``'s word runs (``size`` words) come from ``sources`` (the prompt, the schema)."""
     words = normalize_key(text).split()
     runs = {tuple(words[i : i + size]) for i in range(max(len(words) - size + 1, 1))}

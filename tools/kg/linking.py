@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 
 from amg.tools.kg.grounding import GENERIC_TERMS
@@ -34,13 +34,14 @@ def _plain_short_word(words: list[str], start: int, size: int) -> bool:
 class Candidate:
     key: str
     name: str
+    _: KW_ONLY
     type: str
     score: float
     how: str  # "exact" | "alias" | "embedding"
 
 
 class EntityLinker:
-    def __init__(self, store: QAReads, index_dir: Path, model_path: Path, threshold: float = 0.8):
+    def __init__(self, store: QAReads, index_dir: Path, *, model_path: Path, threshold: float = 0.8):
         self.store, self.model_path, self.threshold = store, str(model_path), threshold
         self.collection = open_collection(index_dir, "entity_names")
         self._mark = index_dir / "entity_names.sync.json"
@@ -54,7 +55,9 @@ class EntityLinker:
         state = json.loads(self._mark.read_text()) if self._mark.exists() else {"after": "", "key": ""}
         added = 0
         while True:
-            rows = self.store.entities_created_after(state["after"], state["key"], SYNC_BATCH, include_vocabulary)
+            rows = self.store.entities_created_after(
+                state["after"], state["key"], limit=SYNC_BATCH, include_vocabulary=include_vocabulary
+            )
             if not rows:
                 return added
             self.collection.upsert(
@@ -76,14 +79,14 @@ class EntityLinker:
         found = self.store.lookup([key]).get(key)
         if found:
             return [
-                Candidate(f["key"], f["name"], f["type"], 1.0 if f["how"] == "exact" else 0.95, f["how"])
+                Candidate(f["key"], f["name"], type=f["type"], score=1.0 if f["how"] == "exact" else 0.95, how=f["how"])
                 for f in found[:k]
             ]
         if self.collection.count() == 0:
             return []
         hits = self.collection.query(query_embeddings=embed(self.model_path, [mention]), n_results=k)
         return [
-            Candidate(ident, meta["name"], meta["type"], round(1 - dist, 3), "embedding")
+            Candidate(ident, meta["name"], type=meta["type"], score=round(1 - dist, 3), how="embedding")
             for ident, meta, dist in zip(hits["ids"][0], hits["metadatas"][0], hits["distances"][0])
             if 1 - dist >= self.threshold
         ]
@@ -91,7 +94,7 @@ class EntityLinker:
     def spot(self, text: str) -> list[Candidate]:
         """Vocabulary entities named in ``text``: longest non-overlapping word n-grams found in the graph."""
         words = re.findall(r"[\w'’+-]+", text)
-        spans = {}
+        spans: dict[str, tuple[int, int]] = {}
         for size in range(min(MAX_NGRAM, len(words)), 0, -1):
             for start in range(len(words) - size + 1):
                 key = normalize_key(" ".join(words[start : start + size]))
@@ -99,12 +102,14 @@ class EntityLinker:
                     spans.setdefault(key, (start, start + size))
         if not spans:
             return []
-        rows = [{"k": k, **hits[0]} for k, hits in self.store.lookup(list(spans)).items()]
+        found = [(k, hits[0]) for k, hits in self.store.lookup(list(spans)).items()]
         taken: set[int] = set()
         chosen: list[tuple[int, Candidate]] = []
-        for row in sorted(rows, key=lambda r: spans[r["k"]][0] - spans[r["k"]][1]):  # longest first
-            first, last = spans[row["k"]]
-            if taken.isdisjoint(range(first, last)) and all(c.key != row["key"] for _, c in chosen):
+        for k, hit in sorted(found, key=lambda pair: spans[pair[0]][0] - spans[pair[0]][1]):  # longest first
+            first, last = spans[k]
+            if taken.isdisjoint(range(first, last)) and all(c.key != hit["key"] for _, c in chosen):
                 taken.update(range(first, last))
-                chosen.append((first, Candidate(row["key"], row["name"], row["type"], 1.0, "vocabulary")))
+                chosen.append(
+                    (first, Candidate(hit["key"], hit["name"], type=hit["type"], score=1.0, how="vocabulary"))
+                )
         return [candidate for _, candidate in sorted(chosen, key=lambda pair: pair[0])]

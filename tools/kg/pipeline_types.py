@@ -10,24 +10,60 @@ state, so two objects carry what used to be a dozen parameters.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import KW_ONLY, dataclass, field
 from typing import NotRequired
 
-from typing_extensions import TypedDict
+from typing_extensions import ReadOnly, TypedDict
 
-from amg.tools.kg.records import WITHDRAWN
+from amg.tools.kg.records import WITHDRAWN, EvidenceFields
 
 
-class Step(TypedDict):
-    """One edge as travelled: "Metformin -treats(0.90)-> Type 2 diabetes mellitus"."""
+class Named(TypedDict):
+    """Something named, by key and name (its type and the graph's other names for it, when known): what a reader of
+    question entities, reached nodes or a finding's ends needs. Read only, so a ``QuestionEntity`` is one."""
+
+    key: ReadOnly[str]
+    name: ReadOnly[str]
+    type: ReadOnly[NotRequired[str]]
+    aliases: ReadOnly[NotRequired[list[str]]]
+
+
+class QuestionEntity(TypedDict):
+    """An entity the question names (agents/query_parser.py), linked to the graph when it could be."""
+
+    key: str
+    name: str
+    type: str
+    linked: bool
+    how: str  # how it was found: "vocabulary", "phenotype", "lay", "exact", "alias", "embedding", "llm"
+    aliases: NotRequired[list[str]]  # the graph's other names for it, read for the answer (quotes.with_aliases)
+
+
+class Gap(TypedDict):
+    """A question entity the graph lacks, or holds stale or thin (agents/gap_detector.py)."""
+
+    key: str
+    name: str
+    type: str
+    status: str  # "missing" | "stale" | "thin"
+
+
+class Said(TypedDict):
+    """A relation as words and what it rests on: what a citation's quote may be read from."""
 
     source: str  # names, for display
     relation: str  # as read in the direction travelled (a backward step takes the inverse: treated_by)
     target: str
-    confidence: float
     evidence_ids: list[str]
-    forward: bool  # travelled as stored
     description: str  # the edge's own words (a curated interaction's severity, a model's sentence)
+
+
+class Step(Said):
+    """One edge as travelled: "Metformin -treats(0.90)-> Type 2 diabetes mellitus"."""
+
+    confidence: float
+    forward: bool  # travelled as stored
 
 
 Link = Step  # an edge between two question entities, as stored (forward), never part of a path
@@ -39,15 +75,15 @@ def read_by_a_model(step: Step) -> bool:
     return bool(step["evidence_ids"]) and not any(i.startswith("vocab:") for i in step["evidence_ids"])
 
 
-def withdrawn(item: dict) -> bool:
+def withdrawn(item: Mapping[str, object]) -> bool:
     """Whether PubMed retracted or deleted an evidence item's paper: it may be cited, as such, but nothing rests
     on it."""
     return item.get("status") in WITHDRAWN
 
 
-def withdrawn_label(item: dict) -> str:
+def withdrawn_label(item: EvidenceFields) -> str:
     """ "PMID 123 retracted" (the item's id when it has no PMID)."""
-    return f"{'PMID ' + item['pmid'] if item.get('pmid') else item['id']} {item.get('status')}"
+    return f"{'PMID ' + pmid if (pmid := item.get('pmid')) else item['id']} {item.get('status')}"
 
 
 class GraphPath(TypedDict):
@@ -75,22 +111,11 @@ class Subgraph(TypedDict):
     links: list[Link]
 
 
-class EvidenceItem(TypedDict):
-    """An Evidence node's properties (absent when unset) numbered for the model to cite: [n]."""
+class EvidenceItem(EvidenceFields):
+    """An evidence item (absent fields unset) numbered for the model to cite: [n]. Its ``status`` "retracted" or
+    "deleted" says PubMed withdrew the paper: nothing may rest on it."""
 
     n: int
-    id: str
-    kind: str
-    title: NotRequired[str]
-    snippet: NotRequired[str]
-    year: NotRequired[int | None]
-    journal: NotRequired[str | None]
-    pmid: NotRequired[str | None]
-    doi: NotRequired[str | None]
-    url: NotRequired[str | None]
-    release: NotRequired[str | None]
-    retrieved_at: NotRequired[str]
-    status: NotRequired[str | None]  # "retracted" | "deleted": PubMed withdrew the paper; nothing may rest on it
     lead: NotRequired[str]  # the longer text of the best evidence fetched for this question
 
 
@@ -111,6 +136,51 @@ class Citation(TypedDict):
     status: NotRequired[str | None]  # "retracted" | "deleted": cited, shown so, and the confidence not resting on it
 
 
+class CandidateDiagnosis(TypedDict):
+    """A candidate of a case's differential as shown (agents/diagnostician.py): its probability, the case's findings
+    it explains and those ruled out (by name), the subtypes folded into it, each present finding's frequency in it,
+    and the evidence of its annotations."""
+
+    key: str
+    name: str
+    probability: float
+    present: list[str]
+    absent: list[str]
+    subtypes: list[str]
+    frequencies: dict[str, float]
+    evidence_ids: list[str]
+    patients: NotRequired[list[str]]  # the similar stored patients with this diagnosis (tools/records)
+    levels: NotRequired[DiagnosisLevels]  # category, subcategory, disease (ICD-10 chapter, block)
+
+
+class DiagnosisLevels(TypedDict):
+    """A diagnosis at three levels (MedRAG's): ICD-10 chapter, block, the disease, and the ICD-10-CM code read."""
+
+    category: str
+    subcategory: str
+    disease: str
+    code: str
+
+
+class SimilarPatient(TypedDict):
+    """A stored patient like the case, as shown: its id, similarity, diagnoses, the findings shared and contradicted."""
+
+    id: str
+    similarity: float
+    diagnoses: list[str]
+    shared: list[str]
+    contradicted: list[str]
+
+
+class FollowUp(TypedDict):
+    """A finding worth asking about next, as a question, with the information its answer would give."""
+
+    finding: str  # its key
+    name: str
+    question: str
+    information_gain_bits: float
+
+
 @dataclass(frozen=True)
 class Asked:
     """The question as a node reads it: its words, its options (letter -> text), its linked entities, and this
@@ -118,8 +188,9 @@ class Asked:
 
     question: str
     options: dict[str, str] = field(default_factory=dict)
-    entities: list[dict] = field(default_factory=list)
-    dialogue: list[dict] = field(default_factory=list)
+    _: KW_ONLY
+    entities: list[QuestionEntity] = field(default_factory=list)
+    dialogue: list[dict[str, str]] = field(default_factory=list)  # its turns (tools/llm/conversation.py Turn)
 
 
 @dataclass(frozen=True)
@@ -130,6 +201,7 @@ class Found:
 
     nodes: list[GraphPath] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
+    _: KW_ONLY
     evidence_index: list[EvidenceItem] = field(default_factory=list)
     fetched_ids: list[str] = field(default_factory=list)
-    differential: list[dict] = field(default_factory=list)
+    differential: list[CandidateDiagnosis] = field(default_factory=list)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import KW_ONLY, dataclass, field
 from datetime import UTC, datetime
+from typing import Literal, NotRequired, TypedDict
 
 from amg.tools.kg.schema import (
     EVIDENCE_KINDS,
@@ -27,6 +28,7 @@ def utc_now() -> str:
 class EntityRecord:
     name: str
     type: str = "other"
+    _: KW_ONLY
     description: str | None = None
     description_confidence: float | None = None
     aliases: list[str] = field(default_factory=list)
@@ -40,7 +42,55 @@ class EntityRecord:
         self.key = normalize_key(self.name)
 
 
+class EntityProps(TypedDict):
+    """An Entity node's properties as the store holds them (absent when never set)."""
+
+    key: str
+    name: str
+    type: str
+    aliases: NotRequired[list[str]]
+    sources: NotRequired[list[str]]
+    description: NotRequired[str | None]
+    description_confidence: NotRequired[float]
+    description_status: NotRequired[str]  # "weakened": the audit found it breaks a grounding rule
+    description_note: NotRequired[str]
+    created_at: NotRequired[str]
+    updated_at: NotRequired[str]
+    refreshed_at: NotRequired[str]
+    hits: NotRequired[int]  # questions that named it
+    refresh_lock: NotRequired[str]
+    refresh_owner: NotRequired[str]
+
+
 WITHDRAWN = ("retracted", "deleted")  # an evidence item's status when nothing may rest on it
+
+
+class EvidenceFields(TypedDict):
+    """An evidence item's fields as plain data (``EvidenceRecord.as_props``), absent when never set."""
+
+    id: str
+    kind: str
+    title: NotRequired[str]
+    snippet: NotRequired[str]
+    year: NotRequired[int | None]
+    journal: NotRequired[str | None]
+    pmid: NotRequired[str | None]
+    doi: NotRequired[str | None]
+    url: NotRequired[str | None]
+    release: NotRequired[str | None]
+    retrieved_at: NotRequired[str]
+    status: NotRequired[str | None]  # "retracted" | "deleted" (WITHDRAWN); None: it stands
+    sentences: NotRequired[list[str] | None]
+
+
+class EvidenceProps(EvidenceFields):
+    """An Evidence node's properties: ``EvidenceRecord``'s fields, and what the literature's upkeep adds."""
+
+    status_note: NotRequired[str]
+    status_at: NotRequired[str]
+    reread_at: NotRequired[str]  # queued for a re-read of its revision
+    reread_done_at: NotRequired[str]
+    revised_at: NotRequired[str]
 
 
 @dataclass
@@ -70,8 +120,30 @@ class EvidenceRecord:
         if self.status is not None and self.status not in WITHDRAWN:
             raise ValueError(f"evidence status {self.status!r} is not one of {', '.join(WITHDRAWN)}")
 
-    def as_props(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in fields(self)}  # flat fields: no deep copy
+    def as_props(self) -> EvidenceFields:
+        return EvidenceFields(
+            id=self.id,
+            kind=self.kind,
+            title=self.title,
+            snippet=self.snippet,
+            year=self.year,
+            journal=self.journal,
+            pmid=self.pmid,
+            doi=self.doi,
+            url=self.url,
+            release=self.release,
+            retrieved_at=self.retrieved_at,
+            status=self.status,
+            sentences=self.sentences,
+        )
+
+
+class Quote(TypedDict):
+    """A study finding's sentence: the paper's id, its number in the abstract, its text."""
+
+    paper: str
+    n: int
+    text: str
 
 
 @dataclass
@@ -80,6 +152,7 @@ class RelationRecord:
 
     source: str
     target: str
+    _: KW_ONLY
     type: str
     confidence: float
     evidence_ids: list[str]
@@ -89,7 +162,7 @@ class RelationRecord:
     model: str = ""
     # a study finding's sentences, each {"paper": paper id, "n": its number in the abstract, "text"}: kept per paper,
     # so a claim check read offline quotes what the papers said (agents/claim_checker/)
-    quotes: list[dict] = field(default_factory=list)
+    quotes: list[Quote] = field(default_factory=list)
     source_key: str = field(init=False)
     target_key: str = field(init=False)
 
@@ -105,16 +178,68 @@ class RelationRecord:
         if self.source_key == self.target_key:
             raise ValueError(f"relation {self.source} -{self.type}-> itself")
 
-    def learned(self, *extra: str) -> dict:
+    def learned(self, *extra: Literal["description", "quotes"]) -> LearnedRelation:
         """What a node reports of a relation it learned: ends, type, confidence, evidence, and the ``extra`` fields."""
-        keep = ("source", "type", "target", "confidence", "evidence_ids", *extra)
-        return {name: getattr(self, name) for name in keep}
+        said = LearnedRelation(
+            source=self.source,
+            type=self.type,
+            target=self.target,
+            confidence=self.confidence,
+            evidence_ids=self.evidence_ids,
+        )
+        for name in extra:
+            if name == "description":
+                said["description"] = self.description
+            else:
+                said["quotes"] = self.quotes
+        return said
+
+
+class LearnedRelation(TypedDict):
+    """A relation as a node reports having learned it (``RelationRecord.learned``)."""
+
+    source: str
+    type: str
+    target: str
+    confidence: float
+    evidence_ids: list[str]
+    description: NotRequired[str]
+    quotes: NotRequired[list[Quote]]
+
+
+class RelationProps(TypedDict):
+    """A RELATES edge's properties as the store holds them (neo4j_writes.merge_relation writes them)."""
+
+    type: str
+    confidence: float
+    evidence_ids: list[str]
+    score_raw: NotRequired[float | None]
+    description: NotRequired[str]
+    origin: NotRequired[str]
+    model: NotRequired[str]
+    status: NotRequired[str]  # "active" | "weakened"
+    created_at: NotRequired[str]
+    updated_at: NotRequired[str]
+    history: NotRequired[list[str]]  # each change, a JSON object
+    quotes: NotRequired[list[str] | None]  # a study finding's sentences, each a JSON ``Quote``
+
+
+class Rescored(TypedDict):
+    """A held relation scored again under the keep threshold: to be marked weakened (``mark_weakened``)."""
+
+    source: str
+    type: str
+    target: str
+    score: float  # the model's, 1-10
+    confidence: NotRequired[float]  # the score's on the reader's map; else score_to_confidence's
+    evidence_ids: list[str]
 
 
 @dataclass
 class GapReport:
     key: str
     status: str  # "ok" | "missing" | "stale" | "thin"
+    _: KW_ONLY
     strong_relations: int = 0
     refreshed_at: str | None = None
 

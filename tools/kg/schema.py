@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from functools import lru_cache
 
 ENTITY_TYPES = (
@@ -58,6 +58,7 @@ class RelationType:
 
     name: str
     inverse: str
+    _: KW_ONLY
     sources: frozenset[str] | None = None
     targets: frozenset[str] | None = None
     curated_only: bool = False
@@ -66,29 +67,29 @@ class RelationType:
 
 
 RELATIONS = (
-    RelationType("treats", "treated_by", ACTS, CONDITIONS | {"organism"}),
-    RelationType("causes", "caused_by", None, CONDITIONS),
-    RelationType("prevents", "prevented_by", ACTS, CONDITIONS | {"organism"}),
-    RelationType("contraindicated_with", "contraindicated_with", ACTS),
+    RelationType("treats", "treated_by", sources=ACTS, targets=CONDITIONS | {"organism"}),
+    RelationType("causes", "caused_by", sources=None, targets=CONDITIONS),
+    RelationType("prevents", "prevented_by", sources=ACTS, targets=CONDITIONS | {"organism"}),
+    RelationType("contraindicated_with", "contraindicated_with", sources=ACTS),
     RelationType("interacts_with", "interacts_with"),
-    RelationType("symptom_of", "has_symptom", CONDITIONS, frozenset({"disease"})),
-    RelationType("diagnoses", "diagnosed_by", ACTS | {"test"}, CONDITIONS),
-    RelationType("risk_factor_for", "has_risk_factor", None, CONDITIONS),
-    RelationType("complication_of", "has_complication", CONDITIONS, CONDITIONS | ACTS),
+    RelationType("symptom_of", "has_symptom", sources=CONDITIONS, targets=frozenset({"disease"})),
+    RelationType("diagnoses", "diagnosed_by", sources=ACTS | {"test"}, targets=CONDITIONS),
+    RelationType("risk_factor_for", "has_risk_factor", sources=None, targets=CONDITIONS),
+    RelationType("complication_of", "has_complication", sources=CONDITIONS, targets=CONDITIONS | ACTS),
     RelationType("associated_with", "associated_with", hint="only when nothing more specific fits"),
     RelationType("is_a", "has_subtype"),
     RelationType("part_of", "has_part"),
-    RelationType("gene_associated_with", "has_associated_gene", frozenset({"gene"}), CONDITIONS),
-    RelationType("located_in", "site_of", None, frozenset({"anatomy"})),
+    RelationType("gene_associated_with", "has_associated_gene", sources=frozenset({"gene"}), targets=CONDITIONS),
+    RelationType("located_in", "site_of", sources=None, targets=frozenset({"anatomy"})),
     RelationType(
         "adverse_effect_of",
         "has_adverse_effect",
-        CONDITIONS,
-        ACTS,
+        sources=CONDITIONS,
+        targets=ACTS,
         hint="has_adverse_effect: <other> is an unwanted effect of the drug",
     ),
     # a drug's role or mechanism (ChEBI: metformin has_role hypoglycemic agent)
-    RelationType("has_role", "role_of", frozenset({"drug"}), curated_only=True),
+    RelationType("has_role", "role_of", sources=frozenset({"drug"}), curated_only=True),
     # membership of a curated list's category (WHO essential medicines)
     RelationType("member_of", "has_member", curated_only=True),
     # what a study found, read from its abstract with its PMID and population ("X improves Y in Z")

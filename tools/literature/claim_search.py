@@ -9,7 +9,7 @@ benchmarks/claim_retrieval.py, which reports each.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 import numpy as np
 
@@ -28,6 +28,7 @@ RRF_K = 60  # reciprocal-rank fusion's constant (the published default)
 class FoundPaper:
     article: Article
     bm25: float
+    _: KW_ONLY
     bm25_rank: int
     relevance: float = 0.0  # the closest sentence's (or the title's) cosine similarity to the claim
     sentence_scores: list[float] = field(default_factory=list)  # per numbered sentence
@@ -37,6 +38,7 @@ class FoundPaper:
 def find_papers(
     index: LiteratureIndex,
     claim: str,
+    *,
     vectors: SentenceVectors | None,
     k: int = 3,
     rank: str = RANKING,
@@ -44,14 +46,16 @@ def find_papers(
 ) -> list[FoundPaper]:
     """The ``k`` papers best ranked for ``claim`` by ``rank`` among BM25's ``depth`` best, each with its sentences'
     similarity to the claim (none without ``vectors``, which "bm25" does not need)."""
-    return ranked(candidates(index, claim, vectors, depth), rank if vectors is not None else "bm25")[:k]
+    return ranked(candidates(index, claim, vectors=vectors, depth=depth), rank if vectors is not None else "bm25")[:k]
 
 
-def candidates(index: LiteratureIndex, claim: str, vectors: SentenceVectors | None, depth: int = DEPTH):
+def candidates(index: LiteratureIndex, claim: str, *, vectors: SentenceVectors | None, depth: int = DEPTH):
     """BM25's ``depth`` best papers for ``claim``, with their sentences' closeness to it when ``vectors`` are given."""
     hits = index.search(claim, k=depth)
     articles = {a.key: a for a in index.fetch([h.key for h in hits])}
-    found = [FoundPaper(articles[h.key], h.score, n) for n, h in enumerate(h for h in hits if h.key in articles)]
+    found = [
+        FoundPaper(articles[h.key], h.score, bm25_rank=n) for n, h in enumerate(h for h in hits if h.key in articles)
+    ]
     if vectors is not None and found:
         closeness(found, claim, vectors)
     return found

@@ -74,7 +74,7 @@ class FullTextIndex:
 
     # reading
     def search(
-        self, words: list[str], k: int, min_year: int | None = None, max_year: int | None = None
+        self, words: list[str], k: int, *, min_year: int | None = None, max_year: int | None = None
     ) -> list[tuple[str, float]]:
         """(key, BM25 score), best first, for documents with any of ``words``."""
         if not words:

@@ -14,7 +14,7 @@ from pathlib import Path
 from amg.tools.literature.fulltext import FullTextIndex
 from amg.tools.literature.pubmed_xml import Article
 from amg.tools.literature.query_words import query_words
-from amg.tools.literature.record_store import RecordStore
+from amg.tools.literature.record_store import RecordStats, RecordStore
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,10 @@ def index_exists(data_dir: Path) -> bool:
     return (index_path(data_dir) / "records.sqlite").exists()
 
 
+class IndexStats(RecordStats):
+    bytes: int  # the index's files on disk
+
+
 class LiteratureIndex:
     def __init__(self, path: Path):
         self.path = path
@@ -45,6 +49,7 @@ class LiteratureIndex:
         self,
         articles: list[Article],
         deleted: list[str],
+        *,
         held: set[str] | None = None,
         bodies: dict[str, bytes] | None = None,
         changes: dict[str, str] | None = None,
@@ -57,11 +62,11 @@ class LiteratureIndex:
         if deleted:
             self.fulltext.delete(deleted)
         self.fulltext.commit()
-        self.records.write(articles, deleted, bodies, changes)
+        self.records.write(articles, deleted, bodies=bodies, changes=changes)
 
-    def search(self, query: str, k: int = 10, min_year: int | None = None, max_year: int | None = None) -> list[Hit]:
+    def search(self, query: str, k: int = 10, *, min_year: int | None = None, max_year: int | None = None) -> list[Hit]:
         """The ``k`` best records for ``query``'s words (any of them; BM25), within the years given."""
-        hits = self.fulltext.search(query_words(query), k + 5, min_year, max_year)
+        hits = self.fulltext.search(query_words(query), k + 5, min_year=min_year, max_year=max_year)
         held = self.records.known([pmid for pmid, _ in hits])
         return [Hit(pmid, score) for pmid, score in hits if pmid in held][:k]
 
@@ -74,7 +79,7 @@ class LiteratureIndex:
         """Whether the engine holds exactly the stored records (not so after a kill between the two commits)."""
         return self.fulltext.count() == self.records.stats()["records"]
 
-    def stats(self) -> dict:
+    def stats(self) -> IndexStats:
         size = sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file())
         return {**self.records.stats(), "bytes": size}
 

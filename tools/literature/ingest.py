@@ -14,10 +14,11 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, TypedDict
 
 from filelock import FileLock, Timeout
 
+from amg.tools.literature.byte_stream import ByteStream
 from amg.tools.literature.index import LiteratureIndex
 from amg.tools.literature.jsonl_records import read_jsonl
 from amg.tools.literature.pubmed_xml import Article, Deletion, NotPubMedXML, Skipped, read_articles
@@ -25,6 +26,17 @@ from amg.tools.literature.record_store import digest, encoded
 
 BATCH = 20_000  # records per commit: a kill -9 loses at most this much reading, never a write
 GZIP_MAGIC = b"\x1f\x8b"
+
+
+class IngestSummary(TypedDict):
+    files: int
+    added: int
+    updated: int
+    deleted: int
+    retracted: int
+    skipped: int
+    skip_reasons: dict[str, int]
+    failed_files: dict[str, str]
 
 
 @dataclass
@@ -37,7 +49,7 @@ class IngestReport:
     failed_files: dict[str, str] = field(default_factory=dict)  # path -> what is wrong with it
     files: int = 0
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> IngestSummary:
         return {
             "files": self.files,
             "added": self.added,
@@ -70,6 +82,7 @@ class CountingReader:
 def ingest_files(
     index: LiteratureIndex,
     paths: list[Path],
+    *,
     progress: Callable[[Path, int], Callable[[int], None]],
     on_wait: Callable[[], None] = lambda: None,
     any_paper: bool = False,
@@ -91,7 +104,7 @@ def ingest_files(
             try:
                 with open(path, "rb") as raw:
                     counted = CountingReader(raw, progress(path, path.stat().st_size))
-                    _ingest_stream(index, _records(counted, path, any_paper), report, in_step)
+                    _ingest_stream(index, _records(counted, path, any_paper), report=report, in_step=in_step)
             except (OSError, EOFError, zlib.error, NotPubMedXML) as exc:
                 report.failed_files[str(path)] = _describe(exc)
     finally:
@@ -102,7 +115,7 @@ def ingest_files(
 
 def _records(stream: CountingReader, path: Path, any_paper: bool = False) -> Iterator[Article | Deletion | Skipped]:
     head = stream.raw.peek(2)[:2] if hasattr(stream.raw, "peek") else b""
-    source: IO[bytes] = Gunzip(stream) if head == GZIP_MAGIC else stream  # type: ignore[assignment]
+    source: ByteStream = Gunzip(stream) if head == GZIP_MAGIC else stream
     first = _first_byte(source)
     if first == b"<":
         return read_articles(_Prefixed(first, source))
@@ -115,20 +128,20 @@ def _records(stream: CountingReader, path: Path, any_paper: bool = False) -> Ite
     raise NotPubMedXML('not PubMed XML (<PubmedArticleSet>) or JSON lines ({"pmid": …})')
 
 
-def _ingest_stream(index: LiteratureIndex, items: Iterator, report: IngestReport, in_step: bool) -> None:
+def _ingest_stream(index: LiteratureIndex, items: Iterator, *, report: IngestReport, in_step: bool) -> None:
     batch: list = []
     try:
         for item in items:
             batch.append(item)
             if len(batch) >= BATCH:
-                _write_batch(index, batch, report, in_step)
+                _write_batch(index, batch, report=report, in_step=in_step)
                 batch = []
     finally:  # what was read before a fault in the file is kept
         if batch:
-            _write_batch(index, batch, report, in_step)
+            _write_batch(index, batch, report=report, in_step=in_step)
 
 
-def _write_batch(index: LiteratureIndex, batch: list, report: IngestReport, in_step: bool) -> None:
+def _write_batch(index: LiteratureIndex, batch: list, *, report: IngestReport, in_step: bool) -> None:
     keys = [item.key for item in batch if not isinstance(item, Skipped)]
     held, gone = index.records.known(keys), index.records.deleted(keys)
     withdrawn = index.records.statuses([k for k in keys if k.isdigit()])  # a status is a PubMed paper's
@@ -174,7 +187,9 @@ def _write_batch(index: LiteratureIndex, batch: list, report: IngestReport, in_s
                     changes[item.pmid] = "revised"  # a new paper is news only when it had been withdrawn
                 state[item.key] = (dig, item.revised)
     if pending or deletes or changes:
-        index.write(list(pending.values()), sorted(deletes), set(held) if in_step else None, bodies, changes)
+        index.write(
+            list(pending.values()), sorted(deletes), held=set(held) if in_step else None, bodies=bodies, changes=changes
+        )
 
 
 class Gunzip:
@@ -220,7 +235,7 @@ class Gunzip:
         return self._take(min(end, size) if size >= 0 else end)
 
 
-def _first_byte(stream: IO[bytes]) -> bytes:
+def _first_byte(stream: ByteStream) -> bytes:
     while True:
         byte = stream.read(1)
         if not byte or not byte.isspace():
@@ -230,7 +245,7 @@ def _first_byte(stream: IO[bytes]) -> bytes:
 class _Prefixed:
     """``stream`` with ``prefix`` put back in front (the sniffed first byte)."""
 
-    def __init__(self, prefix: bytes, stream: IO[bytes]):
+    def __init__(self, prefix: bytes, stream: ByteStream):
         self.prefix, self.stream = prefix, stream
 
     def read(self, size: int = -1) -> bytes:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import IO
 
+from amg.tools.literature.byte_stream import ByteStream
 from amg.tools.literature.paper_ids import doi_id, s2_id
 from amg.tools.literature.pubmed_xml import Article, Deletion, Skipped
 from amg.tools.literature.sentences import abstract_sentences
@@ -23,7 +23,7 @@ MAX_LINE_BYTES = 4 << 20  # a PubMed abstract with its metadata is a few kB; 4 M
 READ_BLOCK = 1 << 16
 
 
-def read_jsonl(stream: IO[bytes], any_paper: bool = False) -> Iterator[Article | Deletion | Skipped]:
+def read_jsonl(stream: ByteStream, any_paper: bool = False) -> Iterator[Article | Deletion | Skipped]:
     for line in _lines(stream):
         if line is None:
             yield Skipped(f"line longer than {MAX_LINE_BYTES:,} bytes")
@@ -141,7 +141,7 @@ def _plain(value: object) -> str:
     return " ".join(str(value).split()) if isinstance(value, (str, int, float)) else ""
 
 
-def _lines(stream: IO[bytes]) -> Iterator[bytes | None]:
+def _lines(stream: ByteStream) -> Iterator[bytes | None]:
     """Lines as bytes; ``None`` in place of a line over the cap (read through in blocks, never held)."""
     while True:
         line = stream.readline(MAX_LINE_BYTES + 1)

@@ -17,10 +17,10 @@ import re
 import urllib.error
 import urllib.request
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from html import unescape
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 from urllib.parse import unquote, urlsplit
 
 T = TypeVar("T")
@@ -47,6 +47,7 @@ class RemoteFile:
 
     rank: int  # FOLDERS.index(folder)
     year: int  # the release's two digits: pubmed25n… after pubmed24n…
+    _: KW_ONLY
     number: int
     folder: str
     name: str
@@ -71,7 +72,9 @@ def in_nlm_order(folder: str, names: list[str]) -> list[RemoteFile]:
     for name in names:
         match = FILE_NAME.match(name)
         if match:
-            files.append(RemoteFile(FOLDERS.index(folder), int(match[1]), int(match[2]), folder, name))
+            files.append(
+                RemoteFile(FOLDERS.index(folder), int(match[1]), number=int(match[2]), folder=folder, name=name)
+            )
     return sorted(files)
 
 
@@ -95,14 +98,25 @@ def md5_of(path: Path) -> str:
     return digest.hexdigest()
 
 
+class Remote(Protocol):
+    """How a request is made (politely: rate-limited and retried, tools/evidence/remote_calls.py): ``call()``'s
+    result, whatever it is."""
+
+    def __call__(self, call: Callable[[], T], /) -> T: ...
+
+
+def _direct(call: Callable[[], T]) -> T:
+    return call()
+
+
 class Mirror:
     """``base_url`` (ending in the folder above ``baseline/``) read politely: one request at a time, naming AMG."""
 
-    def __init__(self, base_url: str, user_agent: str, remote: Callable[[Callable[[], T]], T] = lambda call: call()):
+    def __init__(self, base_url: str, user_agent: str, remote: Remote | None = None):
         if urlsplit(base_url).scheme not in ("http", "https") or not urlsplit(base_url).netloc:
             raise ValueError(f"PubMed mirror {base_url!r} is not an http(s) URL")
         self.base_url = base_url.rstrip("/") + "/"
-        self.user_agent, self.remote = user_agent, remote
+        self.user_agent, self.remote = user_agent, remote or _direct
 
     def url(self, folder: str, name: str = "") -> str:
         return f"{self.base_url}{folder}/{name}"

@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import IO
 from xml.etree.ElementTree import Element, ParseError
 
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import iterparse
 
+from amg.tools.literature.byte_stream import ByteStream
 from amg.tools.literature.paper_ids import link, pmid_id
 from amg.tools.literature.sentences import abstract_sentences
 
@@ -116,7 +116,7 @@ class Skipped:
     pmid: str = ""
 
 
-def read_articles(stream: IO[bytes]) -> Iterator[Article | Deletion | Skipped]:
+def read_articles(stream: ByteStream) -> Iterator[Article | Deletion | Skipped]:
     """Each record of a PubmedArticleSet document, in order; NotPubMedXML when the document itself is bad.
 
     Records before a fault (a truncated or malformed file) are yielded before the error is raised.
@@ -156,7 +156,7 @@ def article_from_element(elem: Element) -> Article | Skipped:
     """One ``PubmedArticle`` element as an Article; a record without a usable PMID or text is Skipped."""
     citation = elem.find("MedlineCitation")
     pmid = _text(citation.find("PMID")) if citation is not None else ""
-    if not _is_pmid(pmid):
+    if citation is None or not _is_pmid(pmid):
         return Skipped("missing or non-numeric PMID")
     art = citation.find("Article")
     if art is None:
@@ -217,7 +217,7 @@ def _text(elem: Element | None) -> str:
 
 
 def _is_pmid(text: str | None) -> bool:
-    return bool(text) and text.strip().isdigit() and len(text.strip()) <= 10
+    return bool(text and text.strip().isdigit() and len(text.strip()) <= 10)
 
 
 def _local(tag: str) -> str:

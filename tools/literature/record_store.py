@@ -18,6 +18,7 @@ import sqlite3
 import uuid
 import zlib
 from pathlib import Path
+from typing import TypedDict
 
 from tenacity import retry, retry_if_exception, stop_after_delay, wait_fixed
 
@@ -86,6 +87,12 @@ def _switch_to_wal(db: sqlite3.Connection) -> None:
         db.execute("PRAGMA journal_mode=WAL")
 
 
+class RecordStats(TypedDict):
+    records: int  # PubMed's and other papers'
+    newest_year: int | None
+    retracted: int
+
+
 class RecordStore:
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -123,6 +130,7 @@ class RecordStore:
         self,
         articles: list[Article],
         deleted: list[str],
+        *,
         bodies: dict[str, bytes] | None = None,
         changes: dict[str, str] | None = None,
     ) -> None:
@@ -209,12 +217,12 @@ class RecordStore:
             self.db.execute("INSERT OR IGNORE INTO meta VALUES ('index_id', ?)", (uuid.uuid4().hex,))
         return self.db.execute("SELECT value FROM meta WHERE key = 'index_id'").fetchone()[0]
 
-    def stats(self) -> dict:
+    def stats(self) -> RecordStats:
         count, newest = self.db.execute("SELECT COUNT(*), MAX(year) FROM records").fetchone()
         papers, newest_paper = self.db.execute("SELECT COUNT(*), MAX(year) FROM papers").fetchone()
         retracted = self.db.execute("SELECT COUNT(*) FROM status WHERE status = 'retracted'").fetchone()[0]
         newest_year = max((y for y in (newest, newest_paper) if y), default=None)
-        return {"records": count + papers, "newest_year": newest_year, "retracted": retracted}
+        return RecordStats(records=count + papers, newest_year=newest_year, retracted=retracted)
 
     def close(self) -> None:
         self.db.close()

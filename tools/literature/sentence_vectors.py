@@ -61,15 +61,15 @@ class SentenceVectors:
         texts = [s or "." for key in missing for s in wanted[key]]
         if texts:
             vectors = np.asarray(self.embed(texts), dtype=np.float32)
-            at, rows = 0, []
+            at, computed = 0, []
             for key in missing:
                 n = len(wanted[key])
                 found[key] = vectors[at : at + n]
                 at += n
                 body = found[key].astype(np.float16).tobytes()
-                rows.append((key, self.model, sentences_digest(wanted[key]), vectors.shape[1], body))
+                computed.append((key, self.model, sentences_digest(wanted[key]), vectors.shape[1], body))
             with self.db:
-                self.db.executemany(f"INSERT OR REPLACE INTO {table} VALUES (?, ?, ?, ?, ?)", rows)
+                self.db.executemany(f"INSERT OR REPLACE INTO {table} VALUES (?, ?, ?, ?, ?)", computed)
         return {key: found.get(key, np.zeros((0, 1), dtype=np.float32)) for key in wanted}
 
     def close(self) -> None:

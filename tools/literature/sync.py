@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypedDict
 
 from filelock import FileLock, Timeout
 
@@ -46,8 +47,36 @@ class SyncReport:
     deleted: int = 0
     retracted: int = 0
 
-    def as_dict(self) -> dict:
-        return {**vars(self), "fetched": len(self.fetched), "fetched_files": self.fetched}
+    def as_dict(self) -> SyncSummary:
+        return SyncSummary(
+            listed=self.listed,
+            fetched=len(self.fetched),
+            skipped=self.skipped,
+            failed=self.failed,
+            waiting=self.waiting,
+            bytes=self.bytes,
+            added=self.added,
+            revised=self.revised,
+            deleted=self.deleted,
+            retracted=self.retracted,
+            fetched_files=self.fetched,
+        )
+
+
+class SyncSummary(TypedDict):
+    """A ``SyncReport`` as JSON: files fetched counted, and named under ``fetched_files``."""
+
+    listed: int
+    fetched: int
+    skipped: int
+    failed: dict[str, str]
+    waiting: int
+    bytes: int
+    added: int
+    revised: int
+    deleted: int
+    retracted: int
+    fetched_files: list[str]
 
 
 class SyncProgress:
@@ -86,7 +115,7 @@ class Ledger:
         self.db.close()
 
 
-def sync(index: LiteratureIndex, mirror: Mirror, baseline: bool, progress: SyncProgress | None = None) -> SyncReport:
+def sync(index: LiteratureIndex, mirror: Mirror, *, baseline: bool, progress: SyncProgress | None = None) -> SyncReport:
     """Bring ``index`` up to the mirror: the baseline too when ``baseline``, else the update files."""
     progress = progress or SyncProgress()
     lock = FileLock(str(index.path / "sync.lock"))
@@ -96,13 +125,13 @@ def sync(index: LiteratureIndex, mirror: Mirror, baseline: bool, progress: SyncP
         raise SyncBusy(f"another `amg pubmed sync` is running on {index.path}; this one stops") from None
     ledger = Ledger(index.path / "sync.sqlite")
     try:
-        return _sync(index, mirror, ledger, FOLDERS if baseline else FOLDERS[1:], progress)
+        return _sync(index, mirror, ledger=ledger, folders=FOLDERS if baseline else FOLDERS[1:], progress=progress)
     finally:
         ledger.close()
         lock.release()
 
 
-def _sync(index, mirror: Mirror, ledger: Ledger, folders, progress: SyncProgress) -> SyncReport:
+def _sync(index, mirror: Mirror, *, ledger: Ledger, folders, progress: SyncProgress) -> SyncReport:
     report = SyncReport()
     listed = [file for folder in folders for file in mirror.listing(folder)]
     done = ledger.names()
@@ -113,7 +142,9 @@ def _sync(index, mirror: Mirror, ledger: Ledger, folders, progress: SyncProgress
     progress.start(todo)
     for n, file in enumerate(todo):
         try:
-            problem = _one_file(index, mirror, ledger, file, downloads, progress, report)
+            problem = _one_file(
+                index, mirror, ledger=ledger, file=file, downloads=downloads, progress=progress, report=report
+            )
         except (OSError, RuntimeError) as exc:  # after the caller's retries; a part received is resumed next time
             problem = f"not fetched: {' '.join(str(exc).split())[:200]}"
         if problem:
@@ -125,7 +156,9 @@ def _sync(index, mirror: Mirror, ledger: Ledger, folders, progress: SyncProgress
     return report
 
 
-def _one_file(index, mirror: Mirror, ledger: Ledger, file: RemoteFile, downloads: Path, progress, report) -> str | None:
+def _one_file(
+    index, mirror: Mirror, *, ledger: Ledger, file: RemoteFile, downloads: Path, progress, report
+) -> str | None:
     """Fetch, verify, ingest and enter ``file``; what went wrong, or None."""
     expected = mirror.md5(file)
     path, partial = downloads / file.name, downloads / (file.name + ".partial")
@@ -149,7 +182,7 @@ def _one_file(index, mirror: Mirror, ledger: Ledger, file: RemoteFile, downloads
         read[0] += n
         progress.position(read[0], size)
 
-    ingested = ingest_files(index, [path], lambda _path, _size: bytes_read)
+    ingested = ingest_files(index, [path], progress=lambda _path, _size: bytes_read)
     if ingested.failed_files:  # verified, yet not PubMed XML to its end: NLM's file itself is bad
         return f"not read to its end: {next(iter(ingested.failed_files.values()))}"
     report.added += ingested.added

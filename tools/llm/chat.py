@@ -16,9 +16,11 @@ import re
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import openai
 from langchain_openai import ChatOpenAI
+from pydantic import SecretStr
 
 from amg.tools.llm.server import embedded_llm_server
 from amg.tools.llm.weights import LOCAL_MODELS
@@ -29,7 +31,7 @@ _RETRYABLE = (openai.RateLimitError, openai.InternalServerError, openai.APIConne
 _UNREADABLE = (ValueError, TypeError, IndexError, KeyError, AttributeError)  # what a malformed reply raises
 
 
-_TURNS: dict[str, threading.Lock] = {}  # endpoint -> its turn, for servers that answer one request at a time
+_TURNS: dict[str | None, threading.Lock] = {}  # endpoint -> its turn, for servers that answer one request at a time
 
 
 class ModelUnavailable(RuntimeError):
@@ -89,7 +91,7 @@ def _describe(exc: openai.APIError) -> str:
 
 def _pause(attempt: int, exc: Exception) -> float:
     """Exponential backoff with jitter; a Retry-After header is honoured up to 10 s."""
-    response = getattr(exc, "response", None)
+    response: Any = getattr(exc, "response", None)  # an HTTP error's (httpx.Response), None for a lost connection
     try:
         return min(float(response.headers.get("retry-after")), 10.0)
     except (AttributeError, TypeError, ValueError):
@@ -115,10 +117,10 @@ def chat_model(
         base_url, api_key, model = f"http://127.0.0.1:{port}/v1", "local", LOCAL_MODELS[local_model].alias
     llm = EndpointChat(
         base_url=base_url,
-        api_key=api_key or "not-needed",
+        api_key=SecretStr(api_key or "not-needed"),
         model=model,
         temperature=0,
-        max_tokens=max_tokens,
+        max_completion_tokens=max_tokens,  # the alias of the max_tokens field, which is what mypy reads
         timeout=timeout_s,
         max_retries=0,
         budget_s=timeout_s,

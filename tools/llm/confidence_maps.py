@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from functools import cache
 from pathlib import Path
+
+from amg.tools.llm.logprobs import TokenLogprob
 
 MAPS = Path(__file__).parent / "maps"
 RELIABILITY = MAPS / "extraction_reliability.json"
@@ -27,7 +29,7 @@ _EPS = 1e-4
 
 
 def letter_probabilities(
-    logprobs: list[dict] | None, letters: list[str], words: dict[str, str] | None = None
+    logprobs: list[TokenLogprob] | None, letters: list[str], words: dict[str, str] | None = None
 ) -> dict[str, float] | None:
     """Distribution over ``letters`` at the first generated token that is one of them, or None.
 
@@ -82,6 +84,7 @@ class CalibrationMap:
 
     a: float = 1.0
     b: float = 0.0
+    _: KW_ONLY
     c: float = 0.0
     letter_prior: dict[str, float] = field(default_factory=dict)
     about: dict = field(default_factory=dict)  # model, data, split, n, date, figures
@@ -126,10 +129,10 @@ class CalibrationMap:
         return cls(
             data["a"],
             data["b"],
-            data["c"],
-            data.get("letter_prior") or {},
-            data.get("about") or {},
-            data.get("weights") or {},
+            c=data["c"],
+            letter_prior=data.get("letter_prior") or {},
+            about=data.get("about") or {},
+            weights=data.get("weights") or {},
         )
 
 

@@ -15,6 +15,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from amg.prompts import load
+from amg.tools.llm.logprobs import TokenLogprob
 from amg.tools.llm.structured import SYSTEM, Usage
 
 Turn = dict[str, str]  # {"role": "user" | "assistant", "content": ...}
@@ -25,7 +26,7 @@ def format_options(options: dict[str, str]) -> str:
     return "".join(f"{letter}. {text}\n" for letter, text in options.items())
 
 
-def request(dialogue: list[Turn], question: str, options: dict[str, str], text: str) -> str:
+def request(dialogue: list[Turn], question: str, *, options: dict[str, str], text: str) -> str:
     """``text``, preceded by the question when it opens the conversation."""
     return (
         text if dialogue else load("question").format(question=question, options=format_options(options)) + "\n" + text
@@ -33,25 +34,26 @@ def request(dialogue: list[Turn], question: str, options: dict[str, str], text: 
 
 
 def talk(
-    llm: BaseChatModel, dialogue: list[Turn], text: str, usage: Usage, max_tokens: int | None = None
+    llm: BaseChatModel, dialogue: list[Turn], *, text: str, usage: Usage, max_tokens: int | None = None
 ) -> tuple[str, list[Turn]]:
     """The model's reply to ``text`` after ``dialogue``, and the conversation with both turns added.
 
     When the endpoint rejects the request (e.g. it exceeds the context) the reply is "" and the
     conversation is returned unchanged, so the next agent can still go on from it.
     """
-    said, dialogue, _ = talk_scored(llm, dialogue, text, usage, max_tokens)
+    said, dialogue, _ = talk_scored(llm, dialogue, text=text, usage=usage, max_tokens=max_tokens)
     return said, dialogue
 
 
 def talk_scored(
     llm: BaseChatModel,
     dialogue: list[Turn],
+    *,
     text: str,
     usage: Usage,
     max_tokens: int | None = None,
     top_logprobs: int = 0,
-) -> tuple[str, list[Turn], list[dict] | None]:
+) -> tuple[str, list[Turn], list[TokenLogprob] | None]:
     """``talk``, plus the reply's token log-probabilities (OpenAI's ``logprobs.content``) when asked.
 
     An endpoint that refuses log-probabilities is asked again without them (the third value is then None).

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 from amg.tools.kg.schema import learned_confidence
 
@@ -14,6 +14,7 @@ class Reader:
 
     llm: object
     model_name: str
+    _: KW_ONLY
     reliability: float = 1.0
     keep_score: int = 4
 

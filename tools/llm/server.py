@@ -11,7 +11,7 @@ from amg.tools.llm.weights import LOCAL_MODELS, model_file
 from amg.tools.servers import LocalServer, LocalServerError
 
 
-def embedded_llm_server(model_key: str, data_dir: Path, n_ctx: int = 4096, keep_alive_s: float = 0.0) -> LocalServer:
+def embedded_llm_server(model_key: str, data_dir: Path, *, n_ctx: int = 4096, keep_alive_s: float = 0.0) -> LocalServer:
     """A LocalServer running llama_cpp.server on the chosen local model."""
     if model_key not in LOCAL_MODELS:
         raise LocalServerError(f"unknown local model {model_key!r}; choose one of {', '.join(LOCAL_MODELS)}")

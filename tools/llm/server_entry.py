@@ -26,6 +26,8 @@ import uvicorn
 from llama_cpp import Llama, LogitsProcessorList
 from llama_cpp.server import __main__ as llama_server
 
+from amg.tools.llm.logprobs import TokenLogprob
+
 
 class CompletionTokensAlias:
     """ASGI middleware: a JSON body's ``max_completion_tokens`` becomes ``max_tokens``."""
@@ -98,9 +100,9 @@ def with_step_logprobs(create):
     return create_chat_completion
 
 
-def _content(llama: Llama, steps: list[tuple[int, np.ndarray]], top: int) -> list[dict]:
+def _content(llama: Llama, steps: list[tuple[int, np.ndarray]], top: int) -> list[TokenLogprob]:
     """OpenAI's ``logprobs.content``: per generated token, its log-probability and the top alternatives."""
-    content = []
+    content: list[TokenLogprob] = []
     for position, logits in steps:
         if position >= llama.n_tokens:
             break  # the last step's token (often end-of-turn) was never evaluated: not part of the reply
@@ -148,7 +150,7 @@ def without_extra_buffers(default_params):
 def main() -> None:
     if has_amx():
         llama_lib.llama_model_default_params = without_extra_buffers(llama_lib.llama_model_default_params)
-    Llama.create_chat_completion = with_step_logprobs(Llama.create_chat_completion)
+    Llama.create_chat_completion = with_step_logprobs(Llama.create_chat_completion)  # type: ignore[method-assign]  # patched on purpose
     serve = uvicorn.run
     uvicorn.run = lambda app, **kwargs: serve(CompletionTokensAlias(app), **kwargs)
     llama_server.main()

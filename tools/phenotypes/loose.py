@@ -6,7 +6,9 @@ like."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
+from amg.tools.kg.pipeline_types import Named
 from amg.tools.phenotypes.recognizer import Mention
 from amg.tools.phenotypes.word_keys import keys
 
@@ -22,7 +24,7 @@ def loosely_read(mentions: list[Mention]) -> dict[str, str]:
     return {m.key: m.text for m in mentions if not m.negated and m.confidence < SURE}
 
 
-def misread(loose: dict[str, str], named: list[dict]) -> set[str]:
+def misread(loose: dict[str, str], named: Sequence[Named]) -> set[str]:
     """The keys of ``loose`` whose words the clinical reading (``named``: [{key, name}]) names as another finding; a
     loose finding whose words none of its terms shares stays ("fingers are unusually long" as Long fingers beside
     arachnodactyly)."""
@@ -30,7 +32,7 @@ def misread(loose: dict[str, str], named: list[dict]) -> set[str]:
     return {k for k, text in loose.items() if any(other != k and words & set(keys(text)) for other, words in terms)}
 
 
-def near_the_case(text: str, names: dict[str, list[str]], embed, floor: float = NEAR) -> set[str]:
+def near_the_case(text: str, names: dict[str, list[str]], *, embed, floor: float = NEAR) -> set[str]:
     """The keys of ``names`` (key: a term's name and synonyms, layperson ones among them) one of whose names comes
     within ``floor`` (cosine; ``embed(texts) -> unit vectors``) of a part of ``text`` (a clause, or an item of a
     list in it): what a small model names that the case says nothing like ("jaundice" for "the whites of his eyes

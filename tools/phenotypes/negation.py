@@ -18,6 +18,7 @@ negates nothing.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 MAX_SCOPE = 10  # words a trigger reaches
 _PSEUDO = (
@@ -58,7 +59,7 @@ _ABSENT_HEADING = re.compile(
 Span = tuple[int, int]
 
 
-def negated_ranges(text: str, named: list[Span] = ()) -> list[Span]:
+def negated_ranges(text: str, named: Sequence[Span] = ()) -> list[Span]:
     """(start, end) character ranges that a preceding trigger negates; a trigger inside one of the ``named``
     findings' spans is a word of its name, no trigger."""
     ranges = [(m.end(), _line_end(text, m.end())) for m in _ABSENT_HEADING.finditer(text)]
@@ -78,7 +79,9 @@ def negated_ranges(text: str, named: list[Span] = ()) -> list[Span]:
     return ranges
 
 
-def is_negated(text: str, start: int, end: int, ranges: list[Span] | None = None, named: list[Span] = ()) -> bool:
+def is_negated(
+    text: str, start: int, *, end: int, ranges: list[Span] | None = None, named: Sequence[Span] = ()
+) -> bool:
     """Whether the finding at text[start:end] is negated: inside a trigger's scope, or followed by one that is not
     the first word of another of the ``named`` findings ("hypotonia, absent ankle reflexes")."""
     scopes = negated_ranges(text, named) if ranges is None else ranges
@@ -92,5 +95,5 @@ def _line_end(text: str, start: int) -> int:
     return len(text) if end is None else end.start()
 
 
-def _inside(at: int, spans: list[Span]) -> bool:
+def _inside(at: int, spans: Sequence[Span]) -> bool:
     return any(a <= at < b for a, b in spans)

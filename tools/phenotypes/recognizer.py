@@ -79,12 +79,12 @@ def recognise(text: str, lexicon: Lexicon | None = None) -> list[Mention]:
     found = []
     clauses = _clauses(text)
     chosen = _choose(_candidates(text, clauses, lexicon), text, lexicon)
-    hits = chosen + _coordinated(chosen, text, clauses, lexicon)
+    hits = chosen + _coordinated(chosen, text, clauses=clauses, lexicon=lexicon)
     named = [(h.start, h.end) for h in hits if not h.negated]  # a negator skipped inside a mention still negates
     scopes = negated_ranges(text, named)
     for hit in hits:
         term = lexicon.terms[lexicon.unmodified.get(hit.term_id, hit.term_id)]
-        negated = hit.negated or is_negated(text, hit.start, hit.end, scopes, named)
+        negated = hit.negated or is_negated(text, hit.start, end=hit.end, ranges=scopes, named=named)
         found.append(
             Mention(
                 term.id,
@@ -108,7 +108,8 @@ def recognise(text: str, lexicon: Lexicon | None = None) -> list[Mention]:
 def _clauses(text: str) -> list[list[Word]]:
     """Per clause, its meaningful words as (key, start, end); a quantity ("more than six") is one "multiple", a
     series of digits ("II-V", "second and third") one word keyed by its numbers."""
-    clauses, current = [], []
+    clauses: list[list[Word]] = []
+    current: list[Word] = []
     bounds = sorted(m.start() for m in _CLAUSE.finditer(text))
     groups = [(m.start(), m.end(), MULTIPLE) for m in QUANTITY.finditer(text)]
     groups += [
@@ -232,7 +233,7 @@ def _choose(candidates: list[Hit], text: str, lexicon: Lexicon) -> list[Hit]:
     return sorted(c for c in chosen if _next_word(text, c.end) not in starts)
 
 
-def _coordinated(chosen: list[Hit], text: str, clauses: list[list[Word]], lexicon: Lexicon) -> list[Hit]:
+def _coordinated(chosen: list[Hit], text: str, *, clauses: list[list[Word]], lexicon: Lexicon) -> list[Hit]:
     """Terms a mention shares words with across "and"/"or" or a comma: its last word swapped for the next item
     ("cleft lip and palate": Cleft palate), or its first word for the item before ("short and broad thumbs")."""
     found, held = [], {w[1] for words in clauses for w in words if any(h.start <= w[1] < h.end for h in chosen)}

@@ -151,7 +151,8 @@ def ordinal(word: str) -> str:
 
 def series(text: str) -> list[str]:
     """The numbers a series of digits names, in order: "II-V" 2, 3, 4, 5; "2nd, 3rd and 4th" 2, 3, 4."""
-    numbers, last_end = [], 0
+    numbers: list[str] = []
+    last_end = 0
     for match in _SERIES_DIGIT.finditer(text):
         digit = match.group()
         number = ordinal(digit) or ROMAN.get(digit.lower()) or digit  # "I" too in "I-V"

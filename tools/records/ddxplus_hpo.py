@@ -65,7 +65,7 @@ def hpo_links(dictionary: Dictionary, lexicon: Lexicon | None = None, embed: Emb
     embed = embed or minilm()
     links = []
     for evidence in dictionary.evidences.values():
-        links.append(_evidence_link(evidence, dictionary, lexicon, embed))
+        links.append(_evidence_link(evidence, dictionary, lexicon=lexicon, embed=embed))
         if role(evidence, dictionary) in ("pain", "swelling") and not evidence.scale and _places(evidence):
             links.extend(_place_links(evidence, lexicon))
     return links
@@ -92,7 +92,7 @@ def write_table(links: list[HpoLink], path: Path) -> None:
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
 
 
-def _evidence_link(evidence: Evidence, dictionary: Dictionary, lexicon: Lexicon, embed: Embed) -> HpoLink:
+def _evidence_link(evidence: Evidence, dictionary: Dictionary, *, lexicon: Lexicon, embed: Embed) -> HpoLink:
     def none(why: str) -> HpoLink:
         return HpoLink(evidence.code, evidence.question, "", why, "none")
 
@@ -104,7 +104,7 @@ def _evidence_link(evidence: Evidence, dictionary: Dictionary, lexicon: Lexicon,
     found = _candidates(question, lexicon)
     if not found:
         return none("no HPO label in the question")
-    kept = _near(question, found, lexicon, embed)
+    kept = _near(question, found, lexicon=lexicon, embed=embed)
     if not kept:
         return none("only loose labels, far from the question")
     whole = [c for c in kept if _names_most_of_its_part(c, question, kept)]
@@ -152,7 +152,7 @@ def _candidates(question: str, lexicon: Lexicon) -> list[_Candidate]:
     return list(found.values())
 
 
-def _near(question: str, found: list[_Candidate], lexicon: Lexicon, embed: Embed) -> list[_Candidate]:
+def _near(question: str, found: list[_Candidate], *, lexicon: Lexicon, embed: Embed) -> list[_Candidate]:
     """The sure candidates, and the others whose term's name comes within NEAR of the question (MiniLM cosine)."""
     unsure = [c for c in found if not c.sure]
     if not unsure:
@@ -212,7 +212,9 @@ def _place_links(evidence: Evidence, lexicon: Lexicon) -> list[HpoLink]:
             texts = [f"swelling of the {words}", f"{words} swelling"] if swelling else [f"pain in the {words}"]
             texts += [] if swelling else [f"{words} pain"] + (["headache"] if "head" in words.split() else [])
             for text in texts:
-                term = next((m.id for m in recognise(text, lexicon) if _site_term(m, text, words, below)), "")
+                term = next(
+                    (m.id for m in recognise(text, lexicon) if _site_term(m, text, place=words, below=below)), ""
+                )
                 if term:
                     how = f'value: "{text}"'
                     break
@@ -224,7 +226,7 @@ def _place_links(evidence: Evidence, lexicon: Lexicon) -> list[HpoLink]:
     return links
 
 
-def _site_term(mention, text: str, place: str, below: set[str]) -> bool:
+def _site_term(mention, text: str, *, place: str, below: set[str]) -> bool:
     if mention.confidence < SURE:
         return False
     if text == "headache":

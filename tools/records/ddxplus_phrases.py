@@ -70,22 +70,23 @@ def phrases(dictionary: Dictionary, terms: dict[str, list[str]] | None = None, l
     top = max(idf.values(), default=0.0)
     rare = {k for k, weight in idf.items() if weight >= top}  # words of one question only
     own = {code: ids[0] for code, ids in (terms or {}).items() if ids}
-    texts = {code: _texts(e, lexicon, rare, own.get(code, "")) for code, e in dictionary.evidences.items()}
+    texts = {code: _texts(e, lexicon, rare=rare, term=own.get(code, "")) for code, e in dictionary.evidences.items()}
     if terms and lexicon:
         for code, ids in terms.items():
             question = dictionary.evidences[code].question
-            texts[code].extend(_term_texts(texts[code], ids, lexicon, question))
+            texts[code].extend(_term_texts(texts[code], ids, lexicon=lexicon, question=question))
     texts = {code: [(source, text) for source, text in listed if source != "single"] for code, listed in texts.items()}
-    found = {}
+    found: dict[str, list[Phrase]] = {}
     for code, listed in texts.items():
-        seen, own = set(), []
+        seen: set[frozenset] = set()
+        kept: list[Phrase] = []
         for source, text in listed:
             slots = _slots(text, idf, source)
             signature = frozenset(s.keys for s in slots)
             if slots and signature not in seen:
                 seen.add(signature)
-                own.append(Phrase(code, slots, source, text))
-        found[code] = own
+                kept.append(Phrase(code, slots, source, text))
+        found[code] = kept
     return found
 
 
@@ -116,7 +117,7 @@ def role(evidence: Evidence, dictionary: Dictionary) -> str:
     return ""
 
 
-def _texts(evidence: Evidence, lexicon: Lexicon | None, rare: set[str], term: str = "") -> list[tuple[str, str]]:
+def _texts(evidence: Evidence, lexicon: Lexicon | None, *, rare: set[str], term: str = "") -> list[tuple[str, str]]:
     """The question (its comparison left out: "more saliva than usual"), each part of one that asks several things
     (a part of one word only when no other question has that word: "shivers", not "pain"), its asides."""
     question = _AND_OR.sub("and", evidence.question)
@@ -155,7 +156,7 @@ def _texts(evidence: Evidence, lexicon: Lexicon | None, rare: set[str], term: st
     return found
 
 
-def _term_texts(listed: list[tuple[str, str]], ids: list[str], lexicon: Lexicon, question: str):
+def _term_texts(listed: list[tuple[str, str]], ids: list[str], *, lexicon: Lexicon, question: str):
     """The names of each term that names one of the evidence's phrases (every word of it): all of
     the evidence's own term's (the first), of the others only their name and the names that share a word with the
     question (E_156's "weakness" is Asthenia, whose "lack of energy" is no facial palsy)."""
@@ -204,7 +205,7 @@ def _slots(text: str, idf: dict[str, float], source: str = "") -> tuple[Slot, ..
 
 
 def _idf(dictionary: Dictionary) -> dict[str, float]:
-    counts = Counter()
+    counts: Counter[str] = Counter()
     for evidence in dictionary.evidences.values():
         counts.update({stem(w) for w in _content(evidence.question)})
     total = len(dictionary.evidences)

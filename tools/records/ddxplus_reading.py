@@ -166,14 +166,15 @@ class CaseReader:
         age, sex = age_and_sex(text)
         tokens = read_tokens(text)
         state = _State()
-        readings, topic = [], ()
+        readings: list[_Reading] = []
+        topic: tuple[str, ...] = ()
         for statement in statements(text):
             words = [t for t in tokens if statement.start <= t.start < statement.end]
             reading, topic = self._lexical(statement, words, topic)
             readings.append(reading)
         vectors = self._clause_vectors(text, readings)
         for reading in readings:
-            self._statement(text, reading, vectors, state)
+            self._statement(text, reading, vectors=vectors, state=state)
         self._follow_ups(state)
         valued = {c.partition("_@_")[0] for c in state.present if "_@_" in c}
         present = tuple(c for c in state.present if c not in valued)  # a question read with its values: those
@@ -196,7 +197,7 @@ class CaseReader:
             cues = [(-1, name) for name in topic]
             # the topic fills a longer phrase's word for it ("They don't peel off": the lesions; "It's worse when
             # I breathe in deeply": the pain)
-            matched = [(m, c) for c in statement.clauses for m in self._phrases(words, inside[id(c)], topic)]
+            matched = [(m, c) for c in statement.clauses for m in self._phrases(words, inside[id(c)], topic=topic)]
         # a kind of pain, a colour: read on words no phrase of several words holds; a phrase inside one is none
         # ("a knife stroke" is a kind of pain, no stroke; "lifting a weight" is part of E_221, no heavy pain)
         held = {i for m, _ in matched if len(m.positions) > 1 for i in m.positions}
@@ -241,7 +242,7 @@ class CaseReader:
         return dict(zip(spans, self.embed([text[a:b] for a, b in spans])))
 
     def _statement(
-        self, text: str, reading: _Reading, vectors: dict[tuple[int, int], np.ndarray], state: _State
+        self, text: str, reading: _Reading, *, vectors: dict[tuple[int, int], np.ndarray], state: _State
     ) -> None:
         statement, words, cues = reading.statement, reading.words, list(reading.cues)
         matched = list(reading.matched)
@@ -254,21 +255,22 @@ class CaseReader:
         for match, clause in matched:
             said_no = any(denied(clause, words[i].start) for i in match.positions)  # "my throat isn't sore"
             yes = statement.answer if statement.answer is not None else not said_no
-            self._name(match.code, yes, _span(text, words, match.positions, match.how), state)
+            self._name(match.code, yes, span=_span(text, words, positions=match.positions, how=match.how), state=state)
             named_here.add(match.code)
             used |= match.positions
             if self.roles.get(match.code) and match.code in self.place_of.values():
                 cues.append((max(match.positions), self.roles[match.code]))  # "Where is the affected region?"
         cues.sort()
         for code, found in reading.valued:
-            self._values_of(code, found, text, state)
-        places = self._places(text, statement, words, cues, state, used)
-        self._grades(text, statement, words, cues, named_here, used | places, state)
+            self._values_of(code, found, text=text, state=state)
+        places = self._places(text, statement, words=words, cues=cues, state=state, used=used)
+        self._grades(text, statement, words=words, cues=cues, named_here=named_here, used=used | places, state=state)
 
     def _phrases(
         self,
         words: list[Token],
         inside: list[int],
+        *,
         topic: tuple[str, ...] = (),
         doubtful: list[tuple[str, frozenset[int]]] | None = None,
     ) -> list[_Match]:
@@ -369,7 +371,7 @@ class CaseReader:
     def _named_values(self, words: list[Token], cues: list[tuple[int, str]], held: set[int]) -> list[tuple[str, Found]]:
         """Kinds of pain, colours, regions: read where their role is spoken of (a cue word that is not the value), on
         words no phrase ``held``."""
-        found = []
+        found: list[tuple[str, Found]] = []
         for code, named in self.named.items():
             cue_words = {i for i, r in cues if r == self.roles[code]}
             if cue_words:
@@ -380,6 +382,7 @@ class CaseReader:
         self,
         text: str,
         statement: Statement,
+        *,
         words: list[Token],
         cues: list[tuple[int, str]],
         state: _State,
@@ -398,13 +401,18 @@ class CaseReader:
             nowhere = found.values == (self.places.nowhere,)
             if statement.answer is None and clause and denied(clause, found.start) and not nowhere:
                 continue
-            self._values_of(code, found, text, state)
+            self._values_of(code, found, text=text, state=state)
         spreading = self.place_of.get(RADIATION)
         for i, said in cues:  # "it doesn't spread", "the pain doesn't radiate": it radiates nowhere
             clause = _clause_at(statement, words[i].start) if i >= 0 else None
             if said == RADIATION and spreading and clause and denied(clause, words[i].start):
                 if not any(clause.start <= f.start < clause.end for f in places):
-                    self._name(join_code(spreading, self.places.nowhere), True, _span(text, words, {i}, "value"), state)
+                    self._name(
+                        join_code(spreading, self.places.nowhere),
+                        True,
+                        span=_span(text, words, positions=frozenset({i}), how="value"),
+                        state=state,
+                    )
         return {i for f in places for i in range(f.first, f.last + 1)}
 
     def _cues(self, words: list[Token]) -> list[tuple[int, str]]:
@@ -421,6 +429,7 @@ class CaseReader:
         self,
         text: str,
         statement: Statement,
+        *,
         words: list[Token],
         cues: list[tuple[int, str]],
         named_here: set[str],
@@ -435,15 +444,15 @@ class CaseReader:
                 continue
             numbers = grades(text[clause.start : clause.end], clause.start)
             if numbers:  # a number with no aspect named grades the intensity ("it's a 6 out of 10")
-                code = asked[0] if asked else self._scale_for(words, part, cues, "intense")
+                code = asked[0] if asked else self._scale_for(words, part, cues=cues, default="intense")
                 if code:
                     grade = numbers[0]
                     span = Span(grade.start, grade.end, text[grade.start : grade.end], "grade")
-                    self._name(join_code(code, str(grade.value)), True, span, state)
+                    self._name(join_code(code, str(grade.value)), True, span=span, state=state)
                 continue
             if statement.answer is not None or asked:
                 continue  # a grade word is read in a statement, not in an answer ("No.")
-            code = self._scale_for(words, part, cues, "")
+            code = self._scale_for(words, part, cues=cues, default="")
             if not code:
                 continue
             aspect = self.scales[code]
@@ -457,9 +466,14 @@ class CaseReader:
                 token = free[at]
                 if denied(clause, token.start) and aspect in ("swollen", "itching"):
                     value = 0
-                self._name(join_code(code, str(value)), True, Span(token.start, token.end, token.text, "grade"), state)
+                self._name(
+                    join_code(code, str(value)),
+                    True,
+                    span=Span(token.start, token.end, token.text, "grade"),
+                    state=state,
+                )
 
-    def _scale_for(self, words: list[Token], part: list[int], cues: list[tuple[int, str]], default: str) -> str:
+    def _scale_for(self, words: list[Token], part: list[int], *, cues: list[tuple[int, str]], default: str) -> str:
         """The scale a clause grades: of the role it speaks of, the one whose aspect words it holds (or default)."""
         held = set().union(*(words[i].keys for i in part))
         aspects = [a for a in _ASPECT_ORDER if self.aspect_cues[a] & held] or ([default] if default else [])
@@ -471,17 +485,17 @@ class CaseReader:
                     return code
         return ""
 
-    def _values_of(self, code: str, found: Found, text: str, state: _State) -> None:
+    def _values_of(self, code: str, found: Found, *, text: str, state: _State) -> None:
         for value in found.values:
             self._name(
                 join_code(code, value),
                 True,
-                Span(found.start, found.end, text[found.start : found.end], "value"),
-                state,
+                span=Span(found.start, found.end, text[found.start : found.end], "value"),
+                state=state,
             )
 
     # -- naming ----------------------------------------------------------------------------------------------------
-    def _name(self, code: str, yes: bool, span: Span, state: _State) -> None:
+    def _name(self, code: str, yes: bool, *, span: Span, state: _State) -> None:
         evidence = self.dictionary.evidences[code.partition("_@_")[0]]
         if "_@_" in code or evidence.kind == BINARY:
             target = code
@@ -555,7 +569,7 @@ def _beats(other: _Match, match: _Match) -> bool:
     )
 
 
-def _span(text: str, words: list[Token], positions: frozenset[int], how: str) -> Span:
+def _span(text: str, words: list[Token], *, positions: frozenset[int], how: str) -> Span:
     start, end = words[min(positions)].start, words[max(positions)].end
     return Span(start, end, text[start:end], how)
 

@@ -118,13 +118,17 @@ class DDXPlusRecords:
             entities.append(EntityRecord(name=name, type="disease", aliases=[f"ICD-10-CM {condition.icd10}"]))
             codes = {*condition.symptoms, *condition.antecedents}
             listed = {c for code in codes for c in self._codes_under(code)}
-            for key in sorted(
-                {self.findings[c].key for c in listed} - {normalize_key(name)}
-            ):  # never "X is a symptom of X"
+            keys = {self.findings[c].key for c in listed} - {normalize_key(name)}  # never "X is a symptom of X"
+            for key in sorted(keys):
                 label = next(self.findings[c].label for c in sorted(listed) if self.findings[c].key == key)
                 relations.append(
                     RelationRecord(
-                        label, name, "symptom_of", round(0.4 + 0.6 * LISTED, 3), [SOURCE_ID], None, "", ORIGIN
+                        label,
+                        name,
+                        type="symptom_of",
+                        confidence=round(0.4 + 0.6 * LISTED, 3),
+                        evidence_ids=[SOURCE_ID],
+                        origin=ORIGIN,
                     )
                 )
         return entities, [source], relations

@@ -98,7 +98,7 @@ def age_and_sex(text: str) -> tuple[int | None, str | None]:
         sex = "M"
     else:
         she, he = len(_SHE.findall(text)), len(_HE.findall(text))
-        sex = "F" if she > he else "M" if he > she else None
+        return (age if age is not None and age <= 120 else None), "F" if she > he else "M" if he > she else None
     return (age if age is not None and age <= 120 else None), sex
 
 

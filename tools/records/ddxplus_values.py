@@ -61,7 +61,7 @@ class Places:
                     self.runs.append((keys, base))
         self.runs.sort(key=lambda run: -len(run[0]))  # stable: a place's own name before a patient's word
 
-    def find(self, tokens: list[Token], skip: set[int] = frozenset()) -> list[Found]:
+    def find(self, tokens: list[Token], skip: frozenset[int] | set[int] = frozenset()) -> list[Found]:
         """The places the tokens name, in order (the longest run wins where two overlap); a word is compared as written
         (its own key: "nasal" is no nose), ``skip`` words (read as part of a finding's phrase) not at all."""
         taken: set[int] = set(skip)
@@ -128,7 +128,7 @@ class Named:
                     self.runs.append((keys, value.code))
         self.runs.sort(key=lambda run: -len(run[0]))
 
-    def find(self, tokens: list[Token], skip: set[int] = frozenset()) -> list[Found]:
+    def find(self, tokens: list[Token], skip: frozenset[int] | set[int] = frozenset()) -> list[Found]:
         found, taken = [], set(skip)
         for keys, code in self.runs:
             for at in range(len(tokens) - len(keys) + 1):

@@ -77,7 +77,8 @@ class FindingNames:
         """(present, absent) HPO findings the phenotype recogniser reads in a free-text note."""
         if not note or self.recognise is None:
             return [], []
-        present, absent = [], []
+        present: list[Finding] = []
+        absent: list[Finding] = []
         for mention in self.recognise(note):
             term_id = self.lexicon.by_key.get(mention.key)
             if term_id is None:
@@ -100,7 +101,7 @@ def read_records(path: Path, names: FindingNames, ddxplus: Any | None = None) ->
         yield RecordProblem(file=shown, line=0, reason=str(exc))
         return
     with raw:
-        if b"\x00" in raw.peek(4096)[:4096] if hasattr(raw, "peek") else False:
+        if b"\x00" in raw.peek(4096)[:4096]:
             yield RecordProblem(file=shown, line=0, reason="not a text file (JSON or JSON lines)")
             return
         numbered = ((n, line) for n, line in enumerate(_lines(raw), start=1) if line.strip())
@@ -110,11 +111,11 @@ def read_records(path: Path, names: FindingNames, ddxplus: Any | None = None) ->
             return
         if first.lstrip().startswith(b"{") and not _whole_json(first):  # one object over many lines: one record
             whole = first + b"\n" + b"\n".join(line for _, line in numbered)
-            yield _one(whole, shown, start, names, ddxplus)
+            yield _one(whole, shown, number=start, names=names, ddxplus=ddxplus)
             return
-        yield _one(first, shown, start, names, ddxplus)
+        yield _one(first, shown, number=start, names=names, ddxplus=ddxplus)
         for number, line in numbered:
-            yield _one(line, shown, number, names, ddxplus)
+            yield _one(line, shown, number=number, names=names, ddxplus=ddxplus)
 
 
 def _whole_json(line: bytes) -> bool:
@@ -125,10 +126,10 @@ def _whole_json(line: bytes) -> bool:
     return True
 
 
-def _open(path: Path):
+def _open(path: Path) -> io.BufferedReader[Any]:
     if not path.is_file():
         raise Problem("no such file" if not path.exists() else "not a file")
-    handle = open(path, "rb", buffering=1 << 16)  # noqa: SIM115 (returned, closed by the caller's with)
+    handle = io.BufferedReader(io.FileIO(path, "rb"), buffer_size=1 << 16)  # closed by the caller's with
     if handle.peek(2)[:2] == b"\x1f\x8b":
         handle.close()
         return io.BufferedReader(gzip.open(path, "rb"), buffer_size=1 << 16)
@@ -144,7 +145,7 @@ def _lines(raw) -> Iterator[bytes]:
         yield line.rstrip(b"\r\n")
 
 
-def _one(line: bytes, file: str, number: int, names: FindingNames, ddxplus: Any | None) -> Read:
+def _one(line: bytes, file: str, *, number: int, names: FindingNames, ddxplus: Any | None) -> Read:
     try:
         if len(line) > MAX_LINE_BYTES:
             raise Problem(f"the record is over {MAX_LINE_BYTES:,} bytes")
@@ -233,7 +234,8 @@ def phenopacket(data: dict, names: FindingNames) -> PatientRecord:
     subject = data.get("subject") or {}
     if not isinstance(subject, dict):
         raise Problem("subject must be an object")
-    present, absent = [], []
+    present: list[Finding] = []
+    absent: list[Finding] = []
     for feature in _list(data.get("phenotypicFeatures"), "phenotypicFeatures"):
         term = feature.get("type") if isinstance(feature, dict) else None
         if not isinstance(term, dict) or not isinstance(term.get("id"), str):

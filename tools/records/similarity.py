@@ -73,8 +73,8 @@ class PatientIndex:
         self,
         patients: Sequence[IndexedPatient],
         expand: Callable[[str], set[str]],
-        specificity: Callable[[str], float],
         *,
+        specificity: Callable[[str], float],
         names: dict[str, str] | None = None,
         contradiction: float = CONTRADICTION,
         gamma: float = GAMMA,
@@ -139,7 +139,7 @@ class PatientIndex:
         return np.nan_to_num(out, nan=0.0, posinf=0.0, neginf=0.0)
 
     def similar(
-        self, present: set[str], absent: set[str], *, k: int = 3, exclude: set[str] = frozenset()
+        self, present: set[str], absent: set[str], *, k: int = 3, exclude: frozenset[str] | set[str] = frozenset()
     ) -> list[Similar]:
         """The ``k`` stored patients most like the case, best first (``exclude``: ids left out, e.g. the case's own)."""
         scores = self.scores(present, absent)
@@ -150,9 +150,9 @@ class PatientIndex:
         ranked = sorted(top, key=lambda i: (-scores[i], self.ids[i]))
         chosen = [i for i in ranked if self.ids[i] not in exclude and scores[i] > 0][:k]
         case = self._up(present)
-        return [self._explain(i, float(scores[i]), present, absent, case) for i in chosen]
+        return [self._explain(i, float(scores[i]), present=present, absent=absent, case=case) for i in chosen]
 
-    def _explain(self, row: int, score: float, present: set[str], absent: set[str], case: set[str]) -> Similar:
+    def _explain(self, row: int, score: float, *, present: set[str], absent: set[str], case: set[str]) -> Similar:
         def names(matrix: sparse.csr_matrix) -> set[str]:
             return {self.features[j] for j in matrix.indices[matrix.indptr[row] : matrix.indptr[row + 1]]}
 
@@ -204,8 +204,8 @@ class PatientIndex:
             rows = self.rows_of(d)
             if not rows:
                 continue
-            has = np.asarray(self.present[rows][:, cols].sum(axis=0)).ravel() if cols else []
-            lacks = np.asarray(self.absent[rows][:, cols].sum(axis=0)).ravel() if cols else []
+            has: np.ndarray = np.asarray(self.present[rows][:, cols].sum(axis=0)).ravel() if cols else np.zeros(0)
+            lacks: np.ndarray = np.asarray(self.absent[rows][:, cols].sum(axis=0)).ravel() if cols else np.zeros(0)
             out[d] = DiseaseCounts(
                 patients=len(rows),
                 present={f: int(n) for f, n in zip(names, has) if n},

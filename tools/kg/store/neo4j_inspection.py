@@ -5,30 +5,38 @@ amg.testing.graph_staging."""
 
 from __future__ import annotations
 
+from typing import cast
 
-class InspectionQueries:
-    """Needs ``read(query, **params)`` from the class it is mixed into."""
+from amg.tools.kg.records import EvidenceProps
+from amg.tools.kg.store.bolt_access import BoltAccess
+from amg.tools.kg.store.rows import OutgoingRelation, StoredRelation
 
-    def outgoing(self, key: str, relation_type: str | None = None) -> list[dict]:
+
+class InspectionQueries(BoltAccess):
+    """Mixed into ``Neo4jStore``, which implements ``read`` and ``write`` (bolt_access.py)."""
+
+    def outgoing(self, key: str, relation_type: str | None = None) -> list[OutgoingRelation]:
         """The relations leaving entity ``key`` (optionally of one type): target key and all properties."""
-        return self.read(
+        rows = self.read(
             """MATCH (:Entity {key: $key})-[r:RELATES]->(t:Entity)
                WHERE $type IS NULL OR r.type = $type
                RETURN t.key AS target, properties(r) AS props ORDER BY t.key""",
             key=key,
             type=relation_type,
         )
+        return cast(list[OutgoingRelation], rows)
 
-    def supports(self, key: str) -> list[dict]:
+    def supports(self, key: str) -> list[EvidenceProps]:
         """Properties of the evidence items entity ``key`` is supported by."""
         rows = self.read("MATCH (:Entity {key: $key})-[:SUPPORTED_BY]->(v:Evidence) RETURN properties(v) AS v", key=key)
-        return [row["v"] for row in rows]
+        return [cast(EvidenceProps, row["v"]) for row in rows]
 
-    def all_relations(self) -> list[dict]:
+    def all_relations(self) -> list[StoredRelation]:
         """Every relation: source and target keys and all properties."""
-        return self.read(
+        rows = self.read(
             "MATCH (a:Entity)-[r:RELATES]->(b:Entity) RETURN a.key AS source, b.key AS target, properties(r) AS props"
         )
+        return cast(list[StoredRelation], rows)
 
     def evidence_ids(self) -> set[str]:
         return {row["id"] for row in self.read("MATCH (v:Evidence) RETURN v.id AS id")}

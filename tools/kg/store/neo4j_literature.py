@@ -11,9 +11,15 @@ statement scans every relation.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
+from typing import cast
 
-from amg.tools.kg.records import utc_now
+from neo4j import ManagedTransaction
+
+from amg.tools.kg.records import EvidenceFields, EvidenceProps, utc_now
+from amg.tools.kg.store.bolt_access import BoltAccess
 from amg.tools.kg.store.neo4j_bookkeeping import weaken_relations
+from amg.tools.kg.store.rows import RestingRelation, Withdrawal
 
 _RESTING_ON = """
 UNWIND $ids AS i
@@ -39,24 +45,24 @@ SET r.history = coalesce(r.history, []) + [row.event]
 """
 
 
-class LiteratureQueries:
-    """Needs ``read(query, **params)`` and ``write(work)`` from the class it is mixed into."""
+class LiteratureQueries(BoltAccess):
+    """Mixed into ``Neo4jStore``, which implements ``read`` and ``write`` (bolt_access.py)."""
 
     def held_evidence(self, ids: list[str]) -> dict[str, str | None]:
         """Those of ``ids`` the graph holds an Evidence node for -> its status (None: it stands)."""
         rows = self.read("UNWIND $ids AS i MATCH (v:Evidence {id: i}) RETURN v.id AS id, v.status AS status", ids=ids)
         return {row["id"]: row["status"] for row in rows}
 
-    def resting_on(self, ids: list[str]) -> list[dict]:
+    def resting_on(self, ids: list[str]) -> list[RestingRelation]:
         """The relations whose evidence includes one of ``ids`` (``id``: which), with their ends' names."""
-        return self.read(_RESTING_ON, ids=ids)
+        return cast(list[RestingRelation], self.read(_RESTING_ON, ids=ids))
 
-    def withdraw_evidence(self, rows: list[dict]) -> dict[str, int]:
+    def withdraw_evidence(self, rows: list[Withdrawal]) -> dict[str, int]:
         """Mark each paper ({id, status: retracted | deleted, note}) and weaken every relation resting on it, in
         one transaction; a paper already marked so is left alone (applying a change twice changes nothing)."""
         now = utc_now()
 
-        def work(tx) -> dict[str, int]:
+        def work(tx: ManagedTransaction) -> dict[str, int]:
             ids = [r["id"] for r in rows]
             current = {
                 x["id"]: x["status"]
@@ -69,7 +75,7 @@ class LiteratureQueries:
             for status in ("retracted", "deleted"):
                 chosen = {r["id"]: r["note"] for r in todo if r["status"] == status}
                 resting = [{**x, "reason": chosen[x["id"]]} for x in tx.run(_RESTING_ON, ids=list(chosen)).data()]
-                weaken_relations(tx, resting, "", status, now)
+                weaken_relations(tx, resting, reason="", event=status, now=now)
                 weakened += len(resting)
             tx.run(_MARK, rows=todo, now=now).consume()
             return {"evidence": len(todo), "relations": weakened}
@@ -82,10 +88,10 @@ class LiteratureQueries:
                    SET v.reread_at = $now RETURN count(v) AS n"""
         return self.write(lambda tx: tx.run(query, ids=ids, now=utc_now()).single()["n"]) if ids else 0
 
-    def reread_queue(self, limit: int) -> list[dict]:
+    def reread_queue(self, limit: int) -> list[EvidenceProps]:
         """The papers waiting to be re-read, longest waiting first (their Evidence properties)."""
         return [
-            row["v"]
+            cast(EvidenceProps, row["v"])
             for row in self.read(
                 """MATCH (v:Evidence) WHERE v.reread_at IS NOT NULL
                    RETURN properties(v) AS v ORDER BY v.reread_at LIMIT $n""",
@@ -93,13 +99,15 @@ class LiteratureQueries:
             )
         ]
 
-    def revise_evidence(self, props: dict) -> None:
+    def revise_evidence(self, props: EvidenceFields) -> None:
         """The paper's revised text and metadata on its Evidence node (its id and status unchanged)."""
         query = """MATCH (v:Evidence {id: $id}) SET v.title = $p.title, v.snippet = $p.snippet, v.year = $p.year,
                    v.journal = $p.journal, v.doi = $p.doi, v.revised_at = $now"""
         self.write(lambda tx: tx.run(query, id=props["id"], p=props, now=utc_now()).consume())
 
-    def reread_done(self, evidence_id: str, still_stated: list[dict], gone: list[dict]) -> None:
+    def reread_done(
+        self, evidence_id: str, still_stated: Sequence[RestingRelation], gone: Sequence[Mapping[str, object]]
+    ) -> None:
         """Close a re-read in one transaction: relations the revision still states get a history note,
         those it no longer states are weakened with the reason, and the paper leaves the queue."""
         now = utc_now()
@@ -121,10 +129,12 @@ class LiteratureQueries:
             for r in still_stated
         ]
 
-        def work(tx) -> None:
+        def work(tx: ManagedTransaction) -> None:
             if notes:
                 tx.run(_NOTE, rows=notes).consume()
-            weaken_relations(tx, gone, f"{evidence_id} was revised and no longer states it", "reread", now)
+            weaken_relations(
+                tx, gone, reason=f"{evidence_id} was revised and no longer states it", event="reread", now=now
+            )
             tx.run(
                 "MATCH (v:Evidence {id: $id}) REMOVE v.reread_at SET v.reread_done_at = $now", id=evidence_id, now=now
             ).consume()

@@ -12,6 +12,8 @@ from __future__ import annotations
 from neo4j import ManagedTransaction
 
 from amg.tools.kg.records import PatientWrite, utc_now
+from amg.tools.kg.store.bolt_access import BoltAccess
+from amg.tools.kg.store.rows import PatientLink
 
 RECORD_SCHEMA = (
     "CREATE CONSTRAINT patient_id IF NOT EXISTS FOR (p:Patient) REQUIRE p.id IS UNIQUE",
@@ -32,7 +34,7 @@ CREATE (p)-[:DIAGNOSED_WITH]->(d)"""
 _ORPHANS = """UNWIND $keys AS k MATCH (f:RecordFinding {key: k}) WHERE NOT (f)<-[:HAS_FINDING]-() DELETE f"""
 
 
-class RecordQueries:
+class RecordQueries(BoltAccess):
     """Needs ``read(query, **params)`` and ``write(work)`` from the class it is mixed into."""
 
     def existing_keys(self, keys: list[str]) -> set[str]:
@@ -96,11 +98,12 @@ class RecordQueries:
         """The ids of the patients the graph holds."""
         return {row["id"] for row in self.read("MATCH (p:Patient) RETURN p.id AS id")}
 
-    def patient_links(self, patient_id: str) -> list[dict]:
+    def patient_links(self, patient_id: str) -> list[PatientLink]:
         """What one patient links to: [{kind: finding | diagnosis, key, name, present}]."""
-        return self.read(
+        rows = self.read(
             """MATCH (p:Patient {id: $id})-[r:HAS_FINDING|DIAGNOSED_WITH]->(n)
                RETURN CASE type(r) WHEN 'HAS_FINDING' THEN 'finding' ELSE 'diagnosis' END AS kind,
                       n.key AS key, n.name AS name, r.present AS present ORDER BY kind, key""",
             id=patient_id,
         )
+        return [PatientLink(kind=r["kind"], key=r["key"], name=r["name"], present=r["present"]) for r in rows]

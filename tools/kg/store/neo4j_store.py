@@ -10,7 +10,8 @@ whole on transient and constraint conflicts (concurrent writers MERGE-ing one ke
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, cast
 
 from neo4j import READ_ACCESS, Driver, ManagedTransaction
 from neo4j.exceptions import (
@@ -20,20 +21,22 @@ from neo4j.exceptions import (
     TransientError,
 )
 from tenacity import (
-    retry,
+    Retrying,
     retry_if_exception_type,
     stop_after_attempt,
     wait_random_exponential,
 )
 
-from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord, WriteSummary, utc_now
+from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord, Rescored, WriteSummary, utc_now
 from amg.tools.kg.schema import normalize_key, score_to_confidence
+from amg.tools.kg.store.bolt_access import T
 from amg.tools.kg.store.neo4j_bookkeeping import BookkeepingQueries
 from amg.tools.kg.store.neo4j_inspection import InspectionQueries
 from amg.tools.kg.store.neo4j_literature import LiteratureQueries
 from amg.tools.kg.store.neo4j_reads import KnowledgeQueries
 from amg.tools.kg.store.neo4j_records import RECORD_SCHEMA, RecordQueries
 from amg.tools.kg.store.neo4j_writes import EXISTING_RELATIONS, UPDATE_RELATIONS, write_unit
+from amg.tools.kg.store.rows import ExportRow
 
 SCHEMA = (
     "CREATE CONSTRAINT entity_key IF NOT EXISTS FOR (e:Entity) REQUIRE e.key IS UNIQUE",
@@ -81,20 +84,24 @@ class Neo4jStore(KnowledgeQueries, BookkeepingQueries, InspectionQueries, Litera
         self._database = database or None
 
     # -- plumbing -----------------------------------------------------------------------
-    def read(self, query: str, **params) -> list[dict]:
+    def read(self, query: str, **params: object) -> list[dict[str, Any]]:
         records, _, _ = self._driver.execute_query(query, params, database_=self._database, routing_="r")
         return [record.data() for record in records]
 
-    @retry(
-        retry=retry_if_exception_type(_RETRYABLE),
-        stop=stop_after_attempt(8),
-        wait=wait_random_exponential(multiplier=0.05, max=2),
-        reraise=True,
-    )
-    def write(self, work, *args):
-        """Run ``work(tx, *args)`` in one transaction, retried whole on conflicts."""
-        with self._driver.session(database=self._database) as session:
-            return session.execute_write(work, *args)
+    def write(self, work: Callable[..., T], *args: object) -> T:
+        """Run ``work(tx, *args)`` in one transaction, retried whole on conflicts.
+
+        A ``Retrying`` loop rather than tenacity's ``@retry``, whose typing of a method drops ``work``'s result type.
+        """
+        for attempt in Retrying(
+            retry=retry_if_exception_type(_RETRYABLE),
+            stop=stop_after_attempt(8),
+            wait=wait_random_exponential(multiplier=0.05, max=2),
+            reraise=True,
+        ):
+            with attempt, self._driver.session(database=self._database) as session:
+                return session.execute_write(work, *args)
+        raise AssertionError("unreachable: the last attempt's error is reraised")
 
     def ensure_schema(self) -> None:
         for statement in (*SCHEMA, *RECORD_SCHEMA):
@@ -112,21 +119,27 @@ class Neo4jStore(KnowledgeQueries, BookkeepingQueries, InspectionQueries, Litera
         self,
         entities: Iterable[EntityRecord] = (),
         evidence: Iterable[EvidenceRecord] = (),
+        *,
         relations: Iterable[RelationRecord] = (),
         supports: Iterable[tuple[str, str]] = (),
     ) -> WriteSummary:
         """Write one logical unit in one transaction; relation endpoints are created if missing."""
         entities, evidence, relations = list(entities), list(evidence), list(relations)
         by_key = {e.key: e for e in entities}
-        endpoints = {}
+        endpoints: dict[str, str] = {}
         for rel in relations:
             for key, name in ((rel.source_key, rel.source), (rel.target_key, rel.target)):
                 if key not in by_key:
                     endpoints.setdefault(key, name)
         supports = [(normalize_key(k), v) for k, v in supports]
-        return self.write(write_unit, list(by_key.values()), endpoints, evidence, relations, supports)
+        chosen = list(by_key.values())
+        return self.write(
+            lambda tx: write_unit(
+                tx, chosen, endpoints=endpoints, evidence=evidence, relations=relations, supports=supports
+            )
+        )
 
-    def mark_weakened(self, items: list[dict], model: str) -> int:
+    def mark_weakened(self, items: list[Rescored], model: str) -> int:
         """Existing relations re-scored under the keep threshold: marked ``weakened``, never deleted.
 
         Each item is {source, type, target, score, evidence_ids}; the new confidence and the
@@ -175,7 +188,7 @@ class Neo4jStore(KnowledgeQueries, BookkeepingQueries, InspectionQueries, Litera
         self.write(lambda tx: tx.run(query, keys=keys, now=utc_now()).consume())
 
     # -- export and import (tools/kg/transfer/export_import.py) -----------------------------------------
-    def export_records(self) -> Iterator[dict]:
+    def export_records(self) -> Iterator[ExportRow]:
         """Every record of the graph, streamed: one query per kind, references before their targets."""
         with self._driver.session(
             database=self._database, default_access_mode=READ_ACCESS, fetch_size=EXPORT_PAGE
@@ -185,8 +198,8 @@ class Neo4jStore(KnowledgeQueries, BookkeepingQueries, InspectionQueries, Litera
                     row = record.data()
                     if row["kind"] == "seed_state" and row["complete"] is None:
                         row["complete"] = False
-                    yield row
+                    yield cast(ExportRow, row)
 
-    def restore(self, kind: str, rows: list[dict]) -> None:
+    def restore(self, kind: str, rows: Sequence[ExportRow]) -> None:
         """Write checked records of one kind exactly as exported (properties, timestamps and history)."""
         self.write(lambda tx: tx.run(_RESTORE[kind], rows=rows).consume())

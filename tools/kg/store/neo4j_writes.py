@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
+from typing import cast
 
 from neo4j import ManagedTransaction
 
 from amg.tools.batching import chunked
-from amg.tools.kg.records import RelationRecord, WriteSummary, utc_now
+from amg.tools.kg.records import (
+    EntityRecord,
+    EvidenceRecord,
+    Quote,
+    RelationProps,
+    RelationRecord,
+    WriteSummary,
+    utc_now,
+)
 from amg.tools.kg.schema import normalize_key
 
 BATCH = 5000
@@ -79,7 +89,15 @@ SET r += row.props
 """
 
 
-def write_unit(tx: ManagedTransaction, entities, endpoints, evidence, relations, supports) -> WriteSummary:
+def write_unit(
+    tx: ManagedTransaction,
+    entities: list[EntityRecord],
+    *,
+    endpoints: dict[str, str],
+    evidence: list[EvidenceRecord],
+    relations: list[RelationRecord],
+    supports: list[tuple[str, str]],
+) -> WriteSummary:
     """Explicit entities are upserted in full; relation endpoints are only created if missing."""
     now = utc_now()
     summary = WriteSummary(keys=[e.key for e in entities] + list(endpoints))
@@ -96,29 +114,33 @@ def write_unit(tx: ManagedTransaction, entities, endpoints, evidence, relations,
         for e in entities
     ]
     alias_rows = [{"entity": e.key, "key": normalize_key(a), "name": a} for e in entities for a in e.aliases]
-    for batch in chunked(rows, BATCH):
-        tx.run(_UPSERT_ENTITIES, rows=batch, now=now).consume()
-    for batch in chunked([{"key": k, "name": n} for k, n in endpoints.items()], BATCH):
-        tx.run(_ENSURE_ENTITIES, rows=batch, now=now).consume()
-    for batch in chunked(alias_rows, BATCH):
-        tx.run(_UPSERT_ALIASES, rows=batch).consume()
+    _in_batches(tx, _UPSERT_ENTITIES, rows, now=now)
+    _in_batches(tx, _ENSURE_ENTITIES, [{"key": k, "name": n} for k, n in endpoints.items()], now=now)
+    _in_batches(tx, _UPSERT_ALIASES, alias_rows)
     ev_rows = [v.as_props() for v in evidence]
-    for batch in chunked(ev_rows, BATCH):
-        tx.run(_UPSERT_EVIDENCE, rows=batch).consume()
-    for batch in chunked([{"entity": k, "evidence": v} for k, v in supports], BATCH):
-        tx.run(_SUPPORTS, rows=batch).consume()
-    for batch in chunked(relations, BATCH):
-        written, unchanged = _write_relations(tx, batch, now)
+    _in_batches(tx, _UPSERT_EVIDENCE, ev_rows)
+    _in_batches(tx, _SUPPORTS, [{"entity": k, "evidence": v} for k, v in supports])
+    for part in chunked(relations, BATCH):
+        written, unchanged = _write_relations(tx, part, now)
         summary.relations_written += written
         summary.relations_unchanged += unchanged
     summary.entities, summary.evidence = len(rows), len(ev_rows)
     return summary
 
 
-def _write_relations(tx: ManagedTransaction, relations: list[RelationRecord], now: str) -> tuple[int, int]:
+def _in_batches(tx: ManagedTransaction, statement: str, rows: Sequence[Mapping[str, object]], **params: object) -> None:
+    """``statement`` run on ``rows`` (its ``$rows``), ``BATCH`` at a time."""
+    for batch in chunked(rows, BATCH):
+        tx.run(statement, {"rows": batch, **params}).consume()
+
+
+def _write_relations(tx: ManagedTransaction, relations: Sequence[RelationRecord], now: str) -> tuple[int, int]:
     keys = [{"s": r.source_key, "t": r.target_key, "type": r.type} for r in relations]
-    existing = {(x["s"], x["t"], x["type"]): x["props"] for x in tx.run(EXISTING_RELATIONS, rows=keys).data()}
-    merged: dict[tuple, dict] = {}
+    existing = {
+        (x["s"], x["t"], x["type"]): cast(RelationProps, x["props"])
+        for x in tx.run(EXISTING_RELATIONS, rows=keys).data()
+    }
+    merged: dict[tuple[str, str, str], RelationProps] = {}
     for rel in relations:
         ident = (rel.source_key, rel.target_key, rel.type)
         props = merge_relation(merged.get(ident) or existing.get(ident), rel, now)
@@ -135,17 +157,18 @@ def _write_relations(tx: ManagedTransaction, relations: list[RelationRecord], no
     return len(new) + len(old), len(relations) - len(new) - len(old)
 
 
-def merge_relation(existing: dict | None, new: RelationRecord, now: str) -> dict | None:
+def merge_relation(existing: RelationProps | None, new: RelationRecord, now: str) -> RelationProps | None:
     """New properties for a relation, or None when the assessment changes nothing.
 
     Evidence accumulates. The confidence of the assessment backed by more distinct
     evidence wins (ties: the newer one). Every change is appended to ``history``.
     """
+    evidence_ids = sorted(set(new.evidence_ids))
     event = {
         "at": now,
         "confidence": new.confidence,
         "score_raw": new.score_raw,
-        "evidence_ids": sorted(set(new.evidence_ids)),
+        "evidence_ids": evidence_ids,
         "origin": new.origin,
         "model": new.model,
     }
@@ -157,7 +180,7 @@ def merge_relation(existing: dict | None, new: RelationRecord, now: str) -> dict
             "confidence": new.confidence,
             "score_raw": new.score_raw,
             "description": new.description,
-            "evidence_ids": event["evidence_ids"],
+            "evidence_ids": evidence_ids,
             "origin": new.origin,
             "model": new.model,
             "status": "active",
@@ -183,25 +206,23 @@ def merge_relation(existing: dict | None, new: RelationRecord, now: str) -> dict
             }
         )
     )
-    props = dict(existing)
-    props.update(
-        quotes=quotes or None,
-        confidence=confidence,
-        evidence_ids=sorted(old_ids | new_ids),
-        updated_at=now,
-        history=history,
-        status="active",
-    )
+    props: RelationProps = {
+        **existing,
+        "quotes": quotes or None,
+        "confidence": confidence,
+        "evidence_ids": sorted(old_ids | new_ids),
+        "updated_at": now,
+        "history": history,
+        "status": "active",
+    }
     if take_new:
-        props.update(
-            score_raw=new.score_raw,
-            description=new.description or existing.get("description", ""),
-            model=new.model or existing.get("model", ""),
-        )
+        props["score_raw"] = new.score_raw
+        props["description"] = new.description or existing.get("description", "")
+        props["model"] = new.model or existing.get("model", "")
     return props
 
 
-def _quotes(held: list[str] | None, new: list[dict]) -> list[str]:
+def _quotes(held: list[str] | None, new: list[Quote]) -> list[str]:
     """A finding's sentences as stored (JSON strings), the held ones first, each paper's sentence once."""
     out = list(held or [])
     seen = {(q.get("paper"), q.get("n")) for q in map(json.loads, out)}

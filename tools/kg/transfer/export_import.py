@@ -28,6 +28,7 @@ from typing import IO
 
 from amg.tools.batching import chunked
 from amg.tools.kg.store.protocols import TransferStore
+from amg.tools.kg.store.rows import ExportRow
 from amg.tools.kg.transfer.graphml import read_graphml, write_graphml
 from amg.tools.kg.transfer.import_rules import Rejected, check_record, identity, references
 
@@ -43,7 +44,7 @@ def export_graph(store: TransferStore, path: Path) -> dict[str, int]:
         raise ValueError(f"{path} is a folder; name a .jsonl or .graphml file")
     counts: dict[str, int] = {}
 
-    def counted() -> Iterator[dict]:
+    def counted() -> Iterator[ExportRow]:
         for row in store.export_records():
             counts[row["kind"]] = counts.get(row["kind"], 0) + 1
             yield row
@@ -101,12 +102,14 @@ def import_graph(store: TransferStore, path: Path) -> dict[str, int]:
     return {kind: len(rows) for kind, rows in grouped.items() if rows}
 
 
-def _checked(path: Path) -> tuple[dict[str, list[dict]], list[tuple[str, str]], dict, int]:
+def _checked(
+    path: Path,
+) -> tuple[dict[str, list[ExportRow]], list[tuple[str, str]], dict[tuple[str, str], str], int]:
     """Cleaned records by kind, (locator, problem) pairs, references to resolve, records read."""
-    grouped: dict[str, list[dict]] = {kind: [] for kind in ORDER}
+    grouped: dict[str, list[ExportRow]] = {kind: [] for kind in ORDER}
     problems: list[tuple[str, str]] = []
     needed: dict[tuple[str, str], str] = {}  # (label, id) -> first locator needing it
-    seen: dict[tuple, str] = {}
+    seen: dict[tuple[str, ...], str] = {}
     total = 0
     reader = read_graphml(path) if path.suffix == ".graphml" else _read_jsonl(path)
     for locator, raw in reader:
@@ -149,13 +152,19 @@ def _read_jsonl(path: Path) -> Iterator[tuple[str, object]]:
                 yield locator, json.loads(line)
             except RecursionError:
                 yield locator, Rejected("JSON nested too deeply")
-            except ValueError as exc:
+            except json.JSONDecodeError as exc:
                 yield locator, Rejected(f"not JSON ({exc.msg} at column {exc.colno})")
+            except ValueError as exc:  # valid JSON Python will not read: an integer of more than 4300 digits
+                yield locator, Rejected(f"cannot be read as JSON ({str(exc)[:80]})")
 
 
-def _unresolved(store: TransferStore, grouped: dict, needed: dict) -> list[tuple[str, str]]:
+def _unresolved(
+    store: TransferStore, grouped: dict[str, list[ExportRow]], needed: dict[tuple[str, str], str]
+) -> list[tuple[str, str]]:
     """Problems for references that are neither in the file nor in the graph."""
-    in_file = {("entity", r["key"]) for r in grouped["entity"]} | {("evidence", r["id"]) for r in grouped["evidence"]}
+    in_file = {("entity", r["key"]) for r in grouped["entity"] if r["kind"] == "entity"} | {
+        ("evidence", r["id"]) for r in grouped["evidence"] if r["kind"] == "evidence"
+    }
     outside = [ref for ref in needed if ref not in in_file]
     found: set[tuple[str, str]] = set()
     for batch in chunked([i for label, i in outside if label == "entity"], PAGE):

@@ -13,16 +13,24 @@ import re
 import shutil
 import tempfile
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import IO
 from xml.sax.saxutils import escape, quoteattr
 
+from amg.tools.kg.store.rows import ExportRow
 from amg.tools.kg.transfer.import_rules import Rejected
 
 NS = "http://graphml.graphdrawing.org/xmlns"
 _TYPES = {bool: "boolean", int: "long", float: "double", str: "string"}
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-_DECODE = {"boolean": lambda t: t == "true", "long": int, "double": float, "string": str, "json": json.loads}
+_DECODE: dict[str, Callable[[str], object]] = {
+    "boolean": lambda t: t == "true",
+    "long": int,
+    "double": float,
+    "string": str,
+    "json": json.loads,
+}
 
 
 def _encode(value) -> tuple[str, str]:
@@ -34,15 +42,16 @@ def _encode(value) -> tuple[str, str]:
     return kind, str(value).lower() if kind == "boolean" else str(value)
 
 
-def _element(row: dict, number: int, keys: dict) -> str:
+def _element(row: ExportRow, number: int, keys: dict[tuple[str, str, str], str]) -> str:
     kind = row["kind"]
-    if kind in ("entity", "evidence"):
-        ident = row["key"] if kind == "entity" else row["id"]
+    data: dict[str, object]
+    if row["kind"] == "entity" or row["kind"] == "evidence":
+        ident = row["key"] if row["kind"] == "entity" else row["id"]
         tag, data = "node", {"_kind": kind, **row["props"]}
         attrs = {"id": f"{kind}:{ident}"}
         if _NOT_XML.search(ident):
             attrs, data["_ident"] = {"id": f"{kind}#{number}"}, ident
-    elif kind == "relation":
+    elif row["kind"] == "relation":
         tag, data = "edge", {"_kind": kind, **row["props"]}
         attrs = {"id": f"r{number}", "source": f"entity:{row['source']}", "target": f"entity:{row['target']}"}
     else:  # alias, support, seed_state: small records kept whole
@@ -55,7 +64,7 @@ def _element(row: dict, number: int, keys: dict) -> str:
     return "".join(parts) + f"</{tag}>\n"
 
 
-def write_graphml(rows: Iterable[dict], out: IO[str]) -> None:
+def write_graphml(rows: Iterable[ExportRow], out: IO[str]) -> None:
     """Stream ``rows`` to ``out``; keys are declared first, so the body is spooled to a temporary file."""
     keys: dict[tuple[str, str, str], str] = {}
     with tempfile.TemporaryFile("w+", encoding="utf-8") as body:
@@ -74,8 +83,9 @@ def write_graphml(rows: Iterable[dict], out: IO[str]) -> None:
         out.write("</graph>\n</graphml>\n")
 
 
-def read_graphml(path) -> Iterator[tuple[str, dict | Rejected]]:
-    """(element locator, record or Rejected) per node and edge; ValueError if the file is not XML."""
+def read_graphml(path: Path) -> Iterator[tuple[str, object]]:
+    """(element locator, record as read (not yet checked) or Rejected) per node and edge; ValueError if the file is
+    not XML."""
     q = f"{{{NS}}}"
     keys: dict[str, tuple[str, str]] = {}
     edges = 0
@@ -102,18 +112,20 @@ def _locator(item: ET.Element, edges: int) -> str:
     return f"edge #{edges} ({item.get('source')!r:.40} -> {item.get('target')!r:.40})"
 
 
-def _record(item: ET.Element, keys: dict, q: str) -> dict:
-    props = {}
+def _record(item: ET.Element, keys: dict[str, tuple[str, str]], q: str) -> object:
+    """The record an element holds, as read (import_rules.check_record checks it)."""
+    props: dict[str, object] = {}
     for data in item.iter(f"{q}data"):
-        if data.get("key") not in keys:
-            raise Rejected(f"data with undeclared key {data.get('key')!r:.40}")
-        name, kind = keys[data.get("key")]
-        if kind not in _DECODE:
-            raise Rejected(f"key {data.get('key')!r} has unknown type {kind!r:.40}")
+        key = data.get("key")
+        if key is None or key not in keys:
+            raise Rejected(f"data with undeclared key {key!r:.40}")
+        name, value_type = keys[key]
+        if value_type not in _DECODE:
+            raise Rejected(f"key {key!r} has unknown type {value_type!r:.40}")
         try:
-            props[name] = _DECODE[kind](data.text or "")
+            props[name] = _DECODE[value_type](data.text or "")
         except (ValueError, RecursionError):
-            raise Rejected(f"{name!r:.40} is not a valid {kind}") from None
+            raise Rejected(f"{name!r:.40} is not a valid {value_type}") from None
     kind = props.pop("_kind", None)
     if kind is None:
         raise Rejected("has no _kind data (not written by amg kg export)")
@@ -126,7 +138,7 @@ def _record(item: ET.Element, keys: dict, q: str) -> dict:
     return {"kind": kind, ("key" if kind == "entity" else "id"): ident, "props": props}
 
 
-def _ident(attr: str | None, kind: str) -> str:
+def _ident(attr: str | None, kind: object) -> str:
     prefix, sep, ident = (attr or "").partition(":")
     if not sep or prefix != kind:
         raise Rejected(f"id {attr!r:.60} is not of the form {kind}:IDENTIFIER")

@@ -9,17 +9,31 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import fields
 from datetime import datetime
+from typing import Any, cast
 
-from amg.tools.kg.records import WITHDRAWN, EntityRecord, EvidenceRecord, RelationRecord, utc_now
+from amg.tools.kg.records import (
+    WITHDRAWN,
+    EntityProps,
+    EntityRecord,
+    EvidenceProps,
+    EvidenceRecord,
+    RelationProps,
+    RelationRecord,
+    utc_now,
+)
 from amg.tools.kg.schema import ENTITY_TYPES, normalize_key, validate_name
+from amg.tools.kg.store.rows import AliasRow, EntityRow, EvidenceRow, ExportRow, RelationRow, SeedStateRow, SupportRow
 
 MAX_TEXT = 10_000  # descriptions, titles, snippets
 MAX_SHORT = 2_000  # ids, origins, model names, urls
 MAX_HISTORY = 1_000  # events per relation
 DROPPED = ("refresh_lock", "refresh_owner")
 STATUSES = ("active", "weakened")
+Raw = dict[str, object]  # a record as read from the file, not yet checked
+Check = Callable[[Any], Any]  # a value check: the value (cleaned) or Rejected; what it accepts is what it checks
 
 
 class Rejected(ValueError):
@@ -85,7 +99,7 @@ def count(value):
     return value
 
 
-def name(value):
+def name(value: object) -> str:
     try:
         return validate_name(value)
     except ValueError as exc:
@@ -162,8 +176,11 @@ HISTORY_EVENT = {
 }
 
 
-def _props(props, spec: dict, required: tuple[str, ...], open_ended: bool = False) -> dict:
-    """``props`` checked against ``spec``; unknown names rejected unless ``open_ended``."""
+def _props(
+    props: object, spec: Mapping[str, Check], *, required: tuple[str, ...], open_ended: bool = False
+) -> dict[str, Any]:
+    """``props`` checked against ``spec``; unknown names rejected unless ``open_ended``. Each value is what its check
+    returns (hence Any: the checks say the type, at run time)."""
     if not isinstance(props, dict):
         raise Rejected("props is not an object")
     props = {k: v for k, v in props.items() if k not in DROPPED}
@@ -182,7 +199,7 @@ def _props(props, spec: dict, required: tuple[str, ...], open_ended: bool = Fals
     return props
 
 
-def _entity(row: dict) -> dict:
+def _entity(row: Raw) -> EntityRow:
     props = _props(row.get("props"), ENTITY, required=("name", "type"))
     record = EntityRecord(props["name"], props["type"], aliases=props.get("aliases", []))
     if normalize_key(str(row.get("key") or "")) != record.key:
@@ -198,22 +215,28 @@ def _entity(row: dict) -> dict:
         "updated_at": now,
         "refreshed_at": now,
     }
-    return {"kind": "entity", "key": record.key, "props": {**defaults, **props, "key": record.key}}
+    checked = cast(EntityProps, {**defaults, **props, "key": record.key})  # each property as ENTITY checks it
+    return EntityRow(kind="entity", key=record.key, props=checked)
 
 
-def _evidence(row: dict) -> dict:
+def _evidence(row: Raw) -> EvidenceRow:
     props = _props(row.get("props"), EVIDENCE, required=("id", "kind"))
     ident = text(MAX_SHORT)(row.get("id"))
     if props["id"] != ident:
         raise Rejected(f"id {ident!r:.60} differs from props.id {props['id']!r:.60}")
     EvidenceRecord(**{k: v for k, v in props.items() if k in RECORD_FIELDS})  # kind from the vocabulary, non-empty id
-    return {"kind": "evidence", "id": ident, "props": {"title": "", "snippet": "", "retrieved_at": utc_now(), **props}}
+    checked = cast(EvidenceProps, {"title": "", "snippet": "", "retrieved_at": utc_now(), **props})  # as EVIDENCE
+    return EvidenceRow(kind="evidence", id=ident, props=checked)
 
 
-def _relation(row: dict) -> dict:
+def _relation(row: Raw) -> RelationRow:
     props = _props(row.get("props"), RELATION, required=("type", "confidence", "evidence_ids"))
     record = RelationRecord(
-        row.get("source"), row.get("target"), props["type"], props["confidence"], props["evidence_ids"]
+        name(row.get("source")),
+        name(row.get("target")),
+        type=props["type"],
+        confidence=props["confidence"],
+        evidence_ids=props["evidence_ids"],
     )
     now = utc_now()
     defaults = {
@@ -225,45 +248,34 @@ def _relation(row: dict) -> dict:
         "updated_at": now,
         "history": [],
     }
-    return {
-        "kind": "relation",
-        "source": record.source_key,
-        "target": record.target_key,
-        "props": {**defaults, **props},
-    }
+    checked = cast(RelationProps, {**defaults, **props})  # each property as RELATION checks it
+    return RelationRow(kind="relation", source=record.source_key, target=record.target_key, props=checked)
 
 
-def _alias(row: dict) -> dict:
+def _alias(row: Raw) -> AliasRow:
     alias = name(row.get("name"))
     if normalize_key(str(row.get("key") or "")) != normalize_key(alias):
         raise Rejected(f"alias key {row.get('key')!r:.60} does not match its name {alias!r:.60}")
-    return {
-        "kind": "alias",
-        "entity": normalize_key(name(row.get("entity"))),
-        "key": normalize_key(alias),
-        "name": alias,
-    }
+    return AliasRow(kind="alias", entity=normalize_key(name(row.get("entity"))), key=normalize_key(alias), name=alias)
 
 
-def _support(row: dict) -> dict:
-    return {
-        "kind": "support",
-        "entity": normalize_key(name(row.get("entity"))),
-        "evidence": text(MAX_SHORT)(row.get("evidence")),
-    }
+def _support(row: Raw) -> SupportRow:
+    return SupportRow(
+        kind="support", entity=normalize_key(name(row.get("entity"))), evidence=text(MAX_SHORT)(row.get("evidence"))
+    )
 
 
-def _seed_state(row: dict) -> dict:
+def _seed_state(row: Raw) -> SeedStateRow:
     origin = text(MAX_SHORT)(row.get("origin"))
-    return {
-        "kind": "seed_state",
-        "origin": origin,
-        "done": items(count, 1_000_000)(row.get("done") or []),
-        "complete": bool(row.get("complete")),
-    }
+    return SeedStateRow(
+        kind="seed_state",
+        origin=origin,
+        done=items(count, 1_000_000)(row.get("done") or []),
+        complete=bool(row.get("complete")),
+    )
 
 
-CHECKS = {
+CHECKS: dict[str, Callable[[Raw], ExportRow]] = {
     "entity": _entity,
     "evidence": _evidence,
     "alias": _alias,
@@ -273,11 +285,13 @@ CHECKS = {
 }
 
 
-def check_record(row: object) -> dict:
+def check_record(row: object) -> ExportRow:
     """The cleaned record, or Rejected with the reason."""
     if not isinstance(row, dict):
         raise Rejected("not a JSON object")
-    check = CHECKS.get(row.get("kind"))  # type: ignore[arg-type]
+    row = cast(Raw, row)  # JSON: its keys are text
+    kind = row.get("kind")
+    check = CHECKS.get(kind) if isinstance(kind, str) else None  # a list or an object cannot be looked up
     if check is None:
         raise Rejected(f"unknown record kind {row.get('kind')!r:.40}")
     try:
@@ -288,7 +302,7 @@ def check_record(row: object) -> dict:
         raise Rejected(str(exc)) from None
 
 
-def references(row: dict) -> list[tuple[str, str]]:
+def references(row: ExportRow) -> list[tuple[str, str]]:
     """(label, id) of what a cleaned record needs to exist: entities by key, evidence by id."""
     if row["kind"] == "relation":
         return [("entity", row["source"]), ("entity", row["target"])] + [
@@ -301,17 +315,16 @@ def references(row: dict) -> list[tuple[str, str]]:
     return []
 
 
-def identity(row: dict) -> tuple | None:
+def identity(row: ExportRow) -> tuple[str, ...] | None:
     """What two records must not share (duplicates), or None."""
-    kind = row["kind"]
-    if kind == "entity":
-        return kind, row["key"]
-    if kind == "evidence":
-        return kind, row["id"]
-    if kind == "relation":
-        return kind, row["source"], row["target"], row["props"]["type"]
-    if kind == "alias":  # one alias may name several entities
-        return kind, row["key"], row["entity"]
-    if kind == "seed_state":
-        return kind, row["origin"]
+    if row["kind"] == "entity":
+        return row["kind"], row["key"]
+    if row["kind"] == "evidence":
+        return row["kind"], row["id"]
+    if row["kind"] == "relation":
+        return row["kind"], row["source"], row["target"], row["props"]["type"]
+    if row["kind"] == "alias":  # one alias may name several entities
+        return row["kind"], row["key"], row["entity"]
+    if row["kind"] == "seed_state":
+        return row["kind"], row["origin"]
     return None

@@ -18,7 +18,9 @@ candidates the way the first does adds nothing). Everything here is pure: the gr
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
+
+from amg.tools.kg.store.rows import EntityRef
 
 UNANNOTATED = 0.02  # p(finding | disease) when the disease is not annotated with it
 MAX_FREQUENCY = 0.98  # a finding is never certain, so "absent" never rules a disease out alone
@@ -34,6 +36,7 @@ def frequency_of(confidence: float) -> float:
 class Candidate:
     key: str
     name: str
+    _: KW_ONLY
     probability: float
     present: list[str] = field(default_factory=list)  # findings of the case the disease explains
     absent: list[str] = field(default_factory=list)  # findings ruled out that the disease often has
@@ -43,6 +46,7 @@ class Candidate:
 def rank(
     annotations: dict[str, dict[str, float]],
     names: dict[str, str],
+    *,
     present: set[str],
     absent: set[str],
     limit: int = 10,
@@ -59,9 +63,9 @@ def rank(
         Candidate(
             d,
             names.get(d, d),
-            round(weights[d] / total, 4),
-            sorted(f for f in present if f in annotations[d]),
-            sorted(f for f in absent if annotations[d].get(f, 0.0) >= 0.3),
+            probability=round(weights[d] / total, 4),
+            present=sorted(f for f in present if f in annotations[d]),
+            absent=sorted(f for f in absent if annotations[d].get(f, 0.0) >= 0.3),
         )
         for d in ranked
     ]
@@ -85,6 +89,7 @@ def inherit(annotations: dict[str, dict[str, float]], finer: dict[str, set[str]]
 def blend(
     annotations: dict[str, dict[str, float]],
     counts: dict[str, tuple[int, dict[str, int]]],
+    *,
     findings: set[str],
     prior_patients: float,
 ) -> dict[str, dict[str, float]]:
@@ -109,9 +114,9 @@ def blend(
 def pool(
     candidates: list[Candidate],
     annotations: dict[str, dict[str, float]],
+    *,
     case: tuple[set[str], set[str]],
     votes: dict[str, float],
-    *,
     weight: float,
     floor: float,
     temperature: float = 1.0,
@@ -141,7 +146,7 @@ def _log_score(freq: dict[str, float], present: set[str], absent: set[str]) -> f
 
 
 def fold_subtypes(
-    candidates: list[Candidate], annotations: dict[str, dict[str, float]], parents: dict[str, list[dict]]
+    candidates: list[Candidate], annotations: dict[str, dict[str, float]], parents: dict[str, list[EntityRef]]
 ) -> tuple[list[Candidate], dict[str, dict[str, float]]]:
     """Candidates with subtypes folded into their disease, and the folded diseases' annotations.
 
@@ -167,7 +172,7 @@ def fold_subtypes(
     folded, mixed = [], {}
     for key, members in groups.items():
         weight = sum(m.probability for m in members)
-        head = by_key.get(key) or Candidate(key, next(n for k, n in home.values() if k == key), 0.0)
+        head = by_key.get(key) or Candidate(key, next(n for k, n in home.values() if k == key), probability=0.0)
         mixed[key] = (
             {
                 f: sum(m.probability * annotations[m.key].get(f, UNANNOTATED) for m in members) / weight
@@ -181,17 +186,17 @@ def fold_subtypes(
             Candidate(
                 key,
                 head.name,
-                round(weight, 4),
-                sorted({f for m in members for f in m.present}),
-                sorted({f for m in members for f in m.absent}),
-                [m.key for m in members if m.key != key],
+                probability=round(weight, 4),
+                present=sorted({f for m in members for f in m.present}),
+                absent=sorted({f for m in members for f in m.absent}),
+                subtypes=[m.key for m in members if m.key != key],
             )
         )
     return sorted(folded, key=lambda c: (-c.probability, c.name)), mixed
 
 
 def questions(
-    annotations: dict[str, dict[str, float]], candidates: list[Candidate], known: set[str], limit: int = 3
+    annotations: dict[str, dict[str, float]], candidates: list[Candidate], *, known: set[str], limit: int = 3
 ) -> list[tuple[str, float]]:
     """Up to ``limit`` findings not yet known, chosen greedily for the information they carry together
     over ``candidates``; each with what it adds to those before it (bits), best first."""

@@ -8,13 +8,15 @@ maximal marginal relevance: relevant, and unlike the paths already picked.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from amg.tools.choices import PATH_RANKINGS
-from amg.tools.kg.pipeline_types import Step
+from amg.tools.kg.pipeline_types import Said
 
 
-def verbalise(steps: list[Step]) -> str:
+def verbalise(steps: Sequence[Said]) -> str:
     """A path as plain words: "Metformin treats Type 2 diabetes mellitus has symptom polyuria"."""
     if not steps:
         return ""
@@ -32,7 +34,7 @@ def relevance(query: list[float], paths: list[list[float]]) -> list[float]:
 
 
 def order(
-    query: list[float], paths: list[list[float]], confidences: list[float], how: str = "mmr", diversity: float = 0.5
+    query: list[float], paths: list[list[float]], *, confidences: list[float], how: str = "mmr", diversity: float = 0.5
 ) -> list[int]:
     """Indices of ``paths`` best first: by confidence, by similarity to ``query``, or by MMR."""
     if how not in PATH_RANKINGS:

@@ -23,6 +23,7 @@ class SeedChunk:
         self,
         source: str,
         target: str,
+        *,
         type_: str,
         evidence_id: str,
         description: str,
@@ -33,7 +34,14 @@ class SeedChunk:
         if normalize_key(source) != normalize_key(target):
             self.relations.append(
                 RelationRecord(
-                    source, target, type_, confidence, [evidence_id], round(10 * confidence, 2), description, origin
+                    source,
+                    target,
+                    type=type_,
+                    confidence=confidence,
+                    evidence_ids=[evidence_id],
+                    score_raw=round(10 * confidence, 2),
+                    description=description,
+                    origin=origin,
                 )
             )
 

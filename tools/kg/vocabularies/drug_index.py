@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import unicodedata
 from functools import lru_cache
+from typing import TypedDict
 
 from amg.tools.kg.schema import MAX_NAME_CHARS, normalize_key
 
@@ -15,7 +16,17 @@ def fold(text: str) -> str:
     return normalize_key("".join(c for c in decomposed if not unicodedata.combining(c)))
 
 
-def synonyms(data: dict) -> list[str]:
+class DrugData(TypedDict, total=False):
+    """What drug-named-entity-recognition holds of a drug (the fields the vocabularies read)."""
+
+    name: str
+    synonyms: list[str] | str  # some entries keep the list as its repr
+    mesh_id: str
+    drugbank_id: str
+    wikipedia_url: str
+
+
+def synonyms(data: DrugData) -> list[str]:
     found = data.get("synonyms") or []
     if isinstance(found, str):  # some entries keep the list as its repr
         found = [s.strip(" '\"") for s in found.strip("[]").split("',")]
@@ -23,11 +34,11 @@ def synonyms(data: dict) -> list[str]:
 
 
 @lru_cache(maxsize=1)
-def entries() -> tuple[tuple[str, str, dict], ...]:
+def entries() -> tuple[tuple[str, str, DrugData], ...]:
     """(canonical key, entity name, data) of every drug the drugs vocabulary writes, in its order."""
     from drug_named_entity_recognition import drugs_finder
 
-    drugs = drugs_finder.drug_canonical_to_data
+    drugs: dict[str, DrugData] = drugs_finder.drug_canonical_to_data
     named = ((c, str(drugs[c].get("name") or c).strip(), drugs[c]) for c in sorted(drugs))
     return tuple((c, name, data) for c, name, data in named if name and len(name) <= MAX_NAME_CHARS)
 

@@ -18,9 +18,9 @@ def chunks(size: int = 2000):
         chunk = SeedChunk()
         for canonical, name, data in part:
             ids = [
-                f"{label} {data[field]}"
-                for label, field in (("MeSH", "mesh_id"), ("DrugBank", "drugbank_id"))
-                if data.get(field)
+                f"{label} {value}"
+                for label, value in (("MeSH", data.get("mesh_id")), ("DrugBank", data.get("drugbank_id")))
+                if value
             ]
             evidence_id = f"vocab:drugs:{data.get('drugbank_id') or data.get('mesh_id') or canonical}"
             chunk.entities.append(

@@ -34,7 +34,9 @@ def _records(path: Path) -> dict[str, dict[str, str]]:
     """Record id -> field name -> text (or the id a field refers to)."""
     root = ET.parse(path).getroot()
     return {
-        record.get("id"): {f.get("name"): (f.text or "").strip() or f.get("ref") or "" for f in record.iter("field")}
+        record.get("id", ""): {
+            f.get("name", ""): (f.text or "").strip() or f.get("ref") or "" for f in record.iter("field")
+        }
         for record in root.iter("record")
     }
 
@@ -45,7 +47,7 @@ def _sentence(text: str) -> str:
     return " ".join(words)[:1].upper() + " ".join(words)[1:]
 
 
-def _sections(categories: dict[str, dict]) -> dict[str, tuple[str, str | None]]:
+def _sections(categories: dict[str, dict[str, str]]) -> dict[str, tuple[str, str | None]]:
     """Section id -> (entity name, parent section id); complementary sections map to their parent's name."""
     real = {i: c for i, c in categories.items() if i not in ROOTS and not i.endswith("c")}
     repeated = {n for n, k in Counter(c["name"].lower() for c in real.values()).items() if k > 1}
@@ -53,11 +55,15 @@ def _sections(categories: dict[str, dict]) -> dict[str, tuple[str, str | None]]:
     for ident, category in real.items():
         number = ident[3:].replace("_", ".")
         label, parent = _sentence(category["name"]), category.get("parent")
-        if parent not in ROOTS and (
-            number.count(".") >= 2
-            or category["name"] in GENERIC
-            or category["name"].startswith("For ")
-            or label.lower() in repeated
+        if (
+            parent is not None
+            and parent not in ROOTS
+            and (
+                number.count(".") >= 2
+                or category["name"] in GENERIC
+                or category["name"].startswith("For ")
+                or label.lower() in repeated
+            )
         ):
             label = f"{_sentence(real[parent]['name'])}: {label[:1].lower()}{label[1:]}"
         found[ident] = (f"{label} (WHO EML {number})", None if parent in ROOTS else parent)
@@ -93,7 +99,15 @@ def chunks(size: int = 1000, data_dir: Path | None = None):
         chunk.evidence.append(EvidenceRecord(id=evidence_id, kind="vocabulary", title=name, release=release))
         chunk.supports.append((name, evidence_id))
         if parent:
-            chunk.relate(name, sections[parent][0], "part_of", evidence_id, "WHO EML structure", ORIGIN, confidence=1.0)
+            chunk.relate(
+                name,
+                sections[parent][0],
+                type_="part_of",
+                evidence_id=evidence_id,
+                description="WHO EML structure",
+                origin=ORIGIN,
+                confidence=1.0,
+            )
     yield chunk
     for part in chunked(sorted(medicines.items()), size):
         chunk = SeedChunk()
@@ -116,10 +130,10 @@ def chunks(size: int = 1000, data_dir: Path | None = None):
                 chunk.relate(
                     drug,
                     section,
-                    "member_of",
-                    evidence_id,
-                    "WHO essential medicine",
-                    ORIGIN,
+                    type_="member_of",
+                    evidence_id=evidence_id,
+                    description="WHO essential medicine",
+                    origin=ORIGIN,
                     confidence=MEMBER_CONFIDENCE,
                 )
         yield chunk

