@@ -137,18 +137,21 @@ def number_evidence(
     store: QAReads,
     links: Sequence[Link] = (),
     differential: Sequence[CandidateDiagnosis] = (),
+    shown: dict[str, list[GraphPath]] | None = None,
 ) -> list[EvidenceItem]:
     """The evidence the answer may cite, numbered from 1.
 
     Evidence fetched for this question first (``fetched`` records, which may not be stored yet),
     then literature behind the leading candidates of a case's differential, the links between
     question entities and the shown paths (strongest first), then at most a few
-    curated-vocabulary entries.
+    curated-vocabulary entries. ``shown``: the shown paths per entity when the caller has them (the QA graph computes
+    them once, in its traversal), else they are chosen from ``nodes`` here.
     """
     case = list(differential)[:DIFFERENTIAL_SHOWN] if is_case(list(differential)) else []
     on_paths: list[str] = [i for c in case for i in c.get("evidence_ids", [])]
     on_paths += [i for link in links[:MAX_LINKS] for i in link["evidence_ids"]]
-    for node in sorted((n for paths in shown_paths(nodes).values() for n in paths), key=lambda n: -n["score"]):
+    paths_of = shown if shown is not None else shown_paths(nodes)
+    for node in sorted((n for paths in paths_of.values() for n in paths), key=lambda n: -n["score"]):
         for step in node["steps"]:
             on_paths.extend(step["evidence_ids"])
     candidates = list(dict.fromkeys([r["id"] for r in fetched] + on_paths))
@@ -204,6 +207,7 @@ def entity_contexts(
     *,
     evidence_index: list[EvidenceItem],
     neighbours: bool = False,
+    shown: dict[str, list[GraphPath]] | None = None,
 ) -> dict[str, str]:
     """Per question entity, its description and paths with evidence numbers ("" when the graph has none).
 
@@ -214,7 +218,7 @@ def entity_contexts(
     """
     number = {e["id"]: e["n"] for e in evidence_index}
     seeds = {n["key"]: n for n in nodes if n["depth"] == 0}
-    paths_of = shown_paths(nodes)
+    paths_of = shown if shown is not None else shown_paths(nodes)
     contexts = {}
     for entity in entities:
         own = seeds.get(entity["key"])
@@ -376,7 +380,9 @@ def reason(asked: Asked, found: Found, *, llm, per_entity: bool = False) -> Reas
     question, options, entities, dialogue = asked.question, asked.options, asked.entities, asked.dialogue
     nodes, evidence_index, links, differential = found.nodes, found.evidence_index, found.links, found.differential
     usage = Usage()
-    contexts = entity_contexts(entities, nodes, evidence_index=evidence_index, neighbours=per_entity)
+    contexts = entity_contexts(
+        entities, nodes, evidence_index=evidence_index, neighbours=per_entity, shown=found.shown or None
+    )
     between = "\n\n".join(
         filter(None, [links_context(list(links), evidence_index), differential_context(list(differential))])
     )

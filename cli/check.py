@@ -18,7 +18,8 @@ def run(args, context: Context) -> int:
     try:
         resources_for(context).start_in_background("store", "llm", "embedder")
         show = None if args.json else (lambda text: print(printable(text), flush=True))
-        result = answered_first(graph, {"question": args.claim, "check": True}, context=context, show=show)
+        payload = {"question": args.claim, "check": True, "claim": getattr(args, "derived_claim", "") or args.claim}
+        result = answered_first(graph, payload, context=context, show=show)
         if result.get("problem"):
             raise ValueError(result["problem"])
         if args.json:

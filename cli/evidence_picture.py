@@ -48,7 +48,8 @@ def rested_on(result: dict, per_entity: int = 2, candidates: int = 3) -> list[li
             [_step(name, "symptom_of", target=c["name"], confidence=0.4 + 0.6 * p, evidence_ids=["vocab:hpoa"])]
             for name, p in c.get("frequencies", {}).items()
         ]
-    shown = [node for paths in shown_paths(subgraph.get("nodes", [])).values() for node in paths]
+    by_seed = result.get("shown") or shown_paths(subgraph.get("nodes", []))  # chosen once by the graph's traversal
+    shown = [node for paths in by_seed.values() for node in paths]
     backed = [n["steps"] for n in shown if any(i in cited for s in n["steps"] for i in s["evidence_ids"])]
     said = f" {normalize_key(result.get('answer') or '')} "
     named = [n for n in subgraph.get("nodes", []) if n["depth"] > 0 and f" {normalize_key(n['name'])} " in said]

@@ -20,7 +20,8 @@ def problem(args: argparse.Namespace) -> str | None:
             return None if visible(args.record) else "--record takes a stored patient's id (amg records list)"
         return question_problem(args.question or "")
     if command == "check":
-        return claim_to_check(args.claim, asked=True)[1]
+        args.derived_claim, refused = claim_to_check(args.claim, asked=True)  # derived once: the graph is given it
+        return refused
     if command == "search":
         words = [w for w in args.query if w not in SUBCOMMANDS[:1]] if args.query[:1] == ["pubmed"] else args.query
         return None if visible(" ".join(words)) else "search query is empty"

@@ -57,7 +57,7 @@ def quote_check(result: dict, store: QAReads) -> dict:
     """Per answer: whether each printed citation's quote names the answer's key entity, whether the printed
     citations are the model's own (not the studies read, added when it cited none), and how many were dropped."""
     nodes = (result.get("subgraph") or {}).get("nodes", [])
-    keys = key_entities(result.get("answer", ""), with_aliases(result.get("entities", []), store), nodes)
+    keys = key_entities(result.get("answer", ""), with_aliases(result.get("entities", []), store)[0], nodes)
     basis = result.get("confidence_basis") or {}
     return {
         "naming": [names_key(c.get("quote") or "", keys) for c in result.get("citations", [])],

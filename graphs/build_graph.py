@@ -11,13 +11,11 @@ import json
 from pathlib import Path
 from typing import Annotated
 
-from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
 from amg.graphs.batch_graph import batch_graph, write_run_summary
-from amg.graphs.context import Context, run_context
 from amg.graphs.expansion import expand
-from amg.graphs.resources import resources_for
+from amg.graphs.run import Run, with_run
 from amg.graphs.state import appended
 from amg.tools.kg.records import utc_now
 from amg.tools.kg.schema import entity_type, normalize_key, validate_name
@@ -53,9 +51,10 @@ class BuildState(TypedDict, total=False):
     summary: dict
 
 
-def plan(state: BuildState, runtime: Runtime[Context]) -> dict:
-    ctx = run_context(runtime)
-    res = resources_for(ctx)
+@with_run
+def plan(state: BuildState, run: Run) -> dict:
+    ctx = run.context
+    res = run.resources
     entities: dict[str, EntityRef] = {}
     problems: list[dict[str, str]] = []
     for topic in state.get("topics", [])[:MAX_TOPICS]:
@@ -84,9 +83,10 @@ def plan(state: BuildState, runtime: Runtime[Context]) -> dict:
     return {"planned": todo, "skipped": len(done), "results": problems}
 
 
-def build_entity(task: dict, runtime: Runtime[Context]) -> dict:
-    ctx = run_context(runtime)
-    res = resources_for(ctx)
+@with_run
+def build_entity(task: dict, run: Run) -> dict:
+    ctx = run.context
+    res = run.resources
     entity = task["entity"]
     try:
         out = expand(entity, f"What is known about {entity['name']}?", others=[entity], res=res, ctx=ctx)
@@ -110,8 +110,9 @@ def build_entity(task: dict, runtime: Runtime[Context]) -> dict:
     }
 
 
-def summarize(state: BuildState, runtime: Runtime[Context]) -> dict:
-    ctx = run_context(runtime)
+@with_run
+def summarize(state: BuildState, run: Run) -> dict:
+    ctx = run.context
     results = state.get("results", [])
     summary = {
         "finished_at": utc_now(),

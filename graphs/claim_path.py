@@ -18,10 +18,10 @@ from amg.agents.claim_checker.from_graph import papers_from_graph
 from amg.agents.claim_checker.paper import ClaimPaper, Sentence
 from amg.agents.claim_checker.stance import read_papers, shown_sentences
 from amg.agents.claim_checker.verdict import weigh
-from amg.graphs.context import Context, run_context
+from amg.graphs.context import Context
 from amg.graphs.learning import after_the_answer
 from amg.graphs.reply import chat_reply
-from amg.graphs.resources import resources_for
+from amg.graphs.run import Run, with_run
 from amg.graphs.state import QAState
 from amg.graphs.timing import timed
 from amg.tools.literature.claim_search import find_papers
@@ -52,10 +52,11 @@ def _paper(claim: str, article: Article, *, scores: list[float], relevance: floa
 
 
 @timed("find_papers")
-def find_claim_papers(state: QAState, runtime: Runtime[Context]) -> dict:
+@with_run
+def find_claim_papers(state: QAState, run: Run) -> dict:
     """The papers to read for the claim: from the index (hybrid, dynamic) or from the graph's findings (offline)."""
-    ctx = run_context(runtime)
-    res = resources_for(ctx)
+    ctx = run.context
+    res = run.resources
     claim = state["claim"]
     if ctx.evidence_mode != "offline" and "pubmed" in ctx.sources:
         if res.literature is None:
@@ -81,10 +82,11 @@ def find_claim_papers(state: QAState, runtime: Runtime[Context]) -> dict:
 
 
 @timed("read_stances")
-def read_stances(state: QAState, runtime: Runtime[Context]) -> dict:
+@with_run
+def read_stances(state: QAState, run: Run) -> dict:
     """Each paper's stance on the claim, with the sentences that settle it (two one-word calls per paper read, and one
     for the claim's opposite)."""
-    res = resources_for(run_context(runtime))
+    res = run.resources
     usage = Usage()
     papers = read_papers(state["claim"], state.get("papers", []), llm=res.llm, usage=usage)
     return {"papers": papers, **usage.as_update()}
@@ -133,11 +135,11 @@ def weigh_claim(state: QAState, runtime: Runtime[Context]) -> dict:
 
 @timed("learn")
 @after_the_answer
-def learn_claim(task: dict, runtime: Runtime[Context]) -> dict:
+@with_run
+def learn_claim(task: dict, run: Run) -> dict:
     """After the verdict, one branch per paper read: kept with the sentences read, and, when it took a side, its
     findings with the settling sentences."""
-    ctx = run_context(runtime)
-    res = resources_for(ctx)
+    res = run.resources
     done = learn_claim_paper(
         task["claim"],
         task["entities"],
@@ -155,10 +157,11 @@ def learn_claim(task: dict, runtime: Runtime[Context]) -> dict:
     }
 
 
-def after_weighing(state: QAState, runtime: Runtime[Context]):
+@with_run
+def after_weighing(state: QAState, run: Run):
     """Keep each paper found in the index that the stance step read, and learn the findings of those that took a
     side (what the graph read back needs neither)."""
-    if run_context(runtime).learn == "off":
+    if run.context.learn == "off":
         return "__end__"
     tasks = [
         Send("learn_claim", {"claim": state["claim"], "entities": state.get("entities", []), "paper": paper})

@@ -18,9 +18,9 @@ from langgraph.types import Send
 from amg.agents.answer_synthesizer.answer_lines import verdicts
 from amg.agents.evidence_searcher import KeptEvidence
 from amg.agents.finding_reader.reader import learn_finding
-from amg.graphs.context import Context, run_context
+from amg.graphs.context import Context
 from amg.graphs.expansion import learn
-from amg.graphs.resources import resources_for
+from amg.graphs.run import Run, with_run
 from amg.graphs.state import CLAIM, KEPT, QAState, fetched, fetched_texts
 from amg.graphs.timing import timed
 from amg.tools.kg.pipeline_types import withdrawn
@@ -47,11 +47,12 @@ def after_the_answer(fn):
 
 @timed("learn")
 @after_the_answer
-def learn_entity(task: dict, runtime: Runtime[Context]) -> dict:
+@with_run
+def learn_entity(task: dict, run: Run) -> dict:
     """After the answer, one branch per entity: its evidence scored into the graph for the next question."""
-    ctx = run_context(runtime)
+    ctx = run.context
     done = learn(
-        task["entity"], task["question"], others=task["entities"], found=task["found"], res=resources_for(ctx), ctx=ctx
+        task["entity"], task["question"], others=task["entities"], found=task["found"], res=run.resources, ctx=ctx
     )
     return {
         "new_relations": done["new_relations"],
@@ -63,10 +64,11 @@ def learn_entity(task: dict, runtime: Runtime[Context]) -> dict:
 
 @timed("learn")
 @after_the_answer
-def learn_study(task: dict, runtime: Runtime[Context]) -> dict:
+@with_run
+def learn_study(task: dict, run: Run) -> dict:
     """After a research question's answer: the finding of the paper it rests on, with its PMID."""
-    ctx = run_context(runtime)
-    res = resources_for(ctx)
+    ctx = run.context
+    res = run.resources
     done = learn_finding(
         task["question"],
         task["entities"],
@@ -84,11 +86,12 @@ def learn_study(task: dict, runtime: Runtime[Context]) -> dict:
     }
 
 
-def after_answer(state: QAState, runtime: Runtime[Context]):
+@with_run
+def after_answer(state: QAState, run: Run):
     """Where the answer's learning goes (see the module docstring): finding reader or relation scorer branches."""
     evidence = {key: found for key, found in (state.get("evidence") or {}).items() if key != KEPT}
     state = {**state, "evidence": evidence}  # the papers the graph kept are not read again (agents/kept_papers.py)
-    if run_context(runtime).learn != "after" or not evidence:
+    if run.context.learn != "after" or not evidence:
         return END
     if CLAIM in evidence:
         return _study_to_learn(state, evidence[CLAIM])

@@ -42,12 +42,12 @@ from amg.agents.reasoner import (
 from amg.agents.record_diagnosis import case_sentence, record_answer
 from amg.agents.traverser import TraversalSettings, traverse_subgraph, without_studies
 from amg.graphs.claim_path import after_weighing, find_claim_papers, learn_claim, read_stances, weigh_claim
-from amg.graphs.context import Context, run_context
+from amg.graphs.context import Context
 from amg.graphs.expansion import expand, search
 from amg.graphs.learning import after_answer, learn_entity, learn_study
 from amg.graphs.question import follows_on, prepare_question, topic_of, with_topic
 from amg.graphs.reply import chat_reply
-from amg.graphs.resources import resources_for
+from amg.graphs.run import Run, with_run
 from amg.graphs.state import (
     CLAIM,
     KEPT,
@@ -70,24 +70,33 @@ NO_SUBGRAPH = Subgraph(nodes=[], seeds=[], links=[])  # a question with no entit
 CLAIM_PAPERS = 1  # papers a research question reads: given three, a small model cites one that is not the best match
 
 
-def prepare(state: QAState, runtime: Runtime[Context]) -> dict:
+@with_run
+def prepare(state: QAState, run: Run) -> dict:
+    """The turn's question, options and kind, decided once: whether a chat message leans on the previous turn, the
+    claim a message states, the answers to the differential's follow-ups."""
     if state.get("record"):
-        return _record_case(state["record"], runtime)
+        return _record_case(state["record"], run)
     answered = read_answers(_said(state), state.get("follow_up") or [])
+    leaned: list[bool] = []
 
     def leans_back(said: str) -> bool:  # asked from a chat's second turn only: the linker starts there, not before
         # "No hepatosplenomegaly." answering the differential's questions: the case goes on, whatever it names
-        return bool(answered) or follows_on(said, resources_for(run_context(runtime)).linker)
+        leaned.append(bool(answered) or follows_on(said, run.resources.linker))
+        return leaned[-1]
 
+    given_claim = state.get("claim") if state.get("check") else None  # `amg check` derived it already
     question, options, notices, problem = prepare_question(state, leans_back)
     findings = {**(state.get("findings") or {}), **answered} if answered else {}
     update = {**PER_TURN_RESET, "question": question, "options": options, "notices": notices, "findings": findings}
+    update["follows"] = bool(leaned and leaned[-1])
     said = _said(state) if question else ""  # a claim is its own words, not a follow-up's context
     check = bool(state.get("check"))
     # a reply that answers the differential's follow-up questions is the case going on, not a claim to check
     claim = check or bool(said and not options and not answered and states_claim(said))
     update["kind"] = "claim" if claim else "research" if is_research_question(question, options) else "exam"
-    if update["kind"] == "claim":
+    if update["kind"] == "claim" and given_claim:
+        update["claim"], claim_problem = given_claim, None
+    elif update["kind"] == "claim":
         update["claim"], claim_problem = claim_to_check(said or question, check)
         problem = problem and (CLAIM_EMPTY if check and not question else problem) or claim_problem
     if problem:
@@ -95,9 +104,9 @@ def prepare(state: QAState, runtime: Runtime[Context]) -> dict:
     return update
 
 
-def _record_case(record_id: str, runtime: Runtime[Context]) -> dict:
+def _record_case(record_id: str, run: Run) -> dict:
     """A stored patient as the case: its findings, told as a sentence; nothing of it is searched or sent anywhere."""
-    records = resources_for(run_context(runtime)).records
+    records = run.resources.records
     stored = records.get(record_id) if records is not None else None
     update = {**PER_TURN_RESET, "record": record_id, "kind": "exam"}
     if stored is None:
@@ -124,9 +133,9 @@ def _said(state: QAState) -> str:
 
 
 @timed("parse_query")
-def parse(state: QAState, runtime: Runtime[Context]) -> Update:
-    ctx = run_context(runtime)
-    res = resources_for(ctx)
+@with_run
+def parse(state: QAState, run: Run) -> Update:
+    ctx, res = run.context, run.resources
     if state.get("kind") == "claim":  # the vocabularies' entities only: a claim's model calls are its stances
         return {"entities": spot_entities(state["claim"], res.linker)[: ctx.max_entities]}
     update = parse_query(
@@ -139,19 +148,20 @@ def parse(state: QAState, runtime: Runtime[Context]) -> Update:
         parser=ctx.query_parser,
         lay=is_open(state),
     )
-    topic, said = state.get("topic") or [], _said(state)
+    topic = state.get("topic") or []
     # a follow-up keeps the previous turn's entity; a reply to the differential's questions is the diagnostician's
-    if topic and not state.get("findings") and follows_on(said, res.linker):
+    if topic and not state.get("findings") and state.get("follows"):
         update["entities"] = with_topic(update["entities"], topic, ctx.max_entities)
     return update
 
 
 @timed("check_gaps")
-def check_gaps(state: QAState, runtime: Runtime[Context]) -> Update:
-    ctx = run_context(runtime)
+@with_run
+def check_gaps(state: QAState, run: Run) -> Update:
+    ctx = run.context
     return detect_gaps(
         state.get("entities", []),
-        resources_for(ctx).store,
+        run.resources.store,
         tau=ctx.tau,
         stale_days=ctx.stale_days,
         min_relations=ctx.min_relations,
@@ -161,10 +171,10 @@ def check_gaps(state: QAState, runtime: Runtime[Context]) -> Update:
 
 
 @timed("expand_entity")
-def expand_entity(task: dict, runtime: Runtime[Context]) -> dict:
+@with_run
+def expand_entity(task: dict, run: Run) -> dict:
     """One branch per entity: evidence search, and (learning before the answer) relation scoring and the write."""
-    ctx = run_context(runtime)
-    res = resources_for(ctx)
+    ctx, res = run.context, run.resources
     if ctx.learn != "before":
         found = search(task["entity"], task["question"], res=res, ctx=ctx)
         kept = {"records": found["records"], "texts": found["texts"]}
@@ -180,18 +190,20 @@ def expand_entity(task: dict, runtime: Runtime[Context]) -> dict:
 
 
 @timed("search_claim")
-def search_claim(task: dict, runtime: Runtime[Context]) -> dict:
+@with_run
+def search_claim(task: dict, run: Run) -> dict:
     """A research question's own literature search: the question is the query, as a user types it into PubMed."""
-    ctx = run_context(runtime)
-    found = search_evidence(task["question"], resources_for(ctx).evidence, sources=["pubmed"], k=CLAIM_PAPERS)
+    found = search_evidence(task["question"], run.resources.evidence, sources=["pubmed"], k=CLAIM_PAPERS)
     kept = {"records": found["records"], "texts": found["texts"]}
     return {"evidence": {CLAIM: kept}, "degradations": found["degradations"]}
 
 
 @timed("traverse")
-def traverse(state: QAState, runtime: Runtime[Context]) -> Update:
-    ctx = run_context(runtime)
-    res = resources_for(ctx)
+@with_run
+def traverse(state: QAState, run: Run) -> Update:
+    """The question's subgraph, and once for every node after it: the paths the model sees (``shown``) and the facts
+    on the point the question asks (``on_point``)."""
+    ctx, res = run.context, run.resources
     query = " ".join([state["question"], *state.get("options", {}).values()])
     subgraph = traverse_subgraph(
         state["entities"],
@@ -210,14 +222,19 @@ def traverse(state: QAState, runtime: Runtime[Context]) -> Update:
         if kept:
             update["evidence"] = {KEPT: {"records": kept, "texts": {p["id"]: p["snippet"] for p in kept}}}
             papers = [p["id"] for p in kept]
-    return {**update, "subgraph": without_studies(subgraph)} if papers else update
+    if papers:
+        subgraph = without_studies(subgraph)
+        update["subgraph"] = subgraph
+    update["shown"] = shown_paths(subgraph["nodes"])
+    update["on_point"] = answering_nodes(state["question"], state.get("entities", []), subgraph["nodes"])
+    return update
 
 
 @timed("differential")
-def differential(state: QAState, runtime: Runtime[Context]) -> Update:
+@with_run
+def differential(state: QAState, run: Run) -> Update:
     """Candidate diagnoses for the case's findings, and follow-up questions when the leaders are close."""
-    ctx = run_context(runtime)
-    res = resources_for(ctx)
+    ctx, res = run.context, run.resources
     record = state.get("record")
     own = frozenset({record}) if record else frozenset()
     text = "" if record else state.get("question", "")  # a record's case is its findings, not words to read again
@@ -247,9 +264,10 @@ def differential(state: QAState, runtime: Runtime[Context]) -> Update:
 
 
 @timed("record_answer")
-def record_answer_node(state: QAState, runtime: Runtime[Context]) -> dict:
+@with_run
+def record_answer_node(state: QAState, run: Run) -> dict:
     """A stored patient's diagnosis, written from its differential without a model (agents/record_diagnosis.py)."""
-    res = resources_for(run_context(runtime))
+    res = run.resources
     update = record_answer(state.get("differential") or [], state.get("similar") or [], store=res.store)
     update["messages"] = [AIMessage(chat_reply({**state, **update}))]
     return update
@@ -270,35 +288,38 @@ def is_open(state: QAState) -> bool:
 
 
 @timed("reason")
-def reason_node(state: QAState, runtime: Runtime[Context]) -> dict:
-    ctx = run_context(runtime)
-    res = resources_for(ctx)
+@with_run
+def reason_node(state: QAState, run: Run) -> dict:
+    ctx, res = run.context, run.resources
     subgraph = state.get("subgraph") or NO_SUBGRAPH
-    nodes, links = subgraph["nodes"], subgraph["links"]
+    nodes, links, shown = subgraph["nodes"], subgraph["links"], state.get("shown") or {}
     if is_open(state):  # the evidence behind the facts on the point; the model's own answer came from ``draft``
-        on_point: list[GraphPath] = [
-            {**n, "hidden": False} for n in answering_nodes(state["question"], state.get("entities", []), nodes)
-        ]
+        on_point = state.get("on_point") or []
         index = number_evidence(
-            on_point, fetched(state), store=res.store, links=links, differential=state.get("differential", [])
+            on_point,
+            fetched(state),
+            store=res.store,
+            links=links,
+            differential=state.get("differential", []),
+            shown=_by_seed(on_point),
         )
         return {"evidence_index": with_lead_text(index, fetched_texts(state))}
     index = number_evidence(
-        nodes, fetched(state), store=res.store, links=links, differential=state.get("differential", [])
+        nodes, fetched(state), store=res.store, links=links, differential=state.get("differential", []), shown=shown
     )
     index = with_lead_text(index, fetched_texts(state))
     if _kind(state) == "research":
         index = with_stored_lead(index, links)
         return {"evidence_index": index, "reading": study_reading(index, links)}
-    found = Found(nodes, links, evidence_index=index, differential=state.get("differential", []))
+    found = Found(nodes, links, evidence_index=index, differential=state.get("differential", []), shown=shown)
     update = reason(asked(state), found, llm=res.llm, per_entity=ctx.per_entity_reasoning)
     return {**update, "evidence_index": index}
 
 
 @timed("draft")
-def _draft(state: QAState, runtime: Runtime[Context]) -> Update:
-    ctx = run_context(runtime)
-    return draft_answer(asked(state), resources_for(ctx).llm, ctx.answer_samples)
+@with_run
+def _draft(state: QAState, run: Run) -> Update:
+    return draft_answer(asked(state), run.resources.llm, run.context.answer_samples)
 
 
 def draft(state: QAState, runtime: Runtime[Context]) -> Update:
@@ -306,6 +327,14 @@ def draft(state: QAState, runtime: Runtime[Context]) -> Update:
     nothing for any other question (the branch exists for every question that is reasoned, so ``reason`` always
     joins it)."""
     return _draft(state, runtime) if is_open(state) else {}
+
+
+def _by_seed(paths: list[GraphPath]) -> dict[str, list[GraphPath]]:
+    """Paths grouped by the question entity they start from, as ``shown`` is (the facts on the point, shown)."""
+    grouped: dict[str, list[GraphPath]] = {}
+    for path in paths:
+        grouped.setdefault(path["seed_key"], []).append({**path, "hidden": False})
+    return grouped
 
 
 def _reading_mode(state: QAState) -> str | None:
@@ -317,27 +346,29 @@ def _reading_mode(state: QAState) -> str | None:
 
 
 @timed("answer")
-def answer(state: QAState, runtime: Runtime[Context]) -> Update:
-    res = resources_for(run_context(runtime))
+@with_run
+def answer(state: QAState, run: Run) -> Update:
+    ctx, res = run.context, run.resources
     subgraph, kind = state.get("subgraph") or NO_SUBGRAPH, _kind(state)
     index = state.get("evidence_index", [])
-    entities = with_aliases(state.get("entities", []), res.store)
+    shown, on_point = state.get("shown") or {}, state.get("on_point") or []
+    ends = [n["key"] for n in on_point]
+    entities, aliases = with_aliases(state.get("entities", []), res.store, ends=ends)  # one read of the graph
     found = Found(
         subgraph["nodes"],
         subgraph["links"],
         evidence_index=index,
         fetched_ids=fetched_ids(state),
         differential=state.get("differential", []),
+        shown=shown,
+        on_point=on_point,
     )
     calibration = res.calibration(kind=confidence_kind(kind, state.get("options", {})), mode=_reading_mode(state))
     if state.get("draft"):
-        ctx = run_context(runtime)
         if ctx.evidence_mode != "offline" and "textbook" in ctx.sources:  # the draft's own sentence, searched
             query = f"{state['question']} {state['draft']['answer']}"
             batch = res.evidence.find_evidence(query, ["textbook"], k=SUPPORT_PASSAGES)
             found = with_passages(found, batch.records, batch.texts)
-        ends = [n["key"] for n in answering_nodes(state["question"], entities, subgraph["nodes"])]
-        aliases = {k: e.get("aliases") or [] for k, e in res.store.entities(ends).items()} if ends else {}
         reading = extraction_reliability(res.model_name)
         answered = review(
             asked(state, entities),
@@ -360,14 +391,14 @@ def answer(state: QAState, runtime: Runtime[Context]) -> Update:
             rests_on=studies_read(index, subgraph["links"]) if kind == "research" else [],
         )
     update: dict[str, object] = {**answered}
-    shown = [n for paths in shown_paths(subgraph["nodes"]).values() for n in paths]
     named = spot_entities(answered["answer"], res.linker)
     update["topic"] = topic_of(entities, answered["answer"], named)
-    if run_context(runtime).learn == "after" and answered.get("citations") and fetched_ids(state):
+    if ctx.learn == "after" and answered.get("citations") and fetched_ids(state):
         update["answer_entities"] = named
     read = " ".join([answered["answer"], *(c.get("quote") or "" for c in answered.get("citations") or [])])
+    seen = [n for paths in shown.values() for n in paths]
     update["glossary"] = glossary(
-        res.store, [*state.get("entities", []), *named], shown=shown, links=subgraph["links"], read=read
+        res.store, [*state.get("entities", []), *named], shown=seen, links=subgraph["links"], read=read
     )
     update["messages"] = [AIMessage(chat_reply({**state, **update}))]
     return update
@@ -392,15 +423,15 @@ def after_parse(state: QAState) -> str:
     return "answer"
 
 
-def after_gaps(state: QAState, runtime: Runtime[Context]) -> list:
+@with_run
+def after_gaps(state: QAState, run: Run) -> list:
     """The evidence searches for the gaps (or the traversal when none is searched), and beside them the ``draft``:
     LangGraph runs a step's nodes together and starts the next step when all are done, so the draft shares the
     step of the slowest work that does not need it (the searches), and ``reason`` joins both branches."""
-    return [*_searches(state, runtime), "draft"]
+    return [*_searches(state, run.context), "draft"]
 
 
-def _searches(state: QAState, runtime: Runtime[Context]) -> list:
-    ctx = run_context(runtime)
+def _searches(state: QAState, ctx: Context) -> list:
     if ctx.evidence_mode == "offline" or not ctx.sources:
         return ["traverse"]
     if state.get("claim_gap") and "pubmed" in ctx.sources:

@@ -20,16 +20,14 @@ import socket
 from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
-from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
 from amg.agents.relation_scorer import echo_sources
 from amg.graphs.batch_graph import batch_graph, write_run_summary
-from amg.graphs.context import Context, run_context
 from amg.graphs.expansion import expand
 from amg.graphs.literature_reread import reread_paper
 from amg.graphs.literature_sync import keep_current
-from amg.graphs.resources import resources_for
+from amg.graphs.run import Run, with_run
 from amg.graphs.state import appended
 from amg.tools.kg.audit import audit
 from amg.tools.kg.records import iso_utc, utc_now
@@ -47,9 +45,10 @@ class RefreshState(TypedDict, total=False):
     summary: dict
 
 
-def pick(state: RefreshState, runtime: Runtime[Context]) -> dict:
-    ctx = run_context(runtime)
-    res = resources_for(ctx)
+@with_run
+def pick(state: RefreshState, run: Run) -> dict:
+    ctx = run.context
+    res = run.resources
     store, limit = res.store, int(state.get("limit") or 20)
     literature = keep_current(res, ctx)
     papers = [{"key": p["id"], "name": p["id"], "paper": p, "why": "revised"} for p in store.reread_queue(limit)]
@@ -60,9 +59,10 @@ def pick(state: RefreshState, runtime: Runtime[Context]) -> dict:
     return {"candidates": [*papers, *list(chosen.values())[:limit]], "literature": literature}
 
 
-def refresh_entity(task: dict, runtime: Runtime[Context]) -> dict:
-    ctx = run_context(runtime)
-    res = resources_for(ctx)
+@with_run
+def refresh_entity(task: dict, run: Run) -> dict:
+    ctx = run.context
+    res = run.resources
     entity = task["entity"]
     if "paper" in entity:
         return {"results": [reread_paper(entity["paper"], res, ctx)]}
@@ -94,11 +94,12 @@ def refresh_entity(task: dict, runtime: Runtime[Context]) -> dict:
         res.store.release(entity["key"], OWNER)
 
 
-def summarize(state: RefreshState, runtime: Runtime[Context]) -> dict:
+@with_run
+def summarize(state: RefreshState, run: Run) -> dict:
     """The run's summary, after an audit that weakens whatever breaks the grounding rules."""
-    ctx = run_context(runtime)
+    ctx = run.context
     results = state.get("results", [])
-    checked = audit(resources_for(ctx).store, echo_sources(), fix=True)
+    checked = audit(run.resources.store, echo_sources(), fix=True)
     summary = {
         "finished_at": utc_now(),
         "candidates": sum("paper" not in c for c in state.get("candidates", [])),  # entities (papers: below)

@@ -29,6 +29,7 @@ from amg.tools.kg.pipeline_types import (
     EvidenceItem,
     FollowUp,
     Gap,
+    GraphPath,
     QuestionEntity,
     SimilarPatient,
     Subgraph,
@@ -112,6 +113,9 @@ class Turn(TypedDict, total=False):
     follow_up: list[FollowUp]  # findings worth asking about next, as questions
     similar: list[SimilarPatient]  # the stored patients most like the case (tools/records), each with its diagnoses
     record: str  # the id of a stored patient whose record is the case (`amg ask --record ID`)
+    follows: bool  # this chat message leans on the previous turn (graphs/question.py), read once in prepare
+    shown: dict[str, list[GraphPath]]  # the paths the model sees, per question entity, chosen once in traverse
+    on_point: list[GraphPath]  # the facts that bear on what the question asks, chosen once in traverse
     records_differential: list[CandidateDiagnosis]  # with your patients, where the model may not read them
     rationale: str
     notices: list[str]
@@ -136,6 +140,7 @@ class QAInput(TypedDict, total=False):
     options: dict[str, str]
     check: bool  # check the message as a claim, whatever its wording
     record: str  # diagnose this stored patient (`amg ask --record ID`)
+    claim: str  # the claim ``check`` states, when the caller derived it already (`amg check`)
 
 
 def emptied(hint: Any) -> Any:

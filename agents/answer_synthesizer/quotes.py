@@ -70,10 +70,14 @@ def names(text: str, name: str) -> bool:
     return bool(key) and f" {key} " in f" {normalize_key(text)} "
 
 
-def with_aliases(entities: list[QuestionEntity], store: QAReads) -> list[QuestionEntity]:
-    """The entities with their graph aliases (names a sentence may use instead: "Glucophage" for metformin)."""
-    held = store.entities([e["key"] for e in entities]) if entities else {}
-    return [
+def with_aliases(
+    entities: list[QuestionEntity], store: QAReads, *, ends: Sequence[str] = ()
+) -> tuple[list[QuestionEntity], dict[str, list[str]]]:
+    """The entities with their graph aliases (names a sentence may use instead: "Glucophage" for metformin), and the
+    aliases of the nodes ``ends`` (the facts on the point's far ends), read from the graph in one go."""
+    keys = list(dict.fromkeys([*(e["key"] for e in entities), *ends]))
+    held = store.entities(keys) if keys else {}
+    named: list[QuestionEntity] = [
         {
             **e,
             "aliases": [
@@ -82,6 +86,7 @@ def with_aliases(entities: list[QuestionEntity], store: QAReads) -> list[Questio
         }
         for e in entities
     ]
+    return named, {k: _aliases(held[k]) for k in ends if k in held}
 
 
 def _aliases(entity: EntityProps | None) -> list[str]:

@@ -140,7 +140,7 @@ def answering_facts(
         return diagnoses
     return [
         _fact(node, node["steps"][0]["source"], relation=node["steps"][0]["relation"], aliases=aliases)
-        for node in answering_nodes(question, entities, found.nodes)
+        for node in (found.on_point if found.on_point is not None else answering_nodes(question, entities, found.nodes))
     ]
 
 

@@ -205,3 +205,5 @@ class Found:
     evidence_index: list[EvidenceItem] = field(default_factory=list)
     fetched_ids: list[str] = field(default_factory=list)
     differential: list[CandidateDiagnosis] = field(default_factory=list)
+    shown: dict[str, list[GraphPath]] = field(default_factory=dict)  # the paths the model sees, per question entity
+    on_point: list[GraphPath] | None = None  # the facts on what the question asks, when the caller chose them
